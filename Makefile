@@ -1,0 +1,82 @@
+# xlate — build, test, install.
+#   make                 ./xlate
+#   make test            every test; ends with "N passed, N failed"
+#   make parity          regenerate the PyTorch fixtures (needs python3-torch) and compare live
+#   make sanitize        the tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make install PREFIX=/usr/local DESTDIR=
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share/xlate
+MANDIR  ?= $(PREFIX)/share/man/man1
+PYTHON  ?= /usr/bin/python3
+BUILD   ?= build
+
+PKGS    := openblas libcjson
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
+ifeq ($(PKG_LIBS),)
+$(error pkg-config found no openblas/libcjson: apt-get install libopenblas-dev libcjson-dev pkg-config)
+endif
+
+CC      ?= cc
+OPT     ?= -O2
+CFLAGS  ?= $(OPT) -g
+XCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Isrc $(PKG_CFLAGS) \
+           -DXLATE_DATADIR='"$(DATADIR)"'
+LDLIBS  := $(PKG_LIBS) -lm -lpthread
+
+LIB_SRC  := $(filter-out src/main.c,$(wildcard src/*.c))
+LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/%.o)
+TEST_SRC := $(wildcard tests/test_*.c)
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+
+all: xlate
+
+xlate: $(BUILD)/xlate
+	cp $< $@
+
+$(BUILD)/xlate: $(BUILD)/main.o $(BUILD)/libxlate.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libxlate.a: $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/%.o: src/%.c $(wildcard src/*.h) | $(BUILD)
+	$(CC) $(XCFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libxlate.a $(wildcard src/*.h tests/*.h) | $(BUILD)/tests
+	$(CC) $(XCFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libxlate.a $(LDLIBS)
+
+$(BUILD) $(BUILD)/tests:
+	mkdir -p $@
+
+tests: $(TEST_BIN) $(BUILD)/xlate
+
+test: tests
+	XLATE=$(BUILD)/xlate TEST_BUILD=$(BUILD)/tests PYTHON=$(PYTHON) sh tests/run.sh
+
+parity: tests
+	$(PYTHON) tools/reference.py --out tests/fixtures/parity
+	XLATE=$(BUILD)/xlate TEST_BUILD=$(BUILD)/tests PYTHON=$(PYTHON) sh tests/run.sh parity
+
+sanitize:
+	$(MAKE) BUILD=build-san OPT=-O1 \
+	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+	  LDFLAGS="-fsanitize=address,undefined" test
+
+bench: xlate
+	sh bench/run.sh
+
+install: xlate
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/models $(DESTDIR)$(MANDIR)
+	install -m 755 xlate $(DESTDIR)$(BINDIR)/xlate
+	if [ -d models/en-de ]; then cp -r models/en-de $(DESTDIR)$(DATADIR)/models/; fi
+	if [ -f xlate.1 ]; then install -m 644 xlate.1 $(DESTDIR)$(MANDIR)/xlate.1; fi
+
+uninstall:
+	rm -rf $(DESTDIR)$(BINDIR)/xlate $(DESTDIR)$(DATADIR) $(DESTDIR)$(MANDIR)/xlate.1
+
+clean:
+	rm -rf build build-san build-fuzz xlate
+
+.PHONY: all test tests parity sanitize bench install uninstall clean

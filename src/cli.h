@@ -1,0 +1,20 @@
+/* cli.h — the subcommands main() dispatches to. Each returns the process exit status
+ * (see EXIT STATUS in README.md); none calls exit(). */
+#ifndef XLATE_CLI_H
+#define XLATE_CLI_H
+
+enum {
+    XLATE_EXIT_OK = 0,
+    XLATE_EXIT_USAGE = 1,  /* bad command line */
+    XLATE_EXIT_MODEL = 2,  /* model directory, config, weights or tokenizer unusable */
+    XLATE_EXIT_INPUT = 3,  /* bad input data (ids out of range, not a number, unreadable) */
+    XLATE_EXIT_OUTPUT = 4, /* cannot write the output */
+    XLATE_EXIT_INTERNAL = 5 /* out of memory, thread failure */
+};
+
+/* xlate encode --spm FILE [-i IN] [-o OUT]: text lines to id lines (cli_spm.c). */
+int cmd_encode(int argc, char **argv);
+/* xlate decode --spm FILE [-i IN] [-o OUT]: id lines to text lines (cli_spm.c). */
+int cmd_decode(int argc, char **argv);
+
+#endif

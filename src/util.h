@@ -1,0 +1,27 @@
+/* util.h — small helpers shared by every room: error messages, file reading, time. */
+#ifndef XLATE_UTIL_H
+#define XLATE_UTIL_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* Every fallible library function takes (char *err, size_t errlen): on failure it writes one
+ * line, without a trailing newline, naming what failed (file, field, tensor, got vs expected),
+ * and returns non-zero. Only main() prints it and exits. */
+#define XLATE_ERRLEN 512
+
+/* Formats into err (if err and errlen) and returns -1, so that callers can `return xerr(...)`. */
+int xerr(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Reads a whole file into a malloc'd buffer (NUL-terminated for convenience; *len excludes it).
+ * Returns 0, or -1 with a message naming the path and the reason. */
+int read_file(const char *path, char **data, size_t *len, char *err, size_t errlen);
+
+/* Joins a directory and a relative name ("dir/name"), or returns name when it is absolute.
+ * The result is malloc'd; NULL when out of memory. */
+char *path_join(const char *dir, const char *name);
+
+/* Monotonic seconds. */
+double now_seconds(void);
+
+#endif
