@@ -1,0 +1,215 @@
+"""PyTorch helpers shared by tools/convert.py, tools/reference.py and tests/py/.
+
+The model is the one of the shared checkpoint layout (../shared/models/README.md), built exactly
+as multi30k-en-de/train.py's Seq2Seq builds it:
+
+  transformer  nn.Transformer(d, heads, layers, dec_layers, ff, batch_first=True,
+                              norm_first=..., activation=...)
+  tied         emb                     logits = h @ emb.weight.T
+  untied       src_emb, tgt_emb        logits = generator(h)   (nn.Linear(d, Vt), with bias)
+  each stack   emb(ids) * sqrt(d) + PE[:len]   (PE interleaved sin/cos, positions from 0)
+
+Everything runs in float32, in eval mode, without autograd state leaking out.
+
+PyTorch 1.13 has inference "fast paths" (a fused encoder-layer kernel, nested tensors that
+write zeros into padded encoder rows, native self-attention). They are taken only in eval mode
+with autograd off and an even head count, so by default the functions here run the composite
+reference math for every variant (see `reference_math`); pass fastpath=True to get what a plain
+`with torch.no_grad():` call of nn.Transformer computes.
+"""
+import contextlib
+import math
+
+import torch
+import torch.nn as nn
+
+PAD, UNK, BOS, EOS = 0, 1, 2, 3
+
+# args keys that may be missing, with the value the layout says they take.
+ARG_DEFAULTS = {"norm_first": False, "activation": "relu", "tie": True}
+ARG_REQUIRED = ("d", "heads", "ff", "layers")
+ACTIVATIONS = ("relu", "gelu")
+
+
+def normalize_args(args):
+    """The checkpoint's args (a dict or an argparse.Namespace) with every default filled in.
+    Raises ValueError naming a missing required key or an unknown activation."""
+    if not isinstance(args, dict):
+        args = vars(args)
+    out = dict(args)
+    for k in ARG_REQUIRED:
+        if k not in out:
+            raise ValueError(f'args has no "{k}"')
+    out.setdefault("dec_layers", out["layers"])
+    for k, v in ARG_DEFAULTS.items():
+        out.setdefault(k, v)
+    for k in ("d", "heads", "ff", "layers", "dec_layers"):
+        out[k] = int(out[k])
+    out["norm_first"] = bool(out["norm_first"])
+    out["tie"] = bool(out["tie"])
+    if out["activation"] not in ACTIVATIONS:
+        raise ValueError(f'unknown activation "{out["activation"]}" (expected relu or gelu)')
+    return out
+
+
+def sinusoid(n, d):
+    """PE[p, 2i] = sin(p / 10000^(2i/d)), PE[p, 2i+1] = cos(...), as train.py computes it."""
+    pe = torch.zeros(n, d)
+    pos = torch.arange(n, dtype=torch.float32)[:, None]
+    div = torch.pow(10000.0, torch.arange(0, d, 2, dtype=torch.float32) / d)
+    pe[:, 0::2] = torch.sin(pos / div)
+    pe[:, 1::2] = torch.cos(pos / div)
+    return pe
+
+
+class Seq2Seq(nn.Module):
+    """train.py's Seq2Seq, generalized to the args of the layout (dec_layers, activation, tie)."""
+
+    def __init__(s, args, src_vocab, tgt_vocab=None, max_positions=512):
+        super().__init__()
+        a = normalize_args(args)
+        s.args = a
+        tgt_vocab = src_vocab if tgt_vocab is None else tgt_vocab
+        s.d = a["d"]
+        if a["tie"]:
+            if tgt_vocab != src_vocab:
+                raise ValueError("tied embeddings need equal source and target vocabularies")
+            s.emb = nn.Embedding(src_vocab, s.d, padding_idx=PAD)
+        else:
+            s.src_emb = nn.Embedding(src_vocab, s.d, padding_idx=PAD)
+            s.tgt_emb = nn.Embedding(tgt_vocab, s.d, padding_idx=PAD)
+            s.generator = nn.Linear(s.d, tgt_vocab)
+        s.register_buffer("pe", sinusoid(max_positions, s.d), persistent=False)
+        s.transformer = nn.Transformer(s.d, a["heads"], a["layers"], a["dec_layers"], a["ff"],
+                                       a.get("dropout", 0.1), activation=a["activation"],
+                                       batch_first=True, norm_first=a["norm_first"])
+        s.src_vocab, s.tgt_vocab = src_vocab, tgt_vocab
+        s.eval()
+
+    def src_embedding(s):
+        return s.emb if s.args["tie"] else s.src_emb
+
+    def tgt_embedding(s):
+        return s.emb if s.args["tie"] else s.tgt_emb
+
+    def embed_src(s, x):
+        return s.src_embedding()(x) * math.sqrt(s.d) + s.pe[: x.size(1)]
+
+    def embed_tgt(s, x):
+        return s.tgt_embedding()(x) * math.sqrt(s.d) + s.pe[: x.size(1)]
+
+    def project(s, h):
+        if s.args["tie"]:
+            return h @ s.emb.weight.t()
+        return s.generator(h)
+
+
+def build(ckpt, max_positions=512):
+    """The eval-mode model of a checkpoint dict {"model": state_dict, "args": {...}}."""
+    sd, args = ckpt["model"], ckpt["args"]
+    a = normalize_args(args)
+    if a["tie"]:
+        vs = vt = sd["emb.weight"].shape[0]
+    else:
+        vs, vt = sd["src_emb.weight"].shape[0], sd["tgt_emb.weight"].shape[0]
+    m = Seq2Seq(a, vs, vt, max_positions)
+    m.load_state_dict({k: v.float() for k, v in sd.items()}, strict=True)
+    m.eval()
+    return m
+
+
+def save_checkpoint(path, model, args=None, **extra):
+    """torch.save of {"model": state_dict, "args": args, **extra}, the shared layout."""
+    ckpt = {"model": {k: v.detach().clone() for k, v in model.state_dict().items()},
+            "args": dict(model.args if args is None else args)}
+    ckpt.update(extra)
+    torch.save(ckpt, path)
+
+
+@contextlib.contextmanager
+def reference_math(model, fastpath=False):
+    """Run model code in eval mode, fp32. fastpath=False: autograd on with parameters that
+    require grad, which is the documented condition that turns every PyTorch fast path off;
+    callers detach their results. fastpath=True: plain torch.no_grad()."""
+    model.eval()
+    if fastpath:
+        with torch.no_grad():
+            yield
+        return
+    flags = [(p, p.requires_grad) for p in model.parameters()]
+    for p, _ in flags:
+        p.requires_grad_(True)
+    try:
+        with torch.enable_grad():
+            yield
+    finally:
+        for p, f in flags:
+            p.requires_grad_(f)
+
+
+def pad_batch(seqs, pad=PAD):
+    """A list of id lists to (LongTensor [B, max_len] right-padded, lengths LongTensor [B])."""
+    n = max(len(x) for x in seqs)
+    out = torch.full((len(seqs), n), pad, dtype=torch.long)
+    for i, x in enumerate(seqs):
+        out[i, : len(x)] = torch.tensor(x, dtype=torch.long)
+    return out, torch.tensor([len(x) for x in seqs], dtype=torch.long)
+
+
+def _causal(n):
+    return torch.triu(torch.full((n, n), float("-inf")), 1)
+
+
+def encode(model, src, src_pad_mask, fastpath=False):
+    """src LongTensor [B, S] (padded), src_pad_mask BoolTensor [B, S] (True at padding) ->
+    memory [B, S, d]: the encoder stack output after the final encoder LayerNorm."""
+    with reference_math(model, fastpath):
+        mem = model.transformer.encoder(model.embed_src(src), src_key_padding_mask=src_pad_mask)
+        if mem.is_nested:
+            mem = mem.to_padded_tensor(0.0, src.shape + (model.d,))
+    return mem.detach()
+
+
+def decode(model, tgt, memory, src_pad_mask, fastpath=False):
+    """Decoder stack output (after the final decoder LayerNorm) [B, T, d] for inputs tgt
+    [B, T]: causal self-attention, cross-attention masked by src_pad_mask. No target padding
+    mask: with right padding and a causal mask, positions < tgt_len never see padding."""
+    with reference_math(model, fastpath):
+        h = model.transformer.decoder(model.embed_tgt(tgt), memory, tgt_mask=_causal(tgt.size(1)),
+                                      memory_key_padding_mask=src_pad_mask)
+    return h.detach()
+
+
+def teacher_forced_logits(model, src, src_pad_mask, tgt, fastpath=False):
+    """Logits [B, T, Vt] at every decoder input position (batched)."""
+    memory = encode(model, src, src_pad_mask, fastpath)
+    h = decode(model, tgt, memory, src_pad_mask, fastpath)
+    with reference_math(model, fastpath):
+        out = model.project(h)
+    return out.detach()
+
+
+def greedy(model, src_ids, max_length, eos_id=EOS, bos_id=BOS, fastpath=False):
+    """Greedy decoding of one sentence. src_ids: the source ids WITHOUT eos (eos is appended
+    here). Generates until eos or until max_length tokens were generated (eos counts as one).
+    Returns (ids without bos and eos, ended_with_eos, margins): margins[i] is the top-1 minus
+    top-2 logit at step i (how far float error is from flipping the argmax)."""
+    src = torch.tensor([list(src_ids) + [eos_id]], dtype=torch.long)
+    mask = torch.zeros_like(src, dtype=torch.bool)
+    memory = encode(model, src, mask, fastpath)
+    ys = [bos_id]
+    out, margins, ended = [], [], False
+    for _ in range(max_length):
+        tgt = torch.tensor([ys], dtype=torch.long)
+        h = decode(model, tgt, memory, mask, fastpath)
+        with reference_math(model, fastpath):
+            logits = model.project(h[:, -1]).detach()[0]
+        top = torch.topk(logits, 2)
+        margins.append(float(top.values[0] - top.values[1]))
+        nxt = int(torch.argmax(logits))
+        if nxt == eos_id:
+            ended = True
+            break
+        out.append(nxt)
+        ys.append(nxt)
+    return out, ended, margins
