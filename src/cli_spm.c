@@ -1,0 +1,377 @@
+/* cli_spm.c — `xlate encode` and `xlate decode`: drop-ins for
+ *   spm_encode --model FILE --output_format=id   and   spm_decode --model FILE --input_format=id
+ * Lines are split on '\n' only (a '\r' before it belongs to the line, as in spm_encode); a last
+ * line without '\n' is a line; lines have no length limit and may hold NUL bytes. */
+#include "cli.h"
+#include "spm.h"
+#include "util.h"
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SPM_CLI_ERRLEN = 512 }; /* room for one library message */
+
+typedef struct {
+    const char *cmd;   /* "encode" / "decode" */
+    const char *model; /* --spm */
+    const char *in;    /* -i, NULL or "-" for stdin */
+    const char *out;   /* -o, NULL or "-" for stdout */
+} spm_opts;
+
+static void usage(FILE *f, const char *cmd)
+{
+    if (strcmp(cmd, "encode") == 0)
+        fprintf(f,
+                "usage: xlate encode --spm FILE [-i IN] [-o OUT]\n"
+                "Encodes each line of IN (default: stdin) into one line of space-separated\n"
+                "SentencePiece ids on OUT (default: stdout), as\n"
+                "`spm_encode --model FILE --output_format=id` does. An empty line gives an\n"
+                "empty line.\n");
+    else
+        fprintf(f,
+                "usage: xlate decode --spm FILE [-i IN] [-o OUT]\n"
+                "Decodes each line of space-separated ids of IN (default: stdin) into one line\n"
+                "of text on OUT (default: stdout), as\n"
+                "`spm_decode --model FILE --input_format=id` does. A token that is not an id,\n"
+                "or an id out of the vocabulary, stops with exit status 3.\n");
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int parse_opts(int argc, char **argv, spm_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->cmd = argc > 0 && argv[0] ? argv[0] : "encode";
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], **dst = NULL, *val = NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout, o->cmd);
+            return XLATE_EXIT_OK;
+        }
+        if (strcmp(a, "--spm") == 0 || strncmp(a, "--spm=", 6) == 0)
+            dst = &o->model;
+        else if (strcmp(a, "-i") == 0 || strcmp(a, "--input") == 0 ||
+                 strncmp(a, "--input=", 8) == 0)
+            dst = &o->in;
+        else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
+                 strncmp(a, "--output=", 9) == 0)
+            dst = &o->out;
+        if (!dst) {
+            fprintf(stderr, "xlate %s: unknown argument '%s'\n", o->cmd, a);
+            usage(stderr, o->cmd);
+            return XLATE_EXIT_USAGE;
+        }
+        if (strchr(a, '=') && a[0] == '-' && a[1] == '-') {
+            val = strchr(a, '=') + 1;
+        } else {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "xlate %s: %s needs a value\n", o->cmd, a);
+                usage(stderr, o->cmd);
+                return XLATE_EXIT_USAGE;
+            }
+            val = argv[++i];
+        }
+        *dst = val;
+    }
+    if (!o->model || !*o->model) {
+        fprintf(stderr, "xlate %s: --spm FILE is required\n", o->cmd);
+        usage(stderr, o->cmd);
+        return XLATE_EXIT_USAGE;
+    }
+    return -1;
+}
+
+typedef struct {
+    FILE *in, *out;
+    const char *in_name, *out_name;
+    char *outbuf; /* stdio buffer of out */
+    spm_model *model;
+} spm_io;
+
+static int io_open(const spm_opts *o, spm_io *io)
+{
+    char err[SPM_CLI_ERRLEN];
+    memset(io, 0, sizeof *io);
+    if (spm_load(&io->model, o->model, err, sizeof err)) {
+        fprintf(stderr, "xlate %s: %s\n", o->cmd, err);
+        return XLATE_EXIT_MODEL;
+    }
+    if (o->in && strcmp(o->in, "-") != 0) {
+        io->in = fopen(o->in, "rb");
+        io->in_name = o->in;
+        if (!io->in) {
+            fprintf(stderr, "xlate %s: %s: cannot open: %s\n", o->cmd, o->in, strerror(errno));
+            return XLATE_EXIT_INPUT;
+        }
+    } else {
+        io->in = stdin;
+        io->in_name = "<stdin>";
+    }
+    if (o->out && strcmp(o->out, "-") != 0) {
+        io->out = fopen(o->out, "wb");
+        io->out_name = o->out;
+        if (!io->out) {
+            fprintf(stderr, "xlate %s: %s: cannot open for writing: %s\n", o->cmd, o->out,
+                    strerror(errno));
+            return XLATE_EXIT_OUTPUT;
+        }
+    } else {
+        io->out = stdout;
+        io->out_name = "<stdout>";
+    }
+    io->outbuf = malloc(1 << 16);
+    if (io->outbuf)
+        setvbuf(io->out, io->outbuf, _IOFBF, 1 << 16);
+    return XLATE_EXIT_OK;
+}
+
+/* Reports a failed write: quiet on a closed pipe. */
+static int write_failed(const char *cmd, const spm_io *io, int e)
+{
+    if (e == EPIPE)
+        return XLATE_EXIT_OK;
+    fprintf(stderr, "xlate %s: %s: write error: %s\n", cmd, io->out_name,
+            strerror(e ? e : EIO));
+    return XLATE_EXIT_OUTPUT;
+}
+
+/* Flushes and closes; status is the status so far. Returns the final status. */
+static int io_close(const char *cmd, spm_io *io, int status)
+{
+    if (io->out) {
+        int failed = 0, e = 0;
+        errno = 0;
+        if (fflush(io->out) != 0 || ferror(io->out)) {
+            failed = 1;
+            e = errno;
+        }
+        if (io->out != stdout) {
+            errno = 0;
+            if (fclose(io->out) != 0 && !failed) {
+                failed = 1;
+                e = errno;
+            }
+        } else {
+            setvbuf(stdout, NULL, _IOLBF, 0); /* the buffer is freed below */
+        }
+        if (failed && (status == XLATE_EXIT_OK || status == XLATE_EXIT_INPUT)) {
+            int w = write_failed(cmd, io, e);
+            if (status == XLATE_EXIT_OK)
+                status = w;
+        }
+    }
+    if (io->in && io->in != stdin)
+        fclose(io->in);
+    free(io->outbuf);
+    spm_free(io->model);
+    memset(io, 0, sizeof *io);
+    return status;
+}
+
+static int read_failed(const char *cmd, const spm_io *io)
+{
+    fprintf(stderr, "xlate %s: %s: read error: %s\n", cmd, io->in_name, strerror(errno));
+    return XLATE_EXIT_INPUT;
+}
+
+/* Appends the decimal form of v (>= 0) at p; returns the new end. */
+static char *put_int(char *p, int v)
+{
+    char tmp[12];
+    int k = 0;
+    unsigned u = (unsigned)v;
+    do {
+        tmp[k++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    while (k)
+        *p++ = tmp[--k];
+    return p;
+}
+
+int cmd_encode(int argc, char **argv)
+{
+    spm_opts o;
+    spm_io io;
+    char *line = NULL, *obuf = NULL, err[SPM_CLI_ERRLEN];
+    size_t cap = 0, ocap = 0;
+    ssize_t got;
+    int status = parse_opts(argc, argv, &o);
+    if (status >= 0)
+        return status;
+    status = io_open(&o, &io);
+    if (status != XLATE_EXIT_OK)
+        return io_close(o.cmd, &io, status);
+    errno = 0;
+    while ((got = getline(&line, &cap, io.in)) >= 0) {
+        size_t n = (size_t)got;
+        int *ids = NULL, nids = 0;
+        if (n && line[n - 1] == '\n')
+            n--;
+        if (spm_encode(io.model, line, n, &ids, &nids, err, sizeof err)) {
+            fprintf(stderr, "xlate encode: %s\n", err);
+            status = XLATE_EXIT_INTERNAL;
+            break;
+        }
+        size_t need = (size_t)nids * 12 + 2;
+        if (need > ocap) {
+            char *nb = realloc(obuf, need);
+            if (!nb) {
+                free(ids);
+                fprintf(stderr, "xlate encode: out of memory\n");
+                status = XLATE_EXIT_INTERNAL;
+                break;
+            }
+            obuf = nb;
+            ocap = need;
+        }
+        char *p = obuf;
+        for (int i = 0; i < nids; i++) {
+            if (i)
+                *p++ = ' ';
+            p = put_int(p, ids[i]);
+        }
+        *p++ = '\n';
+        free(ids);
+        if (fwrite(obuf, 1, (size_t)(p - obuf), io.out) != (size_t)(p - obuf)) {
+            status = write_failed(o.cmd, &io, errno);
+            if (status == XLATE_EXIT_OK)
+                status = -2; /* closed pipe: stop quietly */
+            break;
+        }
+        errno = 0;
+    }
+    if (status == XLATE_EXIT_OK && ferror(io.in))
+        status = read_failed(o.cmd, &io);
+    free(line);
+    free(obuf);
+    if (status == -2) { /* the reader went away: nothing more to report */
+        clearerr(io.out);
+        io_close(o.cmd, &io, XLATE_EXIT_INTERNAL);
+        return XLATE_EXIT_OK;
+    }
+    return io_close(o.cmd, &io, status);
+}
+
+/* Prints a token for a message: at most 40 bytes, control bytes escaped. */
+static void print_token(FILE *f, const char *s, size_t n)
+{
+    size_t shown = n > 40 ? 40 : n;
+    fputc('\'', f);
+    for (size_t i = 0; i < shown; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == 0x7f)
+            fprintf(f, "\\x%02x", c);
+        else
+            fputc(c, f);
+    }
+    fputs(shown < n ? "...'" : "'", f);
+}
+
+int cmd_decode(int argc, char **argv)
+{
+    spm_opts o;
+    spm_io io;
+    char *line = NULL, err[SPM_CLI_ERRLEN];
+    int *ids = NULL;
+    size_t cap = 0, idcap = 0, lineno = 0;
+    ssize_t got;
+    int status = parse_opts(argc, argv, &o);
+    if (status >= 0)
+        return status;
+    status = io_open(&o, &io);
+    if (status != XLATE_EXIT_OK)
+        return io_close(o.cmd, &io, status);
+    int vocab = spm_vocab_size(io.model);
+    errno = 0;
+    while ((got = getline(&line, &cap, io.in)) >= 0) {
+        size_t n = (size_t)got, nids = 0;
+        lineno++;
+        if (n && line[n - 1] == '\n')
+            n--;
+        for (size_t i = 0; i < n;) {
+            /* tokens are separated by spaces (spm_decode); tabs and '\r' are accepted too */
+            if (line[i] == ' ' || line[i] == '\t' || line[i] == '\r') {
+                i++;
+                continue;
+            }
+            size_t b = i;
+            while (i < n && line[i] != ' ' && line[i] != '\t' && line[i] != '\r')
+                i++;
+            size_t k = b;
+            int neg = 0;
+            long long v = 0;
+            if (line[k] == '+' || line[k] == '-')
+                neg = line[k++] == '-';
+            int ok = k < i;
+            for (; k < i && ok; k++) {
+                if (line[k] < '0' || line[k] > '9')
+                    ok = 0;
+                else if (v <= (long long)INT_MAX * 10)
+                    v = v * 10 + (line[k] - '0');
+            }
+            if (!ok) {
+                fprintf(stderr, "xlate decode: %s:%zu: ", io.in_name, lineno);
+                print_token(stderr, line + b, i - b);
+                fprintf(stderr, " is not an id\n");
+                status = XLATE_EXIT_INPUT;
+                goto out;
+            }
+            if (neg)
+                v = -v;
+            if (v < 0 || v >= vocab) {
+                fprintf(stderr, "xlate decode: %s:%zu: id ", io.in_name, lineno);
+                print_token(stderr, line + b, i - b);
+                fprintf(stderr, " is out of range [0, %d)\n", vocab);
+                status = XLATE_EXIT_INPUT;
+                goto out;
+            }
+            if (nids == idcap) {
+                size_t nc = idcap ? idcap * 2 : 256;
+                int *ni = realloc(ids, nc * sizeof *ids);
+                if (!ni) {
+                    fprintf(stderr, "xlate decode: out of memory\n");
+                    status = XLATE_EXIT_INTERNAL;
+                    goto out;
+                }
+                ids = ni;
+                idcap = nc;
+            }
+            ids[nids++] = (int)v;
+        }
+        if (nids > INT_MAX) {
+            fprintf(stderr, "xlate decode: %s:%zu: too many ids\n", io.in_name, lineno);
+            status = XLATE_EXIT_INPUT;
+            goto out;
+        }
+        char *text = NULL;
+        size_t tl = 0;
+        if (spm_decode(io.model, ids, (int)nids, &text, &tl, err, sizeof err)) {
+            fprintf(stderr, "xlate decode: %s:%zu: %s\n", io.in_name, lineno, err);
+            status = XLATE_EXIT_INPUT;
+            goto out;
+        }
+        text[tl] = '\n';
+        size_t w = fwrite(text, 1, tl + 1, io.out);
+        free(text);
+        if (w != tl + 1) {
+            status = write_failed(o.cmd, &io, errno);
+            if (status == XLATE_EXIT_OK)
+                status = -2;
+            goto out;
+        }
+        errno = 0;
+    }
+    if (ferror(io.in))
+        status = read_failed(o.cmd, &io);
+out:
+    free(line);
+    free(ids);
+    if (status == -2) {
+        clearerr(io.out);
+        io_close(o.cmd, &io, XLATE_EXIT_INTERNAL);
+        return XLATE_EXIT_OK;
+    }
+    return io_close(o.cmd, &io, status);
+}

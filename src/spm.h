@@ -1,0 +1,40 @@
+/* spm.h — SentencePiece tokenizer: .model reader, normalizer, unigram/BPE/word/char encode,
+ * decode. Output is identical to the sentencepiece library (0.1.97) EncodeAsIds / DecodeIds.
+ * See docs/TOKENIZER.md for what is implemented and how it was checked. */
+#ifndef XLATE_SPM_H
+#define XLATE_SPM_H
+#include <stddef.h>
+
+typedef struct spm_model spm_model; /* opaque, immutable after load, shareable across threads */
+
+/* Loads a serialized ModelProto. Returns 0, or -1 with a one-line message naming the file and
+ * what is wrong (unreadable, truncated protobuf, no <unk>, broken charsmap, ...). */
+int spm_load(spm_model **out, const char *path, char *err, size_t errlen);
+/* Same from a buffer (the model copies what it keeps); `name` is used in messages. */
+int spm_load_from_memory(spm_model **out, const void *data, size_t len, const char *name,
+                         char *err, size_t errlen);
+void spm_free(spm_model *m); /* accepts NULL */
+
+int spm_vocab_size(const spm_model *m);
+/* Special ids as the library reports them: -1 when the piece is absent or of the wrong type. */
+int spm_unk_id(const spm_model *m);
+int spm_bos_id(const spm_model *m);
+int spm_eos_id(const spm_model *m);
+int spm_pad_id(const spm_model *m);
+const char *spm_id_to_piece(const spm_model *m, int id); /* NULL when out of range */
+
+/* Encodes len bytes (not necessarily NUL-terminated; may hold invalid UTF-8 and NUL bytes) into
+ * ids, exactly as sentencepiece's EncodeAsIds. *ids is malloc'd (caller frees; may be NULL when
+ * *n==0). Returns 0, or -1 only on out-of-memory (message in err). Thread-safe for concurrent
+ * calls on one model. */
+int spm_encode(const spm_model *m, const char *text, size_t len, int **ids, int *n, char *err,
+               size_t errlen);
+
+/* Decodes ids as sentencepiece's DecodeIds: control pieces dropped, U+2581 to space, leading
+ * space of the sentence removed as the library does, byte pieces <0xXX> reassembled into UTF-8
+ * (invalid bytes become U+FFFD). Out-of-range ids: -1 with a message naming the id.
+ * *text is malloc'd and NUL-terminated; *len excludes the NUL (the text may hold NUL bytes). */
+int spm_decode(const spm_model *m, const int *ids, int n, char **text, size_t *len, char *err,
+               size_t errlen);
+
+#endif
