@@ -94,7 +94,7 @@ static int io_open(const spm_opts *o, spm_io *io)
     char err[SPM_CLI_ERRLEN];
     memset(io, 0, sizeof *io);
     if (spm_load(&io->model, o->model, err, sizeof err)) {
-        fprintf(stderr, "xlate %s: %s\n", o->cmd, err);
+        fprintf(stderr, "xlate %s: cannot load the SentencePiece model: %s\n", o->cmd, err);
         return XLATE_EXIT_MODEL;
     }
     if (o->in && strcmp(o->in, "-") != 0) {
@@ -126,13 +126,12 @@ static int io_open(const spm_opts *o, spm_io *io)
     return XLATE_EXIT_OK;
 }
 
-/* Reports a failed write: quiet on a closed pipe. */
+/* Reports a failed write (quietly when the reader closed the pipe: main ignores SIGPIPE). */
 static int write_failed(const char *cmd, const spm_io *io, int e)
 {
-    if (e == EPIPE)
-        return XLATE_EXIT_OK;
-    fprintf(stderr, "xlate %s: %s: write error: %s\n", cmd, io->out_name,
-            strerror(e ? e : EIO));
+    if (e != EPIPE)
+        fprintf(stderr, "xlate %s: cannot write to %s: %s\n", cmd, io->out_name,
+                strerror(e ? e : EIO));
     return XLATE_EXIT_OUTPUT;
 }
 
@@ -155,7 +154,7 @@ static int io_close(const char *cmd, spm_io *io, int status)
         } else {
             setvbuf(stdout, NULL, _IOLBF, 0); /* the buffer is freed below */
         }
-        if (failed && (status == XLATE_EXIT_OK || status == XLATE_EXIT_INPUT)) {
+        if (failed && status != XLATE_EXIT_OUTPUT) {
             int w = write_failed(cmd, io, e);
             if (status == XLATE_EXIT_OK)
                 status = w;
@@ -236,8 +235,6 @@ int cmd_encode(int argc, char **argv)
         free(ids);
         if (fwrite(obuf, 1, (size_t)(p - obuf), io.out) != (size_t)(p - obuf)) {
             status = write_failed(o.cmd, &io, errno);
-            if (status == XLATE_EXIT_OK)
-                status = -2; /* closed pipe: stop quietly */
             break;
         }
         errno = 0;
@@ -246,11 +243,6 @@ int cmd_encode(int argc, char **argv)
         status = read_failed(o.cmd, &io);
     free(line);
     free(obuf);
-    if (status == -2) { /* the reader went away: nothing more to report */
-        clearerr(io.out);
-        io_close(o.cmd, &io, XLATE_EXIT_INTERNAL);
-        return XLATE_EXIT_OK;
-    }
     return io_close(o.cmd, &io, status);
 }
 
@@ -357,8 +349,6 @@ int cmd_decode(int argc, char **argv)
         free(text);
         if (w != tl + 1) {
             status = write_failed(o.cmd, &io, errno);
-            if (status == XLATE_EXIT_OK)
-                status = -2;
             goto out;
         }
         errno = 0;
@@ -368,10 +358,5 @@ int cmd_decode(int argc, char **argv)
 out:
     free(line);
     free(ids);
-    if (status == -2) {
-        clearerr(io.out);
-        io_close(o.cmd, &io, XLATE_EXIT_INTERNAL);
-        return XLATE_EXIT_OK;
-    }
     return io_close(o.cmd, &io, status);
 }
