@@ -102,64 +102,80 @@ static inline int utf8_valid(const unsigned char *s, size_t n, size_t *mblen)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Byte trie for piece lookup: nodes are numbers, edges live in one open-addressing hash table
- * keyed by (node, byte). A lookup costs one probe per byte and allocates nothing. */
+/* Piece lookup: a double-array trie. Node 0 is the root; the child of node s by byte c is
+ * t = base[s] + c when check[t] == s. One step reads two neighbouring words and allocates
+ * nothing. It is built at load from a hash trie (edges in one open-addressing table keyed by
+ * (node, byte)), which is simple to fill and is freed once the double array is laid out. */
 
 typedef struct {
-    uint64_t *key;    /* [cap] ((node << 8) | byte) + 1; 0 = empty slot */
-    uint32_t *child;  /* [cap] */
-    int32_t *value;   /* [nnodes] piece id, -1 when no key ends here */
-    uint64_t mask;    /* cap - 1 */
-    int shift;        /* 64 - log2(cap) */
-    uint32_t nnodes;
+    uint32_t base;   /* children of this node are at base + byte */
+    uint32_t check;  /* the parent of this slot; DA_FREE when the slot is unused */
+    int32_t value;   /* piece id when a key ends here, else -1 */
+} da_unit;
+
+#define DA_FREE UINT32_MAX
+
+typedef struct {
+    da_unit *u;      /* [size] */
+    uint32_t size;
 } trie;
 
 static void trie_free(trie *t)
 {
-    free(t->key);
-    free(t->child);
-    free(t->value);
+    free(t->u);
     memset(t, 0, sizeof *t);
 }
 
-static inline uint64_t trie_hash(const trie *t, uint64_t k)
-{
-    return (k * 0x9E3779B97F4A7C15ull) >> t->shift;
-}
-
-/* The child of node by byte c, or 0 when there is none (the root, 0, is nobody's child). */
+/* The child of node by byte c, or 0 when there is none (the root is nobody's child). */
 static inline uint32_t trie_child(const trie *t, uint32_t node, unsigned char c)
 {
-    if (!t->key)
-        return 0;
-    uint64_t k = (((uint64_t)node << 8) | c) + 1;
-    for (uint64_t h = trie_hash(t, k);; h = (h + 1) & t->mask) {
-        uint64_t q = t->key[h];
-        if (q == k)
-            return t->child[h];
-        if (q == 0)
-            return 0;
-    }
+    uint32_t x = t->u[node].base + c;
+    return (x < t->size && t->u[x].check == node) ? x : 0;
 }
+
+static inline int trie_value(const trie *t, uint32_t node) { return t->u[node].value; }
 
 /* Exact lookup: the value stored for s[0..n), or -1. */
 static int trie_find(const trie *t, const unsigned char *s, size_t n)
 {
     uint32_t node = 0;
-    if (!t->value || n == 0)
+    if (n == 0)
         return -1;
     for (size_t i = 0; i < n; i++) {
         node = trie_child(t, node, s[i]);
         if (!node)
             return -1;
     }
-    return t->value[node];
+    return t->u[node].value;
 }
 
-static int trie_alloc(trie *t, size_t nodes_max)
+typedef struct {
+    uint64_t *key;    /* [cap] ((node << 8) | byte) + 1; 0 = empty slot */
+    uint32_t *child;  /* [cap] */
+    int32_t *value;   /* [nodes_max + 1] piece id, -1 when no key ends here */
+    uint64_t mask;    /* cap - 1 */
+    int shift;        /* 64 - log2(cap) */
+    uint32_t nnodes;
+} htrie;
+
+static void htrie_free(htrie *t)
+{
+    free(t->key);
+    free(t->child);
+    free(t->value);
+}
+
+static inline uint64_t htrie_hash(const htrie *t, uint64_t k)
+{
+    return (k * 0x9E3779B97F4A7C15ull) >> t->shift;
+}
+
+static int htrie_alloc(htrie *t, size_t nodes_max)
 {
     size_t cap = 16;
     int bits = 4;
+    if (nodes_max >= UINT32_MAX / 4)
+        return -1;
     while (cap < 2 * nodes_max + 2) {
         cap *= 2;
         bits++;
@@ -178,12 +194,12 @@ static int trie_alloc(trie *t, size_t nodes_max)
 
 /* Inserts key -> value (the first insertion of a key wins). The table was sized for the total
  * key length, so it never fills. */
-static void trie_insert(trie *t, const unsigned char *s, size_t n, int32_t value)
+static void htrie_insert(htrie *t, const unsigned char *s, size_t n, int32_t value)
 {
     uint32_t node = 0;
     for (size_t i = 0; i < n; i++) {
         uint64_t k = (((uint64_t)node << 8) | s[i]) + 1;
-        uint64_t h = trie_hash(t, k);
+        uint64_t h = htrie_hash(t, k);
         while (t->key[h] && t->key[h] != k)
             h = (h + 1) & t->mask;
         if (t->key[h] == k) {
@@ -200,43 +216,166 @@ static void trie_insert(trie *t, const unsigned char *s, size_t n, int32_t value
         t->value[node] = value;
 }
 
-/* Shrinks the edge table to twice the edges actually used. */
-static int trie_compact(trie *t)
+#define DA_NONE UINT32_MAX
+
+typedef struct {
+    da_unit *u;
+    uint32_t size, cap;
+    uint32_t *nf, *pf;  /* [cap] next / previous free slot, DA_NONE at the ends */
+    uint32_t head, tail; /* the free list; DA_NONE when empty */
+} da_builder;
+
+/* Makes slots [size, need) exist, free, at the end of the free list. */
+static int da_grow(da_builder *d, uint64_t need)
 {
-    trie c = {0};
-    size_t cap = 16;
-    int bits = 4;
-    while (cap < 2 * (size_t)t->nnodes + 2) {
-        cap *= 2;
-        bits++;
-    }
-    if (cap >= t->mask + 1)
+    if (need <= d->size)
         return 0;
-    c.key = calloc(cap, sizeof *c.key);
-    c.child = malloc(cap * sizeof *c.child);
-    if (!c.key || !c.child) {
-        free(c.key);
-        free(c.child);
+    if (need > UINT32_MAX / 4)
         return -1;
+    if (need > d->cap) {
+        uint32_t cap = d->cap ? d->cap : 1024;
+        while (cap < need)
+            cap *= 2;
+        da_unit *u = realloc(d->u, (size_t)cap * sizeof *u);
+        if (u)
+            d->u = u;
+        uint32_t *nf = realloc(d->nf, (size_t)cap * sizeof *nf);
+        if (nf)
+            d->nf = nf;
+        uint32_t *pf = realloc(d->pf, (size_t)cap * sizeof *pf);
+        if (pf)
+            d->pf = pf;
+        if (!u || !nf || !pf)
+            return -1;
+        d->cap = cap;
     }
-    c.mask = cap - 1;
-    c.shift = 64 - bits;
-    for (uint64_t i = 0; i <= t->mask; i++) {
-        if (!t->key[i])
-            continue;
-        uint64_t h = trie_hash(&c, t->key[i]);
-        while (c.key[h])
-            h = (h + 1) & c.mask;
-        c.key[h] = t->key[i];
-        c.child[h] = t->child[i];
+    for (uint32_t i = d->size; i < (uint32_t)need; i++) {
+        d->u[i].base = 0;
+        d->u[i].check = DA_FREE;
+        d->u[i].value = -1;
+        d->nf[i] = DA_NONE;
+        d->pf[i] = d->tail;
+        if (d->tail != DA_NONE)
+            d->nf[d->tail] = i;
+        else
+            d->head = i;
+        d->tail = i;
     }
-    free(t->key);
-    free(t->child);
-    t->key = c.key;
-    t->child = c.child;
-    t->mask = c.mask;
-    t->shift = c.shift;
+    d->size = (uint32_t)need;
     return 0;
+}
+
+static void da_take(da_builder *d, uint32_t s)
+{
+    uint32_t n = d->nf[s], p = d->pf[s];
+    if (p != DA_NONE)
+        d->nf[p] = n;
+    else
+        d->head = n;
+    if (n != DA_NONE)
+        d->pf[n] = p;
+    else
+        d->tail = p;
+}
+
+/* Lays the hash trie out as a double array, breadth first, each node's children at the first
+ * base where all their slots are free. */
+static int da_build(trie *out, const htrie *h)
+{
+    uint32_t nn = h->nnodes;
+    uint32_t *cstart = NULL, *pos = NULL, *queue = NULL;
+    uint64_t *edges = NULL; /* (label << 32) | child, grouped by parent, sorted by label */
+    da_builder d = {NULL, 0, 0, NULL, NULL, DA_NONE, DA_NONE};
+    int rc = -1;
+
+    cstart = calloc((size_t)nn + 1, sizeof *cstart);
+    pos = malloc((size_t)nn * sizeof *pos);
+    queue = malloc((size_t)nn * sizeof *queue);
+    edges = malloc((size_t)nn * sizeof *edges);
+    if (!cstart || !pos || !queue || !edges)
+        goto done;
+    for (uint64_t i = 0; i <= h->mask; i++)
+        if (h->key[i])
+            cstart[((h->key[i] - 1) >> 8) + 1]++;
+    for (uint32_t i = 0; i < nn; i++)
+        cstart[i + 1] += cstart[i];
+    memcpy(pos, cstart, (size_t)nn * sizeof *pos); /* pos is a fill cursor here */
+    for (uint64_t i = 0; i <= h->mask; i++) {
+        if (!h->key[i])
+            continue;
+        uint64_t k = h->key[i] - 1;
+        edges[pos[k >> 8]++] = ((k & 0xFF) << 32) | h->child[i];
+    }
+    for (uint32_t v = 0; v < nn; v++)
+        for (uint32_t i = cstart[v] + 1; i < cstart[v + 1]; i++) {
+            uint64_t e = edges[i];
+            uint32_t j = i;
+            while (j > cstart[v] && edges[j - 1] > e) {
+                edges[j] = edges[j - 1];
+                j--;
+            }
+            edges[j] = e;
+        }
+    if (da_grow(&d, 257))
+        goto done;
+    da_take(&d, 0);
+    d.u[0].check = 0; /* the root; children sit at base + c >= 1, so it is nobody's child */
+    d.u[0].value = h->value[0];
+    pos[0] = 0;
+    uint32_t qh = 0, qt = 0;
+    queue[qt++] = 0;
+    while (qh < qt) {
+        uint32_t v = queue[qh++], e0 = cstart[v], e1 = cstart[v + 1], base = 0;
+        if (e0 == e1)
+            continue;
+        uint32_t c0 = (uint32_t)(edges[e0] >> 32);
+        for (uint32_t s = d.head;; s = d.nf[s]) {
+            if (s == DA_NONE) {
+                s = d.size;
+                if (da_grow(&d, (uint64_t)d.size + 256))
+                    goto done;
+            }
+            if (s <= c0)
+                continue;
+            uint32_t b = s - c0;
+            if (da_grow(&d, (uint64_t)b + 256))
+                goto done;
+            uint32_t e = e0 + 1;
+            while (e < e1 && d.u[b + (uint32_t)(edges[e] >> 32)].check == DA_FREE)
+                e++;
+            if (e == e1) {
+                base = b;
+                break;
+            }
+        }
+        d.u[pos[v]].base = base;
+        for (uint32_t e = e0; e < e1; e++) {
+            uint32_t x = base + (uint32_t)(edges[e] >> 32), child = (uint32_t)edges[e];
+            da_take(&d, x);
+            d.u[x].check = pos[v];
+            d.u[x].base = 0;
+            d.u[x].value = h->value[child];
+            pos[child] = x;
+            queue[qt++] = child;
+        }
+    }
+    while (d.size > 1 && d.u[d.size - 1].check == DA_FREE)
+        d.size--;
+    out->u = realloc(d.u, (size_t)d.size * sizeof *d.u);
+    if (!out->u)
+        out->u = d.u;
+    out->size = d.size;
+    d.u = NULL;
+    rc = 0;
+done:
+    free(d.u);
+    free(d.nf);
+    free(d.pf);
+    free(cstart);
+    free(pos);
+    free(queue);
+    free(edges);
+    return rc;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -653,20 +792,22 @@ static const char *piece_for_msg(const char *s, size_t n, char *buf, size_t cap)
     return buf;
 }
 
-static int build_trie(trie *t, const spm_model *m, int (*want)(int type), int keep_empty)
+static int build_trie(trie *t, const spm_model *m, int (*want)(int type))
 {
+    htrie h = {0};
     size_t total = 0;
+    int rc = -1;
     for (int i = 0; i < m->n; i++)
         if (want(m->ptype[i]))
             total += m->len[i];
-    if (total == 0 && !keep_empty)
-        return 0;
-    if (trie_alloc(t, total))
-        return -1;
-    for (int i = 0; i < m->n; i++)
-        if (want(m->ptype[i]))
-            trie_insert(t, (const unsigned char *)m->strs + m->off[i], m->len[i], i);
-    return trie_compact(t);
+    if (htrie_alloc(&h, total) == 0) {
+        for (int i = 0; i < m->n; i++)
+            if (want(m->ptype[i]))
+                htrie_insert(&h, (const unsigned char *)m->strs + m->off[i], m->len[i], i);
+        rc = da_build(t, &h);
+    }
+    htrie_free(&h);
+    return rc;
 }
 
 static int is_normal_type(int t) { return t == PT_NORMAL || t == PT_USER || t == PT_UNUSED; }
@@ -805,9 +946,9 @@ int spm_load_from_memory(spm_model **out, const void *data, size_t len, const ch
                 m->byteval[i] = (unsigned char)byte;
             }
         }
-        if (build_trie(&m->pieces, m, is_normal_type, 1) ||
-            build_trie(&m->reserved, m, is_reserved_type, 1) ||
-            build_trie(&m->user, m, is_user_type, 0)) {
+        if (build_trie(&m->pieces, m, is_normal_type) ||
+            build_trie(&m->reserved, m, is_reserved_type) ||
+            build_trie(&m->user, m, is_user_type)) {
             xerr(err, errlen, "%s: out of memory building the piece index", name);
             goto fail;
         }
@@ -982,7 +1123,7 @@ static size_t normalize_prefix(const spm_model *m, const normspec *ns, int use_m
             node = trie_child(&m->user, node, s[i]);
             if (!node)
                 break;
-            if (m->user.value[node] >= 0)
+            if (trie_value(&m->user, node) >= 0)
                 best = i + 1;
         }
         if (best) {
@@ -1118,7 +1259,7 @@ static size_t encode_unigram(const spm_model *m, const unsigned char *s, size_t 
             if (!node)
                 break;
             kp++;
-            int id = m->pieces.value[node];
+            int id = trie_value(&m->pieces, node);
             if (id < 0 || m->ptype[id] == PT_UNUSED)
                 continue;
             size_t length = kp - st;
@@ -1176,7 +1317,7 @@ static size_t prefix_match(const spm_model *m, const unsigned char *s, size_t n,
             node = trie_child(&m->user, node, s[i]);
             if (!node)
                 break;
-            if (m->user.value[node] >= 0)
+            if (trie_value(&m->user, node) >= 0)
                 best = i + 1;
         }
         if (best) {
@@ -1191,6 +1332,7 @@ static size_t prefix_match(const spm_model *m, const unsigned char *s, size_t n,
 typedef struct {
     int prev, next;
     uint32_t start, len; /* len 0: merged into its left neighbour */
+    uint32_t node;       /* the pieces-trie node of its text; 0 when no piece starts so */
     int freeze;
 } bsym;
 
@@ -1198,6 +1340,7 @@ typedef struct {
     float score;
     int left, right;
     uint32_t size;
+    uint32_t node;       /* the trie node of the merged text */
 } bpair;
 
 typedef struct {
@@ -1253,15 +1396,26 @@ static bpair heap_pop(bpe_state *st)
     return top;
 }
 
+/* The pair's text is looked up by walking the right symbol's bytes on from the left symbol's
+ * trie node. */
 static void bpe_maybe_add(const spm_model *m, bpe_state *st, int left, int right)
 {
     if (left < 0 || right < 0 || st->sym[left].freeze || st->sym[right].freeze)
         return;
-    uint32_t size = st->sym[left].len + st->sym[right].len;
-    int id = trie_find(&m->pieces, st->s + st->sym[left].start, size);
+    uint32_t node = st->sym[left].node;
+    const unsigned char *r = st->s + st->sym[right].start;
+    if (!node)
+        return;
+    for (uint32_t k = 0; k < st->sym[right].len; k++) {
+        node = trie_child(&m->pieces, node, r[k]);
+        if (!node)
+            return;
+    }
+    int id = trie_value(&m->pieces, node);
     if (id < 0)
         return;
-    bpair p = {m->score[id], left, right, size};
+    uint32_t size = st->sym[left].len + st->sym[right].len;
+    bpair p = {m->score[id], left, right, size, node};
     heap_push(st, p);
     if (m->ptype[id] == PT_UNUSED) {
         brev r = {id, st->sym[left].start, st->sym[left].len, st->sym[right].start,
@@ -1285,6 +1439,12 @@ static size_t encode_bpe(const spm_model *m, const unsigned char *s, size_t n, b
         y->start = (uint32_t)pos;
         y->len = (uint32_t)l;
         y->freeze = found;
+        y->node = 0;
+        for (size_t q = 0; q < l; q++) {
+            y->node = trie_child(&m->pieces, q ? y->node : 0, s[pos + q]);
+            if (!y->node)
+                break;
+        }
         y->prev = nsym == 0 ? -1 : (int)nsym - 1;
         pos += l;
         y->next = pos < n ? (int)nsym + 1 : -1;
@@ -1300,6 +1460,7 @@ static size_t encode_bpe(const spm_model *m, const unsigned char *s, size_t n, b
         if (l->len == 0 || r->len == 0 || l->len + r->len != top.size)
             continue;
         l->len += r->len;
+        l->node = top.node;
         l->next = r->next;
         if (r->next >= 0)
             st->sym[r->next].prev = top.left;
@@ -1310,11 +1471,21 @@ static size_t encode_bpe(const spm_model *m, const unsigned char *s, size_t n, b
     for (int i = 0; i != -1; i = st->sym[i].next) {
         /* resegment: UNUSED pieces split back into the pair that made them. */
         size_t sp = 0;
+        int id = st->sym[i].node ? trie_value(&m->pieces, st->sym[i].node) : -1;
+        /* PieceToId: a normal piece unless a reserved one has the same text (canon) */
+        id = id >= 0 ? m->canon[id] : piece_to_id(m, s + st->sym[i].start, st->sym[i].len);
+        if (!m->has_unused || m->ptype[id] != PT_UNUSED) {
+            out[k].start = st->sym[i].start;
+            out[k].len = st->sym[i].len;
+            out[k].id = id;
+            k++;
+            continue;
+        }
         stack[sp++] = st->sym[i].start;
         stack[sp++] = st->sym[i].len;
         while (sp) {
             uint32_t wl = stack[--sp], ws = stack[--sp];
-            int id = piece_to_id(m, s + ws, wl);
+            id = piece_to_id(m, s + ws, wl);
             const brev *rv = NULL;
             if (m->has_unused && id >= 0 && m->ptype[id] == PT_UNUSED) {
                 for (size_t q = st->nrev; q-- > 0;)
