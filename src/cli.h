@@ -12,6 +12,10 @@ enum {
     XLATE_EXIT_INTERNAL = 5 /* out of memory, thread failure */
 };
 
+/* xlate [options] [TEXT...]: translate (cli_translate.c). */
+int cmd_translate(int argc, char **argv);
+/* xlate info [DIR]: what a model is (cli_info.c). */
+int cmd_info(int argc, char **argv);
 /* xlate encode --spm FILE [-i IN] [-o OUT]: text lines to id lines (cli_spm.c). */
 int cmd_encode(int argc, char **argv);
 /* xlate decode --spm FILE [-i IN] [-o OUT]: id lines to text lines (cli_spm.c). */

@@ -6,8 +6,7 @@
 
 /* Every fallible library function takes (char *err, size_t errlen): on failure it writes one
  * line, without a trailing newline, naming what failed (file, field, tensor, got vs expected),
- * and returns non-zero. Only main() prints it and exits. */
-#define XLATE_ERRLEN 512
+ * and returns non-zero. Only main() prints it and exits. XLATE_ERRLEN (xlate.h) is enough. */
 
 /* Formats into err (if err and errlen) and returns -1, so that callers can `return xerr(...)`. */
 int xerr(char *err, size_t errlen, const char *fmt, ...)

@@ -1,0 +1,61 @@
+/* cli_common.h — what the subcommands share: finding the default model, reading lines,
+ * checked writing, number options, warnings on stderr. */
+#ifndef XLATE_CLI_COMMON_H
+#define XLATE_CLI_COMMON_H
+#include <stddef.h>
+#include <stdio.h>
+
+/* Where the model is: -m DIR, else $XLATE_MODEL, else models/en-de beside the executable, else
+ * ../share/xlate/models/en-de beside it, else the installed share directory. Writes the choice
+ * to out (size n); returns 0, or -1 with a message naming where it looked. */
+int find_model_dir(const char *opt, char *out, size_t n, char *err, size_t errlen);
+
+/* Lines from a file, or from a list of strings (positional arguments). */
+typedef struct {
+    FILE *f;             /* NULL when reading texts */
+    const char *name;    /* "stdin", the file name, or "argument" */
+    char *const *texts;
+    int n_texts, next_text;
+    char *buf;
+    size_t cap;
+    long line;           /* lines returned so far; the current line's number */
+    int close;           /* 1 when f is ours to close */
+} line_reader;
+
+/* Opens path ("-" or NULL: stdin). Returns 0, or -1 with a message. */
+int reader_open(line_reader *r, const char *path, char *err, size_t errlen);
+void reader_texts(line_reader *r, char *const *texts, int n);
+/* Next line without its "\n" or "\r\n" (the last line may lack it); *line stays valid until the
+ * next call. Returns 1, 0 at the end, -1 on a read error (message in err). */
+int reader_next(line_reader *r, char **line, size_t *len, char *err, size_t errlen);
+void reader_close(line_reader *r);
+
+/* Output with every write checked. On the first failure `failed` is set and errno_ kept; a
+ * broken pipe (the reader went away) is remembered as such so the caller can stop quietly. */
+typedef struct {
+    FILE *f;
+    const char *name;
+    int failed;
+    int errno_;
+    int close;
+} writer;
+
+int writer_open(writer *w, const char *path, char *err, size_t errlen);
+void writer_put(writer *w, const char *s, size_t n);
+void writer_puts(writer *w, const char *s);
+void writer_flush(writer *w);
+/* Flushes and closes; returns 0, or -1 (see w->failed / w->errno_). */
+int writer_close(writer *w);
+/* "cannot write to NAME: reason" into err; returns the exit status (quiet on EPIPE). */
+int writer_error(const writer *w, int quiet_epipe);
+
+/* Parses a whole decimal integer option in [lo, hi]; message names the option. */
+int parse_int_opt(const char *opt, const char *s, long lo, long hi, long *out, char *err,
+                  size_t errlen);
+int parse_float_opt(const char *opt, const char *s, double lo, double hi, double *out,
+                    char *err, size_t errlen);
+
+/* Prints "xlate: warning: msg" on stderr (a warn_fn; user = int *quiet). */
+void warn_stderr(void *quiet, const char *msg);
+
+#endif

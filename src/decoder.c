@@ -1,0 +1,221 @@
+/* decoder.c — one decoder step for a set of hypotheses, with a KV cache.
+ *
+ *   x = E[token] * scale + PE[pos]
+ *   per layer, post-norm: x = LN1(x + SelfAttn(x, cache)); x = LN2(x + CrossAttn(x, memory));
+ *                         x = LN3(x + FFN(x))
+ *              pre-norm:  x = x + SelfAttn(LN1(x), cache); x = x + CrossAttn(LN2(x), memory);
+ *                         x = x + FFN(LN3(x))
+ *   logits = LN_final(x) W_out^T (+ b)
+ *
+ * The step's key and value are appended to the slot's cache, so the prefix is never
+ * recomputed; attention reads the cache and the memory in place. */
+#include "ops.h"
+#include "transformer.h"
+#include "util.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { BUF_K, BUF_V, BUF_MEM, BUF_X, BUF_QKV, BUF_FF, BUF_SCORES, BUF_H };
+
+static int ensure(decoder_state *st, int which, float **buf, size_t n, char *err, size_t errlen)
+{
+    float *p;
+    if (n <= st->cap_floats[which] && *buf)
+        return 0;
+    free(*buf);
+    *buf = NULL;
+    st->cap_floats[which] = 0;
+    p = aligned_alloc(64, ((n + 15) & ~(size_t)15) * sizeof(float));
+    if (!p)
+        return xerr(err, errlen, "out of memory (%zu MB of decoder state)", n * 4 >> 20);
+    *buf = p;
+    st->cap_floats[which] = n;
+    return 0;
+}
+
+int decoder_begin(const model_weights *m, pool *p, decoder_state *st, int n_slots, int cap,
+                  int max_rows, int n_src, const int *lens, const float *enc, char *err,
+                  size_t errlen)
+{
+    const model_config *c = &m->cfg;
+    size_t d = c->d_model, L = c->decoder_layers, N = 0, cache;
+    int max_src = 0, *off, *len;
+
+    off = realloc(st->src_off, (n_src + 1) * sizeof *off);
+    if (off)
+        st->src_off = off;
+    len = realloc(st->src_len, (n_src ? n_src : 1) * sizeof *len);
+    if (len)
+        st->src_len = len;
+    if (!off || !len)
+        return xerr(err, errlen, "out of memory");
+    for (int i = 0; i < n_src; i++) {
+        off[i] = (int)N;
+        len[i] = lens[i];
+        N += lens[i];
+        if (lens[i] > max_src)
+            max_src = lens[i];
+    }
+    off[n_src] = (int)N;
+    cache = L * n_slots * (size_t)cap * d;
+    if (ensure(st, BUF_K, &st->k, cache, err, errlen) ||
+        ensure(st, BUF_V, &st->v, cache, err, errlen) ||
+        ensure(st, BUF_MEM, &st->mem_kv, N * L * 2 * d, err, errlen) ||
+        ensure(st, BUF_X, &st->x, (size_t)max_rows * d, err, errlen) ||
+        ensure(st, BUF_H, &st->h, (size_t)max_rows * d * 2, err, errlen) ||
+        ensure(st, BUF_QKV, &st->qkv, (size_t)max_rows * 3 * d, err, errlen) ||
+        ensure(st, BUF_FF, &st->ff, (size_t)max_rows * c->ffn_dim, err, errlen) ||
+        ensure(st, BUF_SCORES, &st->scores,
+               (size_t)pool_threads(p) * (cap > max_src ? cap : max_src), err, errlen))
+        return -1;
+    st->ctx = st->h + (size_t)max_rows * d;
+    st->n_slots = n_slots;
+    st->cap = cap;
+    st->n_src = n_src;
+    st->max_src = max_src;
+    st->max_rows = max_rows;
+    gemm_groups(p, st->mem_kv, enc, &m->cross_kv, n_src, st->src_off, 0);
+    return 0;
+}
+
+/* Cache of one (layer, slot, head): [cap, dh]. */
+static size_t cache_at(const decoder_state *st, const model_config *c, int l, int slot, int h)
+{
+    size_t dh = c->d_model / c->heads;
+    return (((size_t)l * st->n_slots + slot) * c->heads + h) * st->cap * dh;
+}
+
+typedef struct {
+    const model_weights *m;
+    decoder_state *st;
+    const int *slots, *srcs;
+    int layer, pos;
+    size_t stride;
+} step_job;
+
+static void self_attn_task(void *arg, int task, int thread)
+{
+    const step_job *j = arg;
+    const model_config *c = &j->m->cfg;
+    decoder_state *st = j->st;
+    int d = c->d_model, dh = d / c->heads, r = task / c->heads, h = task % c->heads;
+    size_t at = cache_at(st, c, j->layer, j->slots[r], h);
+    attend(st->ctx + (size_t)r * d + h * dh, st->qkv + (size_t)r * 3 * d + h * dh, st->k + at, dh,
+           st->v + at, dh, j->pos + 1, dh, 1.0f / sqrtf((float)dh),
+           st->scores + j->stride * thread);
+}
+
+static void cross_attn_task(void *arg, int task, int thread)
+{
+    const step_job *j = arg;
+    const model_config *c = &j->m->cfg;
+    decoder_state *st = j->st;
+    int d = c->d_model, dh = d / c->heads, r = task / c->heads, h = task % c->heads;
+    int ld = 2 * d * c->decoder_layers, s = j->srcs[r];
+    const float *k = st->mem_kv + (size_t)st->src_off[s] * ld + (size_t)j->layer * 2 * d + h * dh;
+    attend(st->ctx + (size_t)r * d + h * dh, st->qkv + (size_t)r * d + h * dh, k, ld, k + d, ld,
+           st->src_len[s], dh, 1.0f / sqrtf((float)dh), st->scores + j->stride * thread);
+}
+
+void decoder_step(const model_weights *m, pool *p, decoder_state *st, int rows,
+                  const int *tokens, const int *slots, const int *srcs, int pos, float *logits)
+{
+    const model_config *c = &m->cfg;
+    int d = c->d_model, dh = d / c->heads, H = c->heads;
+    float eps = c->layer_norm_eps;
+    step_job job = {m, st, slots, srcs, 0, pos,
+                    (size_t)(st->cap > st->max_src ? st->cap : st->max_src)};
+
+    for (int r = 0; r < rows; r++) {
+        const float *e = m->tgt_embed + (size_t)tokens[r] * d, *pe = m->tgt_pos + (size_t)pos * d;
+        float *x = st->x + (size_t)r * d;
+        for (int k = 0; k < d; k++)
+            x[k] = e[k] * c->embedding_scale + pe[k];
+    }
+    for (int l = 0; l < c->decoder_layers; l++) {
+        const decoder_layer *L = &m->dec[l];
+        const float *in = st->x;
+        job.layer = l;
+
+        /* self-attention over the cache */
+        if (c->pre_norm) {
+            layernorm_rows(st->h, st->x, &L->self_norm, rows, d, eps);
+            in = st->h;
+        }
+        gemm_rows(p, st->qkv, in, &L->qkv, rows, 0);
+        for (int r = 0; r < rows; r++) {
+            const float *k = st->qkv + (size_t)r * 3 * d + d, *v = k + d;
+            for (int h = 0; h < H; h++) {
+                size_t at = cache_at(st, c, l, slots[r], h) + (size_t)pos * dh;
+                memcpy(st->k + at, k + h * dh, dh * sizeof(float));
+                memcpy(st->v + at, v + h * dh, dh * sizeof(float));
+            }
+        }
+        pool_run(p, rows * H, self_attn_task, &job);
+        gemm_rows(p, st->x, st->ctx, &L->o, rows, 1);
+        if (!c->pre_norm)
+            layernorm_rows(st->x, st->x, &L->self_norm, rows, d, eps);
+
+        /* cross-attention over the memory; q goes to the qkv buffer */
+        in = st->x;
+        if (c->pre_norm) {
+            layernorm_rows(st->h, st->x, &L->cross_norm, rows, d, eps);
+            in = st->h;
+        }
+        gemm_rows(p, st->qkv, in, &L->cross_q, rows, 0);
+        pool_run(p, rows * H, cross_attn_task, &job);
+        gemm_rows(p, st->x, st->ctx, &L->cross_o, rows, 1);
+        if (!c->pre_norm)
+            layernorm_rows(st->x, st->x, &L->cross_norm, rows, d, eps);
+
+        /* feed-forward */
+        in = st->x;
+        if (c->pre_norm) {
+            layernorm_rows(st->h, st->x, &L->ffn_norm, rows, d, eps);
+            in = st->h;
+        }
+        gemm_rows(p, st->ff, in, &L->fc1, rows, 0);
+        activate(st->ff, (size_t)rows * c->ffn_dim, c->activation);
+        gemm_rows(p, st->x, st->ff, &L->fc2, rows, 1);
+        if (!c->pre_norm)
+            layernorm_rows(st->x, st->x, &L->ffn_norm, rows, d, eps);
+    }
+    if (m->dec_norm.g) {
+        layernorm_rows(st->h, st->x, &m->dec_norm, rows, d, eps);
+        gemm_rows(p, logits, st->h, &m->out, rows, 0);
+    } else {
+        gemm_rows(p, logits, st->x, &m->out, rows, 0);
+    }
+}
+
+void decoder_copy_slot(const model_weights *m, decoder_state *st, int dst, int src, int npos)
+{
+    const model_config *c = &m->cfg;
+    size_t dh = c->d_model / c->heads;
+    if (dst == src)
+        return;
+    for (int l = 0; l < c->decoder_layers; l++)
+        for (int h = 0; h < c->heads; h++) {
+            size_t a = cache_at(st, c, l, dst, h), b = cache_at(st, c, l, src, h);
+            memcpy(st->k + a, st->k + b, npos * dh * sizeof(float));
+            memcpy(st->v + a, st->v + b, npos * dh * sizeof(float));
+        }
+}
+
+void decoder_state_free(decoder_state *st)
+{
+    if (!st)
+        return;
+    free(st->k);
+    free(st->v);
+    free(st->mem_kv);
+    free(st->x);
+    free(st->h);
+    free(st->qkv);
+    free(st->ff);
+    free(st->scores);
+    free(st->src_off);
+    free(st->src_len);
+    memset(st, 0, sizeof *st);
+}

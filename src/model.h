@@ -1,0 +1,70 @@
+/* model.h — the weights of an encoder-decoder Transformer, bound by name from model.safetensors,
+ * checked against config.json, converted to f32 and packed for compute once at load. */
+#ifndef XLATE_MODEL_H
+#define XLATE_MODEL_H
+#include "config.h"
+#include "safetensors.h"
+#include <stddef.h>
+
+/* y = x W^T + b, as nn.Linear. */
+typedef struct {
+    const float *w; /* [out, in] */
+    const float *b; /* [out], or NULL */
+    int out, in;
+} linear;
+
+typedef struct {
+    const float *g; /* [d] gain; NULL when the norm is absent */
+    const float *b; /* [d] bias */
+} norm;
+
+typedef struct {
+    linear qkv;      /* [3d, d]: q, k, v rows stacked, one GEMM */
+    linear o;        /* [d, d] */
+    norm attn_norm;
+    linear fc1;      /* [F, d] */
+    linear fc2;      /* [d, F] */
+    norm ffn_norm;
+} encoder_layer;
+
+typedef struct {
+    linear qkv;      /* [3d, d] self-attention q, k, v */
+    linear o;        /* [d, d] */
+    norm self_norm;
+    linear cross_q;  /* [d, d] */
+    linear cross_o;  /* [d, d] */
+    norm cross_norm;
+    linear fc1;      /* [F, d] */
+    linear fc2;      /* [d, F] */
+    norm ffn_norm;
+} decoder_layer;
+
+typedef struct {
+    model_config cfg;
+    const float *src_embed; /* [Vs, d] */
+    const float *tgt_embed; /* [Vt, d]; = src_embed when shared */
+    const float *src_pos;   /* [P, d] sinusoidal or learned */
+    const float *tgt_pos;   /* [P, d] */
+    encoder_layer *enc;     /* [encoder_layers] */
+    decoder_layer *dec;     /* [decoder_layers] */
+    /* Every decoder layer's cross-attention k and v, stacked: [decoder_layers * 2d, d], rows of
+     * layer l at l*2d (k) and l*2d + d (v). The encoder output is projected once per batch. */
+    linear cross_kv;
+    norm enc_norm;          /* g NULL when encoder_final_norm is false */
+    norm dec_norm;
+    linear out;             /* [Vt, d]; w = tgt_embed when tied */
+    size_t n_params;        /* parameters in the file that the model uses */
+    float *arena;           /* owns every float above */
+} model_weights;
+
+/* Loads dir/config.json and its weights file. Warnings (unknown config fields, unused tensors)
+ * go to warn. */
+int model_load(model_weights *m, const char *dir, warn_fn warn, void *warn_user, char *err,
+               size_t errlen);
+/* Binds the tensors of an indexed weights file to cfg (tests, fuzzing): checks, converts and
+ * packs them. cfg is moved into m (and freed by model_free). `name` is used in messages. */
+int model_bind(model_weights *m, model_config *cfg, const st_file *f, warn_fn warn,
+               void *warn_user, char *err, size_t errlen);
+void model_free(model_weights *m);
+
+#endif

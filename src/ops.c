@@ -1,0 +1,184 @@
+/* ops.c — gemm (the one door to OpenBLAS), attention products, LayerNorm, softmax,
+ * activations. */
+#include "ops.h"
+#include <cblas.h>
+#include <math.h>
+#include <string.h>
+
+void openblas_set_num_threads(int n);
+
+void ops_init(void) { openblas_set_num_threads(1); }
+
+typedef struct {
+    float *y;
+    const float *x;
+    const linear *l;
+    const int *off;   /* [n_groups + 1] row offsets; NULL: every row is its own group */
+    int n_groups;
+    int per_task;     /* groups per task */
+    int n_chunks;
+    int accumulate;
+} gemm_job;
+
+/* Output columns [n0, n1) of the rows [r0, r1) as one product. */
+static void gemm_block(const gemm_job *j, int r0, int r1, int n0, int n1)
+{
+    const linear *l = j->l;
+    int n = n1 - n0, K = l->in, N = l->out, M = r1 - r0;
+    for (int r = r0; r < r1; r++) {
+        float *yr = j->y + (size_t)r * N + n0;
+        if (!j->accumulate) {
+            if (l->b)
+                memcpy(yr, l->b + n0, n * sizeof(float));
+            else
+                memset(yr, 0, n * sizeof(float));
+        } else if (l->b) {
+            for (int c = 0; c < n; c++)
+                yr[c] += l->b[n0 + c];
+        }
+    }
+    if (!j->off)
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, n, K, 1.0f, l->w + (size_t)n0 * K, K,
+                    j->x + (size_t)r0 * K, 1, 1.0f, j->y + (size_t)r0 * N + n0, 1);
+    else if (M > 0)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, n, K, 1.0f,
+                    j->x + (size_t)r0 * K, K, l->w + (size_t)n0 * K, K, 1.0f,
+                    j->y + (size_t)r0 * N + n0, N);
+}
+
+static void gemm_task(void *arg, int task, int thread)
+{
+    const gemm_job *j = arg;
+    int chunk = task % j->n_chunks, g0 = task / j->n_chunks * j->per_task;
+    int g1 = g0 + j->per_task < j->n_groups ? g0 + j->per_task : j->n_groups;
+    int n0 = chunk * GEMM_CHUNK, n1 = n0 + GEMM_CHUNK < j->l->out ? n0 + GEMM_CHUNK : j->l->out;
+    (void)thread;
+    for (int g = g0; g < g1; g++) {
+        if (j->off)
+            gemm_block(j, j->off[g], j->off[g + 1], n0, n1);
+        else
+            gemm_block(j, g, g + 1, n0, n1);
+    }
+}
+
+static void gemm_run(pool *p, gemm_job *j)
+{
+    int nt = pool_threads(p), tasks;
+    if (j->n_groups <= 0)
+        return;
+    j->n_chunks = (j->l->out + GEMM_CHUNK - 1) / GEMM_CHUNK;
+    /* Enough tasks to balance the threads; chunk-major, so a task reuses its chunk of W. */
+    tasks = 4 * nt > j->n_chunks ? (4 * nt + j->n_chunks - 1) / j->n_chunks : 1;
+    if (tasks > j->n_groups)
+        tasks = j->n_groups;
+    j->per_task = (j->n_groups + tasks - 1) / tasks;
+    tasks = (j->n_groups + j->per_task - 1) / j->per_task;
+    pool_run(p, tasks * j->n_chunks, gemm_task, j);
+}
+
+void gemm_rows(pool *p, float *y, const float *x, const linear *l, int M, int accumulate)
+{
+    gemm_job j = {y, x, l, NULL, M, 0, 0, accumulate};
+    gemm_run(p, &j);
+}
+
+void gemm_groups(pool *p, float *y, const float *x, const linear *l, int n_groups,
+                 const int *off, int accumulate)
+{
+    gemm_job j = {y, x, l, off, n_groups, 0, 0, accumulate};
+    gemm_run(p, &j);
+}
+
+void layernorm(float *out, const float *x, const float *g, const float *b, int n, float eps)
+{
+    float mean = 0, var = 0, inv;
+    for (int i = 0; i < n; i++)
+        mean += x[i];
+    mean /= n;
+    for (int i = 0; i < n; i++) {
+        float d = x[i] - mean;
+        var += d * d;
+    }
+    var /= n;
+    inv = 1.0f / sqrtf(var + eps);
+    for (int i = 0; i < n; i++)
+        out[i] = (x[i] - mean) * inv * g[i] + b[i];
+}
+
+void layernorm_rows(float *out, const float *x, const norm *nm, int M, int n, float eps)
+{
+    for (int r = 0; r < M; r++)
+        layernorm(out + (size_t)r * n, x + (size_t)r * n, nm->g, nm->b, n, eps);
+}
+
+void softmax(float *x, int n)
+{
+    float mx = x[0], sum = 0, inv;
+    for (int i = 1; i < n; i++)
+        if (x[i] > mx)
+            mx = x[i];
+    for (int i = 0; i < n; i++) {
+        x[i] = expf(x[i] - mx);
+        sum += x[i];
+    }
+    inv = 1.0f / sum;
+    for (int i = 0; i < n; i++)
+        x[i] *= inv;
+}
+
+void activate(float *x, size_t n, activation_kind a)
+{
+    switch (a) {
+    case ACT_RELU:
+        for (size_t i = 0; i < n; i++)
+            x[i] = x[i] > 0 ? x[i] : 0;
+        break;
+    case ACT_GELU:
+        for (size_t i = 0; i < n; i++)
+            x[i] = 0.5f * x[i] * (1.0f + erff(x[i] * 0.70710678118654752f));
+        break;
+    case ACT_GELU_TANH:
+        for (size_t i = 0; i < n; i++) {
+            float v = x[i];
+            x[i] = 0.5f * v * (1.0f + tanhf(0.79788456080286536f * (v + 0.044715f * v * v * v)));
+        }
+        break;
+    }
+}
+
+int argmax(const float *x, int n)
+{
+    int best = 0;
+    for (int i = 1; i < n; i++)
+        if (x[i] > x[best])
+            best = i;
+    return best;
+}
+
+float logsumexp(const float *x, int n)
+{
+    float mx = x[argmax(x, n)];
+    double sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += expf(x[i] - mx);
+    return mx + (float)log(sum);
+}
+
+void attend(float *out, const float *q, const float *K, int ldk, const float *V, int ldv, int T,
+            int dh, float scale, float *scores)
+{
+    cblas_sgemv(CblasRowMajor, CblasNoTrans, T, dh, scale, K, ldk, q, 1, 0.0f, scores, 1);
+    softmax(scores, T);
+    cblas_sgemv(CblasRowMajor, CblasTrans, T, dh, 1.0f, V, ldv, scores, 1, 0.0f, out, 1);
+}
+
+void attend_block(float *out, int ldo, const float *Q, const float *K, const float *V, int ld,
+                  int S, int dh, float scale, float *scores)
+{
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, S, S, dh, scale, Q, ld, K, ld, 0.0f,
+                scores, S);
+    for (int i = 0; i < S; i++)
+        softmax(scores + (size_t)i * S, S);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, S, dh, S, 1.0f, scores, S, V, ld, 0.0f,
+                out, ldo);
+}

@@ -1,0 +1,54 @@
+/* ops.h — the kernels. Every matrix product goes through gemm()/the attention helpers here,
+ * which are the only callers of OpenBLAS; the rest are small vector loops. */
+#ifndef XLATE_OPS_H
+#define XLATE_OPS_H
+#include "config.h"
+#include "model.h"
+#include "pool.h"
+
+/* Tells OpenBLAS to run single-threaded: xlate splits the work over its own pool. */
+void ops_init(void);
+
+/* The products of a linear layer, arranged so that each row's result depends only on its own
+ * data: never on the batch it is in, nor on the thread count (a sentence translates the same
+ * alone or in a batch, with 1 thread or 16).
+ *
+ * Output features are cut into chunks on a fixed grid (GEMM_CHUNK columns); a task computes one
+ * chunk for a block of row groups, so a chunk of W stays in cache while rows stream past it.
+ *
+ * gemm_rows:   y[M, out] = x[M, in] W^T + b, each row by itself (sgemv).
+ * gemm_groups: the same, with the rows cut in groups [off[g], off[g+1]) that each go through one
+ *              sgemm (an encoder sentence: same sentence, same group, same result).
+ * accumulate: y += x W^T + b (a fused residual add) instead of y = ... */
+#define GEMM_CHUNK 128
+void gemm_rows(pool *p, float *y, const float *x, const linear *l, int M, int accumulate);
+void gemm_groups(pool *p, float *y, const float *x, const linear *l, int n_groups,
+                 const int *off, int accumulate);
+
+/* out[n] = (x - mean) / sqrt(var + eps) * g + b; out may be x. */
+void layernorm(float *out, const float *x, const float *g, const float *b, int n, float eps);
+/* layernorm over M rows of n (stride n). */
+void layernorm_rows(float *out, const float *x, const norm *nm, int M, int n, float eps);
+
+/* In place softmax of n values. */
+void softmax(float *x, int n);
+/* Activation in place on n values. */
+void activate(float *x, size_t n, activation_kind a);
+/* Index of the largest value (the first one on ties, as torch.argmax). */
+int argmax(const float *x, int n);
+/* log(sum(exp(x))) over n values. */
+float logsumexp(const float *x, int n);
+
+/* Attention of one query row over T keys/values of one head, all read in place:
+ * out[dh] = softmax(scale * K q) V, K and V rows at stride ldk / ldv.
+ * scores: scratch of T floats. */
+void attend(float *out, const float *q, const float *K, int ldk, const float *V, int ldv, int T,
+            int dh, float scale, float *scores);
+
+/* Self-attention of S query rows over the same S keys (an encoder sentence), one head:
+ * out[S, dh] (stride ldo) = softmax(scale * Q K^T) V with Q, K, V rows at stride ld.
+ * scores: scratch of S*S floats. */
+void attend_block(float *out, int ldo, const float *Q, const float *K, const float *V, int ld,
+                  int S, int dh, float scale, float *scores);
+
+#endif

@@ -1,0 +1,23 @@
+/* pool.h — a fixed set of worker threads that run an indexed loop together.
+ *
+ * Workers spin for a short while (XLATE_SPIN_US, default 100 us) after a job, so that the
+ * back-to-back regions of a decoder step hand over in well under a microsecond, then sleep on a
+ * condition variable, so an idle xlate uses no CPU (unlike OpenMP's default spin of 200 ms). */
+#ifndef XLATE_POOL_H
+#define XLATE_POOL_H
+
+typedef struct pool pool;
+
+/* fn(arg, task, thread): task in [0, ntasks), thread in [0, pool_threads). */
+typedef void (*pool_fn)(void *arg, int task, int thread);
+
+/* nthreads >= 1 counts the caller; nthreads - 1 workers are started. NULL when out of memory or
+ * when no thread can be created. */
+pool *pool_create(int nthreads);
+void pool_free(pool *p);
+int pool_threads(const pool *p);
+/* Runs fn for every task, spread over the threads (the caller takes part); returns when all are
+ * done. Not reentrant: fn must not call pool_run on the same pool. */
+void pool_run(pool *p, int ntasks, pool_fn fn, void *arg);
+
+#endif

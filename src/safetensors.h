@@ -1,0 +1,50 @@
+/* safetensors.h — read-only access to a .safetensors file: an 8-byte little-endian header size,
+ * a JSON header {name: {dtype, shape, data_offsets}}, then the raw little-endian data.
+ * Everything the header claims is checked against the file before anyone reads a byte. */
+#ifndef XLATE_SAFETENSORS_H
+#define XLATE_SAFETENSORS_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum { ST_F32, ST_F16, ST_BF16, ST_I32, ST_I64, ST_F64, ST_I8, ST_U8, ST_I16, ST_BOOL } st_dtype;
+
+#define ST_MAX_DIMS 8
+
+typedef struct {
+    char *name;     /* owned */
+    st_dtype dtype;
+    int ndim;
+    int64_t shape[ST_MAX_DIMS];
+    int64_t numel;
+    size_t nbytes;
+    const void *data; /* inside the mapping; not aligned beyond 1 byte in general */
+} st_tensor;
+
+typedef struct {
+    char *path;        /* owned; used in messages */
+    void *map;         /* the mmap'd (or caller's) bytes */
+    size_t size;
+    int mapped;        /* 1 when map must be munmap'd */
+    st_tensor *tensors; /* [n], sorted by data offset */
+    int n;
+} st_file;
+
+/* Maps and indexes path. */
+int st_open(st_file *f, const char *path, char *err, size_t errlen);
+/* Indexes size bytes the caller keeps alive (fuzzing, tests). `name` is used in messages. */
+int st_parse(st_file *f, const void *data, size_t size, const char *name, char *err,
+             size_t errlen);
+void st_close(st_file *f);
+
+const st_tensor *st_find(const st_file *f, const char *name);
+const char *st_dtype_name(st_dtype t);
+size_t st_dtype_size(st_dtype t);
+/* "[2, 3]" into buf. */
+const char *st_shape_str(const int64_t *shape, int ndim, char *buf, size_t n);
+
+/* Converts n elements of a float tensor (F32/F16/BF16) to f32. */
+void st_to_f32(float *dst, const void *src, st_dtype t, size_t n);
+/* Reads element i of an integer tensor (I32/I64) as int64. */
+int64_t st_int_at(const st_tensor *t, size_t i);
+
+#endif

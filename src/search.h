@@ -1,0 +1,33 @@
+/* search.h — decoding strategies over decoder steps: greedy and beam search. They ask the
+ * decoder for logits and choose; they know nothing of the tensors' layout. */
+#ifndef XLATE_SEARCH_H
+#define XLATE_SEARCH_H
+#include "model.h"
+#include "pool.h"
+#include "transformer.h"
+#include "xlate.h"
+
+/* Scratch that lives across batches. */
+typedef struct {
+    float *logits;   /* [rows, Vt] */
+    size_t cap_logits;
+    int *ints;       /* per-row bookkeeping */
+    size_t cap_ints;
+    float *floats;
+    size_t cap_floats;
+} search_scratch;
+
+/* Decodes the n sources already set in st by decoder_begin (greedy when p->beam_size == 1,
+ * else beam search). max_len[i]: the bound for sentence i. Fills out[0..n). */
+int search_run(const model_weights *m, pool *pl, decoder_state *st, search_scratch *s, int n,
+               const int *max_len, const xlate_decode_params *p, xlate_result *out, char *err,
+               size_t errlen);
+
+/* The slots, rows and positions a search needs for n sentences with bounds max_len, so the
+ * caller can size the decoder state. */
+void search_needs(const xlate_decode_params *p, int n, const int *max_len, int *n_slots,
+                  int *max_rows, int *cap);
+
+void search_scratch_free(search_scratch *s);
+
+#endif

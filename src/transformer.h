@@ -1,0 +1,64 @@
+/* transformer.h — the encoder and decoder stacks and their run state.
+ *
+ * Sentences travel packed, without padding: the encoder output of sentence i is rows
+ * [off[i], off[i] + len[i]) of one [N, d] matrix, so no product is spent on padding and
+ * masking the source padding is simply never looking past len[i]. */
+#ifndef XLATE_TRANSFORMER_H
+#define XLATE_TRANSFORMER_H
+#include "model.h"
+#include "pool.h"
+#include <stddef.h>
+
+/* Encoder scratch, grown to the largest batch seen; owned by the caller. */
+typedef struct {
+    float *x;      /* [N, d] residual stream */
+    float *h;      /* [N, d] normed input of a sub-layer (pre-norm) */
+    float *qkv;    /* [N, 3d] */
+    float *ctx;    /* [N, d] attention output before the o projection */
+    float *ff;     /* [N, F] */
+    float *scores; /* [threads, S*S] */
+    size_t cap_tokens, cap_scores;
+} encoder_scratch;
+
+/* Runs the encoder over n sentences: ids[i] holds lens[i] ids (eos included), each len in
+ * [1, max_positions]. out: [sum(lens), d]. Returns 0, or -1 when out of memory. */
+int encoder_forward(const model_weights *m, pool *p, encoder_scratch *s, int n,
+                    const int *const *ids, const int *lens, float *out, char *err, size_t errlen);
+void encoder_scratch_free(encoder_scratch *s);
+
+/* The decoder's run state: the self-attention KV cache of every slot (a hypothesis being
+ * decoded), the cross-attention keys/values of every source sentence, step scratch. */
+typedef struct {
+    int n_slots;    /* hypotheses with a cache */
+    int cap;        /* positions each slot can hold */
+    float *k, *v;   /* [L][n_slots][H][cap][dh] */
+    int n_src;
+    float *mem_kv;  /* [N_src, L*2d]: per source row, every layer's cross k then v */
+    int *src_off;   /* [n_src + 1] first row of source i in mem_kv; [n_src] = N */
+    int *src_len;   /* [n_src] */
+    int max_src;    /* longest source */
+    int max_rows;   /* rows a step can take */
+    float *x, *h, *qkv, *ctx, *ff; /* [rows, d|d|3d|d|F] */
+    float *scores;  /* [threads, max(cap, max_src)] */
+    size_t cap_floats[8]; /* current sizes of the buffers above, to grow them */
+} decoder_state;
+
+/* Sizes the state for n_slots hypotheses of up to cap positions, rows per step, over the
+ * sources whose encoder output is enc ([sum(lens), d]); projects every decoder layer's
+ * cross-attention keys and values from it at once. Keeps buffers that are big enough. */
+int decoder_begin(const model_weights *m, pool *p, decoder_state *st, int n_slots, int cap,
+                  int max_rows, int n_src, const int *lens, const float *enc, char *err,
+                  size_t errlen);
+
+/* One step for `rows` hypotheses at decoder position pos (all rows share it): row r feeds
+ * tokens[r], keeps its cache in slot slots[r] and attends to source srcs[r]. Writes
+ * logits[rows, Vt]. Positions < pos of each slot must have been filled by earlier steps. */
+void decoder_step(const model_weights *m, pool *p, decoder_state *st, int rows,
+                  const int *tokens, const int *slots, const int *srcs, int pos, float *logits);
+
+/* Copies the first npos cached positions of slot src to slot dst (beam reordering). */
+void decoder_copy_slot(const model_weights *m, decoder_state *st, int dst, int src, int npos);
+
+void decoder_state_free(decoder_state *st);
+
+#endif

@@ -1,0 +1,400 @@
+/* xlate.c — the public library: a model (weights + tokenizers) and a context (threads + run
+ * state) that turns batches of source ids into hypotheses. */
+#include "xlate.h"
+#include "model.h"
+#include "ops.h"
+#include "search.h"
+#include "spm.h"
+#include "transformer.h"
+#include "util.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct xlate_model {
+    model_weights w;
+    spm_model *src_spm; /* NULL without a tokenizer */
+    spm_model *tgt_spm; /* = src_spm when the config names one tokenizer */
+};
+
+struct xlate_ctx {
+    const xlate_model *m;
+    pool *pool;
+    encoder_scratch enc;
+    decoder_state dec;
+    search_scratch search;
+    float *enc_out;    /* [N, d] */
+    size_t cap_enc_out;
+};
+
+xlate_model_params xlate_model_default_params(void)
+{
+    xlate_model_params p = {1, NULL, NULL};
+    return p;
+}
+
+xlate_decode_params xlate_decode_default_params(void)
+{
+    xlate_decode_params p = {1, 1, 1.0f, 0, 0, 0};
+    return p;
+}
+
+static int load_spm(spm_model **out, const char *dir, const char *name, int vocab,
+                    const char *field, char *err, size_t errlen)
+{
+    char *path = path_join(dir, name);
+    int rc;
+    if (!path)
+        return xerr(err, errlen, "out of memory");
+    rc = spm_load(out, path, err, errlen);
+    if (rc == 0 && spm_vocab_size(*out) != vocab) {
+        rc = xerr(err, errlen, "%s: %d pieces, but the config's %s is %d", path,
+                  spm_vocab_size(*out), field, vocab);
+        spm_free(*out);
+        *out = NULL;
+    }
+    free(path);
+    return rc;
+}
+
+int xlate_model_load(xlate_model **out, const char *dir, const xlate_model_params *p, char *err,
+                     size_t errlen)
+{
+    xlate_model_params def = xlate_model_default_params();
+    xlate_model *m = calloc(1, sizeof *m);
+    const model_config *c;
+    *out = NULL;
+    if (!p)
+        p = &def;
+    if (!m)
+        return xerr(err, errlen, "out of memory");
+    if (model_load(&m->w, dir, p->warn, p->warn_user, err, errlen)) {
+        free(m);
+        return -1;
+    }
+    c = &m->w.cfg;
+    if (p->load_tokenizers && c->tokenizer) {
+        if (load_spm(&m->src_spm, dir, c->tokenizer, c->src_vocab, "src_vocab_size", err, errlen))
+            goto fail;
+        if (c->target_tokenizer) {
+            if (load_spm(&m->tgt_spm, dir, c->target_tokenizer, c->tgt_vocab, "tgt_vocab_size",
+                         err, errlen))
+                goto fail;
+        } else if (c->tgt_vocab != c->src_vocab) {
+            xerr(err, errlen, "%s: one tokenizer but src_vocab_size %d != tgt_vocab_size %d: "
+                 "name the target's in \"target_tokenizer\"", dir, c->src_vocab, c->tgt_vocab);
+            goto fail;
+        } else {
+            m->tgt_spm = m->src_spm;
+        }
+    }
+    *out = m;
+    return 0;
+fail:
+    xlate_model_free(m);
+    return -1;
+}
+
+void xlate_model_free(xlate_model *m)
+{
+    if (!m)
+        return;
+    if (m->tgt_spm != m->src_spm)
+        spm_free(m->tgt_spm);
+    spm_free(m->src_spm);
+    model_free(&m->w);
+    free(m);
+}
+
+xlate_model_info xlate_model_get_info(const xlate_model *m)
+{
+    const model_config *c = &m->w.cfg;
+    xlate_model_info i;
+    memset(&i, 0, sizeof i);
+    i.d_model = c->d_model;
+    i.heads = c->heads;
+    i.ffn_dim = c->ffn_dim;
+    i.encoder_layers = c->encoder_layers;
+    i.decoder_layers = c->decoder_layers;
+    i.src_vocab = c->src_vocab;
+    i.tgt_vocab = c->tgt_vocab;
+    i.max_positions = c->max_positions;
+    i.pad_id = c->pad_id;
+    i.unk_id = c->unk_id;
+    i.bos_id = c->bos_id;
+    i.eos_id = c->eos_id;
+    i.n_params = m->w.n_params;
+    i.has_tokenizer = m->src_spm != NULL;
+    i.activation = activation_name(c->activation);
+    i.norm_placement = c->pre_norm ? "pre" : "post";
+    i.positions = positions_name(c->positions);
+    i.shared_embeddings = c->shared_embeddings;
+    i.tied_output = c->tied_output;
+    return i;
+}
+
+int xlate_tokenize(const xlate_model *m, const char *text, size_t len, int **ids, int *n,
+                   char *err, size_t errlen)
+{
+    if (!m->src_spm)
+        return xerr(err, errlen, "the model has no tokenizer (config field \"tokenizer\"): use "
+                    "--input-format ids");
+    return spm_encode(m->src_spm, text, len, ids, n, err, errlen);
+}
+
+int xlate_detokenize(const xlate_model *m, const int *ids, int n, char **text, char *err,
+                     size_t errlen)
+{
+    size_t len;
+    if (!m->tgt_spm)
+        return xerr(err, errlen, "the model has no tokenizer (config field \"tokenizer\"): use "
+                    "--output-format ids");
+    return spm_decode(m->tgt_spm, ids, n, text, &len, err, errlen);
+}
+
+int xlate_decode_params_check(const xlate_model *m, const xlate_decode_params *p, char *err,
+                              size_t errlen)
+{
+    if (p->beam_size < 1 || p->beam_size > 256)
+        return xerr(err, errlen, "--beam-size: expected 1 to 256, got %d", p->beam_size);
+    if (p->n_best < 1 || p->n_best > p->beam_size)
+        return xerr(err, errlen, "--n-best: expected 1 to the beam size (%d), got %d",
+                    p->beam_size, p->n_best);
+    if (!isfinite(p->length_penalty) || p->length_penalty < 0 || p->length_penalty > 10)
+        return xerr(err, errlen, "--length-penalty: expected 0 to 10, got %g",
+                    (double)p->length_penalty);
+    if (p->max_length < 0 || p->max_length > m->w.cfg.max_positions)
+        return xerr(err, errlen, "--max-length: expected 1 to the model's max_positions (%d), "
+                    "got %d", m->w.cfg.max_positions, p->max_length);
+    return 0;
+}
+
+void xlate_results_free(xlate_result *r, int n)
+{
+    if (!r)
+        return;
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < r[i].n_hyps; k++) {
+            free(r[i].hyps[k].ids);
+            free(r[i].hyps[k].token_logprobs);
+        }
+        free(r[i].hyps);
+        r[i].hyps = NULL;
+        r[i].n_hyps = 0;
+    }
+}
+
+xlate_ctx *xlate_ctx_new(const xlate_model *m, int threads, char *err, size_t errlen)
+{
+    xlate_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) {
+        xerr(err, errlen, "out of memory");
+        return NULL;
+    }
+    if (threads <= 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = n > 0 ? (int)n : 1;
+    }
+    ops_init();
+    ctx->m = m;
+    ctx->pool = pool_create(threads);
+    if (!ctx->pool) {
+        xerr(err, errlen, "cannot start %d threads", threads);
+        free(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+void xlate_ctx_free(xlate_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    pool_free(ctx->pool);
+    encoder_scratch_free(&ctx->enc);
+    decoder_state_free(&ctx->dec);
+    search_scratch_free(&ctx->search);
+    free(ctx->enc_out);
+    free(ctx);
+}
+
+int xlate_ctx_threads(const xlate_ctx *ctx) { return pool_threads(ctx->pool); }
+
+/* Copies the sources with eos appended (and checks them) into one block; *ids_out[i] points
+ * into it. */
+static int with_eos(const model_config *c, int n, const int *const *src, const int *src_len,
+                    int **block, int ***rows, int **lens, size_t *total, char *err, size_t errlen)
+{
+    size_t N = 0;
+    *block = NULL;
+    *rows = NULL;
+    *lens = NULL;
+    for (int i = 0; i < n; i++) {
+        if (src_len[i] < 0 || src_len[i] > c->max_positions - 1)
+            return xerr(err, errlen, "sentence %d: %d source tokens, the model takes at most %d "
+                        "(max_positions %d, eos included)", i + 1, src_len[i],
+                        c->max_positions - 1, c->max_positions);
+        for (int k = 0; k < src_len[i]; k++)
+            if (src[i][k] < 0 || src[i][k] >= c->src_vocab)
+                return xerr(err, errlen, "sentence %d, token %d: id %d outside the source "
+                            "vocabulary [0, %d)", i + 1, k + 1, src[i][k], c->src_vocab);
+        N += src_len[i] + 1;
+    }
+    *block = malloc((N ? N : 1) * sizeof **block);
+    *rows = malloc((n ? n : 1) * sizeof **rows);
+    *lens = malloc((n ? n : 1) * sizeof **lens);
+    if (!*block || !*rows || !*lens) {
+        free(*block);
+        free(*rows);
+        free(*lens);
+        return xerr(err, errlen, "out of memory");
+    }
+    N = 0;
+    for (int i = 0; i < n; i++) {
+        (*rows)[i] = *block + N;
+        memcpy(*block + N, src[i], src_len[i] * sizeof(int));
+        (*block)[N + src_len[i]] = c->eos_id;
+        (*lens)[i] = src_len[i] + 1;
+        N += src_len[i] + 1;
+    }
+    *total = N;
+    return 0;
+}
+
+/* Runs the encoder into ctx->enc_out. */
+static int run_encoder(xlate_ctx *ctx, int n, int **rows, const int *lens, size_t N, char *err,
+                       size_t errlen)
+{
+    const model_config *c = &ctx->m->w.cfg;
+    size_t need = N * c->d_model;
+    if (need > ctx->cap_enc_out) {
+        float *p = realloc(ctx->enc_out, need * sizeof *p);
+        if (!p)
+            return xerr(err, errlen, "out of memory (%zu MB for the encoder output)",
+                        need * 4 >> 20);
+        ctx->enc_out = p;
+        ctx->cap_enc_out = need;
+    }
+    return encoder_forward(&ctx->m->w, ctx->pool, &ctx->enc, n, (const int *const *)rows, lens,
+                           ctx->enc_out, err, errlen);
+}
+
+int xlate_encode(xlate_ctx *ctx, int n, const int *const *src, const int *src_len, float *out,
+                 char *err, size_t errlen)
+{
+    int *block, **rows, *lens, rc;
+    size_t N;
+    if (with_eos(&ctx->m->w.cfg, n, src, src_len, &block, &rows, &lens, &N, err, errlen))
+        return -1;
+    rc = run_encoder(ctx, n, rows, lens, N, err, errlen);
+    if (rc == 0)
+        memcpy(out, ctx->enc_out, N * ctx->m->w.cfg.d_model * sizeof(float));
+    free(block);
+    free(rows);
+    free(lens);
+    return rc;
+}
+
+int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src_len,
+                    const xlate_decode_params *p, xlate_result *out, char *err, size_t errlen)
+{
+    const model_weights *w = &ctx->m->w;
+    const model_config *c = &w->cfg;
+    int *block = NULL, **rows = NULL, *lens = NULL, *max_len = NULL, rc = -1;
+    int n_slots, max_rows, cap;
+    size_t N;
+
+    memset(out, 0, (size_t)n * sizeof *out);
+    if (n <= 0)
+        return 0;
+    if (xlate_decode_params_check(ctx->m, p, err, errlen))
+        return -1;
+    if (with_eos(c, n, src, src_len, &block, &rows, &lens, &N, err, errlen))
+        return -1;
+    if (!(max_len = malloc(n * sizeof *max_len))) {
+        xerr(err, errlen, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < n; i++) {
+        int bound = 3 * lens[i] + 10;
+        max_len[i] = p->max_length > 0 ? p->max_length : bound;
+        if (max_len[i] > c->max_positions)
+            max_len[i] = c->max_positions;
+    }
+    search_needs(p, n, max_len, &n_slots, &max_rows, &cap);
+    if (run_encoder(ctx, n, rows, lens, N, err, errlen) ||
+        decoder_begin(w, ctx->pool, &ctx->dec, n_slots, cap, max_rows, n, lens, ctx->enc_out,
+                      err, errlen))
+        goto done;
+    rc = search_run(w, ctx->pool, &ctx->dec, &ctx->search, n, max_len, p, out, err, errlen);
+done:
+    if (rc)
+        xlate_results_free(out, n);
+    free(block);
+    free(rows);
+    free(lens);
+    free(max_len);
+    return rc;
+}
+
+int xlate_forced_logits(xlate_ctx *ctx, int n, const int *const *src, const int *src_len,
+                        const int *const *tgt, const int *tgt_len, float *logits, char *err,
+                        size_t errlen)
+{
+    const model_weights *w = &ctx->m->w;
+    const model_config *c = &w->cfg;
+    int *block = NULL, **rows = NULL, *lens = NULL, *tok = NULL, *slot = NULL, rc = -1, cap = 1;
+    size_t N, *out_off = NULL;
+    float *step = NULL;
+
+    for (int i = 0; i < n; i++) {
+        if (tgt_len[i] > cap)
+            cap = tgt_len[i];
+        for (int k = 0; k < tgt_len[i]; k++)
+            if (tgt[i][k] < 0 || tgt[i][k] >= c->tgt_vocab)
+                return xerr(err, errlen, "target %d, token %d: id %d outside [0, %d)", i + 1,
+                            k + 1, tgt[i][k], c->tgt_vocab);
+    }
+    if (cap > c->max_positions)
+        return xerr(err, errlen, "target longer than max_positions %d", c->max_positions);
+    if (with_eos(c, n, src, src_len, &block, &rows, &lens, &N, err, errlen))
+        return -1;
+    tok = malloc(n * sizeof *tok);
+    slot = malloc(n * sizeof *slot);
+    out_off = malloc(n * sizeof *out_off);
+    step = malloc((size_t)n * c->tgt_vocab * sizeof *step);
+    if (!tok || !slot || !out_off || !step) {
+        xerr(err, errlen, "out of memory");
+        goto done;
+    }
+    for (int i = 0, o = 0; i < n; i++) {
+        out_off[i] = o;
+        o += tgt_len[i];
+    }
+    if (run_encoder(ctx, n, rows, lens, N, err, errlen) ||
+        decoder_begin(w, ctx->pool, &ctx->dec, n, cap, n, n, lens, ctx->enc_out, err, errlen))
+        goto done;
+    for (int pos = 0; pos < cap; pos++) {
+        int r = 0;
+        for (int i = 0; i < n; i++)
+            if (pos < tgt_len[i]) {
+                tok[r] = tgt[i][pos];
+                slot[r++] = i;
+            }
+        decoder_step(w, ctx->pool, &ctx->dec, r, tok, slot, slot, pos, step);
+        for (int k = 0; k < r; k++)
+            memcpy(logits + (out_off[slot[k]] + pos) * c->tgt_vocab, step + (size_t)k * c->tgt_vocab,
+                   c->tgt_vocab * sizeof(float));
+    }
+    rc = 0;
+done:
+    free(block);
+    free(rows);
+    free(lens);
+    free(tok);
+    free(slot);
+    free(out_off);
+    free(step);
+    return rc;
+}
