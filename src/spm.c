@@ -104,8 +104,7 @@ static inline int utf8_valid(const unsigned char *s, size_t n, size_t *mblen)
 /* ------------------------------------------------------------------------------------------ */
 /* Piece lookup: a double-array trie. Node 0 is the root; the child of node s by byte c is
  * t = base[s] + c when check[t] == s. One step reads two neighbouring words and allocates
- * nothing. It is built at load from a hash trie (edges in one open-addressing table keyed by
- * (node, byte)), which is simple to fill and is freed once the double array is laid out. */
+ * nothing. It is built at load from the sorted pieces. */
 
 typedef struct {
     uint32_t base;   /* children of this node are at base + byte */
@@ -147,73 +146,6 @@ static int trie_find(const trie *t, const unsigned char *s, size_t n)
             return -1;
     }
     return t->u[node].value;
-}
-
-typedef struct {
-    uint64_t *key;    /* [cap] ((node << 8) | byte) + 1; 0 = empty slot */
-    uint32_t *child;  /* [cap] */
-    int32_t *value;   /* [nodes_max + 1] piece id, -1 when no key ends here */
-    uint64_t mask;    /* cap - 1 */
-    int shift;        /* 64 - log2(cap) */
-    uint32_t nnodes;
-} htrie;
-
-static void htrie_free(htrie *t)
-{
-    free(t->key);
-    free(t->child);
-    free(t->value);
-}
-
-static inline uint64_t htrie_hash(const htrie *t, uint64_t k)
-{
-    return (k * 0x9E3779B97F4A7C15ull) >> t->shift;
-}
-
-static int htrie_alloc(htrie *t, size_t nodes_max)
-{
-    size_t cap = 16;
-    int bits = 4;
-    if (nodes_max >= UINT32_MAX / 4)
-        return -1;
-    while (cap < 2 * nodes_max + 2) {
-        cap *= 2;
-        bits++;
-    }
-    t->key = calloc(cap, sizeof *t->key);
-    t->child = malloc(cap * sizeof *t->child);
-    t->value = malloc((nodes_max + 1) * sizeof *t->value);
-    if (!t->key || !t->child || !t->value)
-        return -1;
-    t->mask = cap - 1;
-    t->shift = 64 - bits;
-    t->nnodes = 1;
-    t->value[0] = -1;
-    return 0;
-}
-
-/* Inserts key -> value (the first insertion of a key wins). The table was sized for the total
- * key length, so it never fills. */
-static void htrie_insert(htrie *t, const unsigned char *s, size_t n, int32_t value)
-{
-    uint32_t node = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t k = (((uint64_t)node << 8) | s[i]) + 1;
-        uint64_t h = htrie_hash(t, k);
-        while (t->key[h] && t->key[h] != k)
-            h = (h + 1) & t->mask;
-        if (t->key[h] == k) {
-            node = t->child[h];
-        } else {
-            uint32_t nn = t->nnodes++;
-            t->key[h] = k;
-            t->child[h] = nn;
-            t->value[nn] = -1;
-            node = nn;
-        }
-    }
-    if (t->value[node] < 0)
-        t->value[node] = value;
 }
 
 #define DA_NONE UINT32_MAX
@@ -278,104 +210,35 @@ static void da_take(da_builder *d, uint32_t s)
         d->tail = p;
 }
 
-/* Lays the hash trie out as a double array, breadth first, each node's children at the first
- * base where all their slots are free. */
-static int da_build(trie *out, const htrie *h)
-{
-    uint32_t nn = h->nnodes;
-    uint32_t *cstart = NULL, *pos = NULL, *queue = NULL;
-    uint64_t *edges = NULL; /* (label << 32) | child, grouped by parent, sorted by label */
-    da_builder d = {NULL, 0, 0, NULL, NULL, DA_NONE, DA_NONE};
-    int rc = -1;
+/* Finds a base for children with the given labels (ascending): the first free slot for the
+ * first label such that every other label's slot is free too. Only the last DA_WINDOW slots are
+ * searched; free slots before them are dropped from the list for good, which keeps the search
+ * short on large vocabularies at the cost of a few unused slots. */
+#define DA_WINDOW 4096u
 
-    cstart = calloc((size_t)nn + 1, sizeof *cstart);
-    pos = malloc((size_t)nn * sizeof *pos);
-    queue = malloc((size_t)nn * sizeof *queue);
-    edges = malloc((size_t)nn * sizeof *edges);
-    if (!cstart || !pos || !queue || !edges)
-        goto done;
-    for (uint64_t i = 0; i <= h->mask; i++)
-        if (h->key[i])
-            cstart[((h->key[i] - 1) >> 8) + 1]++;
-    for (uint32_t i = 0; i < nn; i++)
-        cstart[i + 1] += cstart[i];
-    memcpy(pos, cstart, (size_t)nn * sizeof *pos); /* pos is a fill cursor here */
-    for (uint64_t i = 0; i <= h->mask; i++) {
-        if (!h->key[i])
-            continue;
-        uint64_t k = h->key[i] - 1;
-        edges[pos[k >> 8]++] = ((k & 0xFF) << 32) | h->child[i];
-    }
-    for (uint32_t v = 0; v < nn; v++)
-        for (uint32_t i = cstart[v] + 1; i < cstart[v + 1]; i++) {
-            uint64_t e = edges[i];
-            uint32_t j = i;
-            while (j > cstart[v] && edges[j - 1] > e) {
-                edges[j] = edges[j - 1];
-                j--;
-            }
-            edges[j] = e;
+static int da_place(da_builder *d, const unsigned char *labels, int nl, uint32_t *base)
+{
+    while (d->head != DA_NONE && d->size > DA_WINDOW && d->head < d->size - DA_WINDOW)
+        da_take(d, d->head);
+    for (uint32_t s = d->head;; s = d->nf[s]) {
+        if (s == DA_NONE) {
+            s = d->size;
+            if (da_grow(d, (uint64_t)d->size + 256))
+                return -1;
         }
-    if (da_grow(&d, 257))
-        goto done;
-    da_take(&d, 0);
-    d.u[0].check = 0; /* the root; children sit at base + c >= 1, so it is nobody's child */
-    d.u[0].value = h->value[0];
-    pos[0] = 0;
-    uint32_t qh = 0, qt = 0;
-    queue[qt++] = 0;
-    while (qh < qt) {
-        uint32_t v = queue[qh++], e0 = cstart[v], e1 = cstart[v + 1], base = 0;
-        if (e0 == e1)
+        if (s <= labels[0])
             continue;
-        uint32_t c0 = (uint32_t)(edges[e0] >> 32);
-        for (uint32_t s = d.head;; s = d.nf[s]) {
-            if (s == DA_NONE) {
-                s = d.size;
-                if (da_grow(&d, (uint64_t)d.size + 256))
-                    goto done;
-            }
-            if (s <= c0)
-                continue;
-            uint32_t b = s - c0;
-            if (da_grow(&d, (uint64_t)b + 256))
-                goto done;
-            uint32_t e = e0 + 1;
-            while (e < e1 && d.u[b + (uint32_t)(edges[e] >> 32)].check == DA_FREE)
-                e++;
-            if (e == e1) {
-                base = b;
-                break;
-            }
-        }
-        d.u[pos[v]].base = base;
-        for (uint32_t e = e0; e < e1; e++) {
-            uint32_t x = base + (uint32_t)(edges[e] >> 32), child = (uint32_t)edges[e];
-            da_take(&d, x);
-            d.u[x].check = pos[v];
-            d.u[x].base = 0;
-            d.u[x].value = h->value[child];
-            pos[child] = x;
-            queue[qt++] = child;
+        uint32_t b = s - labels[0];
+        if (da_grow(d, (uint64_t)b + 256))
+            return -1;
+        int k = 1;
+        while (k < nl && d->u[b + labels[k]].check == DA_FREE)
+            k++;
+        if (k == nl) {
+            *base = b;
+            return 0;
         }
     }
-    while (d.size > 1 && d.u[d.size - 1].check == DA_FREE)
-        d.size--;
-    out->u = realloc(d.u, (size_t)d.size * sizeof *d.u);
-    if (!out->u)
-        out->u = d.u;
-    out->size = d.size;
-    d.u = NULL;
-    rc = 0;
-done:
-    free(d.u);
-    free(d.nf);
-    free(d.pf);
-    free(cstart);
-    free(pos);
-    free(queue);
-    free(edges);
-    return rc;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -792,21 +655,109 @@ static const char *piece_for_msg(const char *s, size_t n, char *buf, size_t cap)
     return buf;
 }
 
+typedef struct {
+    const unsigned char *s;
+    uint32_t len;
+    int id;
+} da_key;
+
+static int cmp_keys(const void *a, const void *b)
+{
+    const da_key *x = a, *y = b;
+    int c = memcmp(x->s, y->s, x->len < y->len ? x->len : y->len);
+    if (c)
+        return c;
+    if (x->len != y->len)
+        return x->len < y->len ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id); /* equal keys: the first piece first, it is kept */
+}
+
+typedef struct {
+    uint32_t lo, hi;  /* keys [lo, hi) share the first `depth` bytes */
+    uint32_t depth;
+    uint32_t pos;     /* the node's slot */
+} da_task;
+
+/* Builds the double array of the pieces whose type `want` accepts, straight from the sorted
+ * keys (depth first). A key seen twice keeps the first piece's id. */
 static int build_trie(trie *t, const spm_model *m, int (*want)(int type))
 {
-    htrie h = {0};
-    size_t total = 0;
+    da_key *keys = NULL;
+    uint32_t n = 0;
     int rc = -1;
+    da_task *stack = NULL;
+    size_t sp = 0, scap = 0;
+    da_builder d = {NULL, 0, 0, NULL, NULL, DA_NONE, DA_NONE};
+
+    keys = malloc(((size_t)m->n + 1) * sizeof *keys);
+    if (!keys)
+        goto done;
     for (int i = 0; i < m->n; i++)
         if (want(m->ptype[i]))
-            total += m->len[i];
-    if (htrie_alloc(&h, total) == 0) {
-        for (int i = 0; i < m->n; i++)
-            if (want(m->ptype[i]))
-                htrie_insert(&h, (const unsigned char *)m->strs + m->off[i], m->len[i], i);
-        rc = da_build(t, &h);
+            keys[n++] = (da_key){(const unsigned char *)m->strs + m->off[i], m->len[i], i};
+    qsort(keys, n, sizeof *keys, cmp_keys);
+    if (da_grow(&d, 257))
+        goto done;
+    da_take(&d, 0);
+    d.u[0].check = 0; /* the root; children sit at base + c >= 1, so it is nobody's child */
+    scap = 64;
+    stack = malloc(scap * sizeof *stack);
+    if (!stack)
+        goto done;
+    stack[sp++] = (da_task){0, n, 0, 0};
+    while (sp) {
+        da_task tk = stack[--sp];
+        unsigned char labels[256];
+        uint32_t starts[257];
+        int nl = 0;
+        uint32_t i = tk.lo, base;
+        if (i < tk.hi && keys[i].len == tk.depth) { /* a key ends here */
+            d.u[tk.pos].value = keys[i].id;
+            while (i < tk.hi && keys[i].len == tk.depth)
+                i++;
+        }
+        while (i < tk.hi) {
+            unsigned char c = keys[i].s[tk.depth];
+            labels[nl] = c;
+            starts[nl++] = i;
+            while (i < tk.hi && keys[i].s[tk.depth] == c)
+                i++;
+        }
+        starts[nl] = tk.hi;
+        if (nl == 0)
+            continue;
+        if (da_place(&d, labels, nl, &base))
+            goto done;
+        d.u[tk.pos].base = base;
+        if (sp + (size_t)nl > scap) {
+            size_t nc = scap * 2 + (size_t)nl;
+            da_task *ns = realloc(stack, nc * sizeof *ns);
+            if (!ns)
+                goto done;
+            stack = ns;
+            scap = nc;
+        }
+        for (int k = nl - 1; k >= 0; k--) { /* pushed in reverse: smaller labels first */
+            uint32_t x = base + labels[k];
+            da_take(&d, x);
+            d.u[x].check = tk.pos;
+            stack[sp++] = (da_task){starts[k], starts[k + 1], tk.depth + 1, x};
+        }
     }
-    htrie_free(&h);
+    while (d.size > 1 && d.u[d.size - 1].check == DA_FREE)
+        d.size--;
+    t->u = realloc(d.u, (size_t)d.size * sizeof *d.u);
+    if (!t->u)
+        t->u = d.u;
+    t->size = d.size;
+    d.u = NULL;
+    rc = 0;
+done:
+    free(d.u);
+    free(d.nf);
+    free(d.pf);
+    free(keys);
+    free(stack);
     return rc;
 }
 
