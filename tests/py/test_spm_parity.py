@@ -5,10 +5,12 @@ The oracle is the library itself: python3-sentencepiece for text lines, the C++ 
 spm_decode programs for raw bytes (invalid UTF-8, NUL bytes), which the Python API cannot take.
 Models: the shared multi30k model, models trained here with spm_train (BPE + byte fallback,
 unigram nfkc_cf + split_digits, char, word, user-defined symbols without extra-whitespace removal
-or dummy prefix, whitespace as suffix, identity normalization + byte fallback, control symbols)
+or dummy prefix, whitespace as suffix, identity normalization + byte fallback, control symbols,
+custom normalization + denormalization rules)
 and variants of them edited at the protobuf level (escape_whitespaces off, UNUSED pieces, a
 custom unk_surface) to reach code paths that spm_train does not produce.
 
+Also the command line as a drop-in (CRLF, last line without newline, long lines, exit statuses).
 Environment: XLATE (the binary; default ./xlate). Run with Debian's /usr/bin/python3.
 """
 import os
@@ -288,6 +290,70 @@ def train(tmp, name, args, inp):
     return prefix + ".model"
 
 
+def check_cli(model, tmp):
+    """The command line as a drop-in for spm_encode / spm_decode."""
+    def same_as_spm(what, data):
+        p = os.path.join(tmp, "cli.txt")
+        with open(p, "wb") as fh:
+            fh.write(data)
+        rc, want, err = run(["spm_encode", "--model", model, "--output_format=id", "--input", p])
+        rc2, got, err2 = run([XLATE, "encode", "--spm", model, "-i", p])
+        rc3, got_stdin, _ = run([XLATE, "encode", "--spm", model], stdin=data)
+        if rc == 0 and rc2 == 0 and rc3 == 0 and got == want and got_stdin == want:
+            ok("cli encode: %s, as spm_encode (%d lines)" % (what, len(lines_of(want))))
+        else:
+            notok("cli encode: %s" % what, "rc %d/%d/%d got %r expected %r %s"
+                  % (rc, rc2, rc3, got[:200], want[:200], err2[:200]))
+
+    same_as_spm("CRLF lines", b"A man\r\nA dog runs\r\n\r\nend\r\n")
+    same_as_spm("last line without newline", b"first\nA man without newline")
+    same_as_spm("empty lines", b"\n\nA man\n\n")
+    same_as_spm("empty input", b"")
+    big = " ".join("word%d Donaudampfschiff" % i for i in range(60000)).encode()
+    same_as_spm("a line of %d bytes" % len(big), b"short\n" + big + b"\nshort\n")
+
+    rc, out, err = run([XLATE, "decode", "--spm", model], stdin=b"5 6\n7 x9 8\n")
+    if rc == 3 and b":2:" in err and b"x9" in err:
+        ok("cli decode: a token that is not an id: exit 3, message names line 2 and the token")
+    else:
+        notok("cli decode: bad token", "rc %d stderr %r" % (rc, err))
+    rc, out, err = run([XLATE, "decode", "--spm", model], stdin=b"5 6\n\n7 999999\n")
+    if rc == 3 and b":3:" in err and b"999999" in err:
+        ok("cli decode: an out-of-range id: exit 3, message names line 3 and the id")
+    else:
+        notok("cli decode: out-of-range id", "rc %d stderr %r" % (rc, err))
+    rc, out, err = run([XLATE, "decode", "--spm", model], stdin=b"\n9 10\n\n")
+    rc2, want, _ = run(["spm_decode", "--model", model, "--input_format=id"], stdin=b"\n9 10\n\n")
+    if rc == 0 and out == want:
+        ok("cli decode: empty lines give empty lines, as spm_decode")
+    else:
+        notok("cli decode: empty lines", "rc %d got %r expected %r" % (rc, out, want))
+    if os.path.exists("/dev/full"):
+        with open("/dev/full", "wb") as full:
+            p = subprocess.run([XLATE, "encode", "--spm", model], input=b"A man\n" * 10000,
+                               stdout=full, stderr=subprocess.PIPE)
+        if p.returncode == 4 and p.stderr:
+            ok("cli encode: writing to /dev/full: exit 4 with a message")
+        else:
+            notok("cli encode: /dev/full", "rc %d stderr %r" % (p.returncode, p.stderr))
+    rc, out, err = run([XLATE, "encode", "--spm", os.path.join(tmp, "missing.model")], stdin=b"")
+    if rc == 2 and b"missing.model" in err:
+        ok("cli encode: an unreadable model: exit 2 naming it")
+    else:
+        notok("cli encode: unreadable model", "rc %d stderr %r" % (rc, err))
+    rc, out, err = run([XLATE, "encode"], stdin=b"")
+    rc2, out2, err2 = run([XLATE, "encode", "--spm", model, "--bogus"], stdin=b"")
+    if rc == 1 and rc2 == 1 and b"usage" in err and b"usage" in err2:
+        ok("cli encode: missing --spm or an unknown option: exit 1 with usage")
+    else:
+        notok("cli encode: usage errors", "rc %d %d" % (rc, rc2))
+    rc, out, err = run([XLATE, "decode", "--help"])
+    if rc == 0 and b"usage: xlate decode" in out:
+        ok("cli decode: --help prints usage, exit 0")
+    else:
+        notok("cli decode: --help", "rc %d out %r" % (rc, out[:200]))
+
+
 def main():
     if not os.access(XLATE, os.X_OK):
         notok("xlate binary", "%s is not executable (set XLATE)" % XLATE)
@@ -298,6 +364,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="xlate-spm-")
     try:
         check_model("multi30k spm", SHARED_MODEL, tmp, DATA, ties=True)
+        check_cli(SHARED_MODEL, tmp)
         joint = os.path.join(tmp, "joint.txt")
         with open(joint, "wb") as fh:
             for f in DATA[:2]:
@@ -326,6 +393,17 @@ def main():
              ["--model_type=unigram", "--vocab_size=1200", "--normalization_rule_name=nfkc",
               "--control_symbols=<sep>,<cls>", "--pad_id=3", "--unk_id=4", "--bos_id=-1"]),
         ]
+        # custom rules: the trainer compiles them into a charsmap, and a denormalizer for decode
+        rules = os.path.join(tmp, "norm.tsv")
+        with open(rules, "w") as fh:
+            fh.write("41\t61\nDF\t73 73\nC4\t41 65\n4D 61 6E 6E\t4D 41 4E 4E\n3000\t20\n")
+        derules = os.path.join(tmp, "denorm.tsv")
+        with open(derules, "w") as fh:
+            fh.write("73 73\tDF\n41 4E 4E\t61 6E 6E\n")
+        trained.append(("unigram custom normalization + denormalization rules (tsv)", "uni_tsv",
+                        ["--model_type=unigram", "--vocab_size=1000",
+                         "--normalization_rule_tsv=" + rules,
+                         "--denormalization_rule_tsv=" + derules]))
         models = {}
         for label, name, args in trained:
             try:
