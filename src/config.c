@@ -203,6 +203,13 @@ int config_parse(model_config *c, const char *json, size_t len, const char *name
              json_type_name(root));
         goto done;
     }
+    cJSON_ArrayForEach(item, root) {
+        for (const cJSON *prev = root->child; prev != item; prev = prev->next)
+            if (strcmp(prev->string, item->string) == 0) {
+                xerr(err, errlen, "%s: field \"%.64s\" appears twice", name, item->string);
+                goto done;
+            }
+    }
     item = cJSON_GetObjectItemCaseSensitive(root, "model_type");
     if (!item) {
         xerr(err, errlen, "%s: missing field \"model_type\" (expected \"transformer\")", name);
