@@ -1,0 +1,22 @@
+#!/bin/sh
+# setup.sh — installs the Debian packages xlate needs, then builds it.
+#   sh tools/setup.sh          what building and translating need
+#   sh tools/setup.sh --test   also what the tests need (PyTorch and sentencepiece as oracles)
+set -e
+cd "$(dirname "$0")/.."
+pkgs="build-essential pkg-config libopenblas-dev libcjson-dev"
+if [ "${1:-}" = "--test" ]; then
+  pkgs="$pkgs python3 python3-torch python3-numpy python3-sentencepiece sentencepiece parallel valgrind clang"
+fi
+missing=""
+for p in $pkgs; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  echo "setup: installing$missing" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+make -s
