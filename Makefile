@@ -57,7 +57,7 @@ test: tests
 
 parity: tests
 	$(PYTHON) tools/reference.py --out tests/fixtures/parity
-	XLATE=$(BUILD)/xlate TEST_BUILD=$(BUILD)/tests PYTHON=$(PYTHON) sh tests/run.sh parity
+	XLATE=$(BUILD)/xlate TEST_BUILD=$(BUILD)/tests PYTHON=$(PYTHON) sh tests/run.sh test_parity ids_pipe
 
 sanitize:
 	$(MAKE) BUILD=build-san OPT=-O1 \

@@ -4,11 +4,11 @@
 # check: "ok - what" or "not ok - what: why". A test that exits non-zero without a failing
 # check line, or prints no line at all, counts as one failure.
 #   sh tests/run.sh            every test but the live PyTorch parity run
-#   sh tests/run.sh parity     only the tests whose name contains "parity"
+#   sh tests/run.sh A B ...    only the tests whose name contains A or B ...
 # Environment: XLATE (the binary), TEST_BUILD (the C tests), PYTHON (Debian's python3).
 XLATE=${XLATE:-./xlate}; TEST_BUILD=${TEST_BUILD:-build/tests}; PYTHON=${PYTHON:-/usr/bin/python3}
 export XLATE TEST_BUILD PYTHON
-filter=${1:-}
+filter="$*"
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
 log=$(mktemp -d); trap 'rm -rf "$log"' EXIT
@@ -17,7 +17,11 @@ for t in "$TEST_BUILD"/test_* tests/cli/*.sh tests/py/test_*.py; do
   [ -e "$t" ] || continue
   case "$t" in *.d|*.o|*/lib.sh) continue ;; esac
   name=$(basename "$t")
-  case "$filter" in "") ;; *) case "$name" in *"$filter"*) ;; *) continue ;; esac ;; esac
+  if [ -n "$filter" ]; then
+    keep=0
+    for f in $filter; do case "$name" in *"$f"*) keep=1 ;; esac; done
+    [ $keep -eq 1 ] || continue
+  fi
   start=$(date +%s)
   case "$t" in
     *.sh) sh "$t" >"$log/out" 2>"$log/err" ;;
