@@ -1369,9 +1369,9 @@ static void bpe_maybe_add(const spm_model *m, bpe_state *st, int left, int right
     bpair p = {m->score[id], left, right, size, node};
     heap_push(st, p);
     if (m->ptype[id] == PT_UNUSED) {
-        brev r = {id, st->sym[left].start, st->sym[left].len, st->sym[right].start,
-                  st->sym[right].len};
-        st->rev[st->nrev++] = r;
+        brev rv = {id, st->sym[left].start, st->sym[left].len, st->sym[right].start,
+                   st->sym[right].len};
+        st->rev[st->nrev++] = rv;
     }
 }
 
