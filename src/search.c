@@ -21,8 +21,8 @@ void search_needs(const xlate_decode_params *p, int n, const int *max_len, int *
     for (int i = 0; i < n; i++)
         if (max_len[i] > mx)
             mx = max_len[i];
-    /* beam search keeps two sets of slots and copies the survivors across at each step */
-    *n_slots = k > 1 ? 2 * n * k : n;
+    /* beam search: a slot per live hypothesis; they are handed on, copied only on branching */
+    *n_slots = n * k;
     *max_rows = n * k;
     *cap = mx;
 }
