@@ -1,6 +1,7 @@
 /* ops.c — gemm (the one door to OpenBLAS), attention products, LayerNorm, softmax,
  * activations. */
 #include "ops.h"
+#include "simd.h"
 #include <cblas.h>
 #include <math.h>
 #include <string.h>
@@ -91,18 +92,9 @@ void gemm_groups(pool *p, float *y, const float *x, const linear *l, int n_group
 
 void layernorm(float *out, const float *x, const float *g, const float *b, int n, float eps)
 {
-    float mean = 0, var = 0, inv;
-    for (int i = 0; i < n; i++)
-        mean += x[i];
-    mean /= n;
-    for (int i = 0; i < n; i++) {
-        float d = x[i] - mean;
-        var += d * d;
-    }
-    var /= n;
-    inv = 1.0f / sqrtf(var + eps);
-    for (int i = 0; i < n; i++)
-        out[i] = (x[i] - mean) * inv * g[i] + b[i];
+    float mean = simd_sum(x, n) / n;
+    float var = simd_sqdev(x, n, mean) / n;
+    simd_norm(out, x, g, b, n, mean, 1.0f / sqrtf(var + eps));
 }
 
 void layernorm_rows(float *out, const float *x, const norm *nm, int M, int n, float eps)
@@ -113,25 +105,16 @@ void layernorm_rows(float *out, const float *x, const norm *nm, int M, int n, fl
 
 void softmax(float *x, int n)
 {
-    float mx = x[0], sum = 0, inv;
-    for (int i = 1; i < n; i++)
-        if (x[i] > mx)
-            mx = x[i];
-    for (int i = 0; i < n; i++) {
-        x[i] = expf(x[i] - mx);
-        sum += x[i];
-    }
-    inv = 1.0f / sum;
-    for (int i = 0; i < n; i++)
-        x[i] *= inv;
+    float mx = simd_max(x, n);
+    float sum = simd_exp_sum(x, x, n, mx);
+    simd_scale(x, n, 1.0f / sum);
 }
 
 void activate(float *x, size_t n, activation_kind a)
 {
     switch (a) {
     case ACT_RELU:
-        for (size_t i = 0; i < n; i++)
-            x[i] = x[i] > 0 ? x[i] : 0;
+        simd_relu(x, (long)n);
         break;
     case ACT_GELU:
         for (size_t i = 0; i < n; i++)
@@ -148,20 +131,13 @@ void activate(float *x, size_t n, activation_kind a)
 
 int argmax(const float *x, int n)
 {
-    int best = 0;
-    for (int i = 1; i < n; i++)
-        if (x[i] > x[best])
-            best = i;
-    return best;
+    return simd_find(x, n, simd_max(x, n));
 }
 
 float logsumexp(const float *x, int n)
 {
-    float mx = x[argmax(x, n)];
-    double sum = 0;
-    for (int i = 0; i < n; i++)
-        sum += expf(x[i] - mx);
-    return mx + (float)log(sum);
+    float mx = simd_max(x, n);
+    return mx + logf(simd_exp_sum(NULL, x, n, mx));
 }
 
 void attend(float *out, const float *q, const float *K, int ldk, const float *V, int ldv, int T,

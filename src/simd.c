@@ -1,0 +1,280 @@
+/* simd.c — AVX2+FMA versions of the small vector loops, chosen at run time, with plain C
+ * fallbacks. exp is a degree-7 polynomial after range reduction (relative error < 1e-6 on the
+ * range softmax uses). */
+#include "simd.h"
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_X86 1
+#define AVX2 __attribute__((target("avx2,fma")))
+
+static int has_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+
+AVX2 static float hmax8(__m256 v)
+{
+    __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    m = _mm_max_ss(m, _mm_shuffle_ps(m, m, 1));
+    return _mm_cvtss_f32(m);
+}
+
+AVX2 static float hsum8(__m256 v)
+{
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
+    return _mm_cvtss_f32(s);
+}
+
+/* exp(x) for 8 lanes, x clamped to [-87.3, 88.7]. */
+AVX2 static __m256 exp8(__m256 x)
+{
+    const __m256 lo = _mm256_set1_ps(-87.33654f), hi = _mm256_set1_ps(88.72283f);
+    __m256 n, r, p;
+    __m256i e;
+    x = _mm256_min_ps(_mm256_max_ps(x, lo), hi);
+    n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693145751953125f), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(1.428606765330187045e-06f), r);
+    p = _mm256_set1_ps(1.98393347766250e-4f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.38925306964666e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.33336077630520e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.16666232049465e-2f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.66666671633720e-1f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    /* n in [-126, 128]: 2^n as two factors so that n = 128 does not overflow the exponent */
+    e = _mm256_cvtps_epi32(n);
+    {
+        __m256i e1 = _mm256_srai_epi32(e, 1), e2 = _mm256_sub_epi32(e, e1);
+        __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(e1, _mm256_set1_epi32(127)), 23));
+        __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(e2, _mm256_set1_epi32(127)), 23));
+        return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
+    }
+}
+
+AVX2 static float max_avx2(const float *x, int n)
+{
+    __m256 m = _mm256_set1_ps(x[0]);
+    int i = 0;
+    float r;
+    for (; i + 8 <= n; i += 8)
+        m = _mm256_max_ps(m, _mm256_loadu_ps(x + i));
+    r = hmax8(m);
+    for (; i < n; i++)
+        r = x[i] > r ? x[i] : r;
+    return r;
+}
+
+AVX2 static int find_avx2(const float *x, int n, float v)
+{
+    __m256 t = _mm256_set1_ps(v);
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        int mask = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(x + i), t, _CMP_EQ_OQ));
+        if (mask)
+            return i + __builtin_ctz(mask);
+    }
+    for (; i < n; i++)
+        if (x[i] == v)
+            return i;
+    return n;
+}
+
+AVX2 static float exp_sum_avx2(float *out, const float *x, int n, float shift)
+{
+    __m256 s = _mm256_setzero_ps(), sh = _mm256_set1_ps(shift);
+    int i = 0;
+    float r;
+    for (; i + 8 <= n; i += 8) {
+        __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i), sh));
+        if (out)
+            _mm256_storeu_ps(out + i, e);
+        s = _mm256_add_ps(s, e);
+    }
+    r = hsum8(s);
+    if (i < n) {
+        float tail[8] = {0};
+        __m256 e;
+        memcpy(tail, x + i, (n - i) * sizeof(float));
+        e = exp8(_mm256_sub_ps(_mm256_loadu_ps(tail), sh));
+        _mm256_storeu_ps(tail, e);
+        for (int k = 0; k < n - i; k++) {
+            if (out)
+                out[i + k] = tail[k];
+            r += tail[k];
+        }
+    }
+    return r;
+}
+
+AVX2 static void scale_avx2(float *x, int n, float a)
+{
+    __m256 va = _mm256_set1_ps(a);
+    int i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(x + i, _mm256_mul_ps(_mm256_loadu_ps(x + i), va));
+    for (; i < n; i++)
+        x[i] *= a;
+}
+
+AVX2 static float sum_avx2(const float *x, int n)
+{
+    __m256 s = _mm256_setzero_ps();
+    int i = 0;
+    float r;
+    for (; i + 8 <= n; i += 8)
+        s = _mm256_add_ps(s, _mm256_loadu_ps(x + i));
+    r = hsum8(s);
+    for (; i < n; i++)
+        r += x[i];
+    return r;
+}
+
+AVX2 static float sqdev_avx2(const float *x, int n, float mean)
+{
+    __m256 s = _mm256_setzero_ps(), m = _mm256_set1_ps(mean);
+    int i = 0;
+    float r;
+    for (; i + 8 <= n; i += 8) {
+        __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i), m);
+        s = _mm256_fmadd_ps(d, d, s);
+    }
+    r = hsum8(s);
+    for (; i < n; i++)
+        r += (x[i] - mean) * (x[i] - mean);
+    return r;
+}
+
+AVX2 static void norm_avx2(float *out, const float *x, const float *g, const float *b, int n,
+                           float mean, float inv)
+{
+    __m256 m = _mm256_set1_ps(mean), iv = _mm256_set1_ps(inv);
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 y = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), m), iv);
+        _mm256_storeu_ps(out + i, _mm256_fmadd_ps(y, _mm256_loadu_ps(g + i), _mm256_loadu_ps(b + i)));
+    }
+    for (; i < n; i++)
+        out[i] = (x[i] - mean) * inv * g[i] + b[i];
+}
+
+AVX2 static void relu_avx2(float *x, long n)
+{
+    __m256 z = _mm256_setzero_ps();
+    long i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(x + i, _mm256_max_ps(_mm256_loadu_ps(x + i), z));
+    for (; i < n; i++)
+        x[i] = x[i] > 0 ? x[i] : 0;
+}
+#else
+#define HAVE_X86 0
+static int has_avx2(void) { return 0; }
+#endif
+
+float simd_max(const float *x, int n)
+{
+    float r = x[0];
+#if HAVE_X86
+    if (has_avx2())
+        return max_avx2(x, n);
+#endif
+    for (int i = 1; i < n; i++)
+        r = x[i] > r ? x[i] : r;
+    return r;
+}
+
+int simd_find(const float *x, int n, float v)
+{
+#if HAVE_X86
+    if (has_avx2())
+        return find_avx2(x, n, v);
+#endif
+    for (int i = 0; i < n; i++)
+        if (x[i] == v)
+            return i;
+    return n;
+}
+
+float simd_exp_sum(float *out, const float *x, int n, float shift)
+{
+    float s = 0;
+#if HAVE_X86
+    if (has_avx2())
+        return exp_sum_avx2(out, x, n, shift);
+#endif
+    for (int i = 0; i < n; i++) {
+        float e = expf(x[i] - shift);
+        if (out)
+            out[i] = e;
+        s += e;
+    }
+    return s;
+}
+
+void simd_scale(float *x, int n, float a)
+{
+#if HAVE_X86
+    if (has_avx2()) {
+        scale_avx2(x, n, a);
+        return;
+    }
+#endif
+    for (int i = 0; i < n; i++)
+        x[i] *= a;
+}
+
+float simd_sum(const float *x, int n)
+{
+    float s = 0;
+#if HAVE_X86
+    if (has_avx2())
+        return sum_avx2(x, n);
+#endif
+    for (int i = 0; i < n; i++)
+        s += x[i];
+    return s;
+}
+
+float simd_sqdev(const float *x, int n, float mean)
+{
+    float s = 0;
+#if HAVE_X86
+    if (has_avx2())
+        return sqdev_avx2(x, n, mean);
+#endif
+    for (int i = 0; i < n; i++)
+        s += (x[i] - mean) * (x[i] - mean);
+    return s;
+}
+
+void simd_norm(float *out, const float *x, const float *g, const float *b, int n, float mean,
+               float inv)
+{
+#if HAVE_X86
+    if (has_avx2()) {
+        norm_avx2(out, x, g, b, n, mean, inv);
+        return;
+    }
+#endif
+    for (int i = 0; i < n; i++)
+        out[i] = (x[i] - mean) * inv * g[i] + b[i];
+}
+
+void simd_relu(float *x, long n)
+{
+#if HAVE_X86
+    if (has_avx2()) {
+        relu_avx2(x, n);
+        return;
+    }
+#endif
+    for (long i = 0; i < n; i++)
+        x[i] = x[i] > 0 ? x[i] : 0;
+}

@@ -1,0 +1,23 @@
+/* simd.h — the vector loops of ops.c, in AVX2+FMA where the CPU has it (checked at run time),
+ * else in plain C. Results agree to float rounding, not bit for bit, across the two paths. */
+#ifndef XLATE_SIMD_H
+#define XLATE_SIMD_H
+
+/* Largest of n > 0 values. */
+float simd_max(const float *x, int n);
+/* First index i with x[i] == v (n if none). */
+int simd_find(const float *x, int n, float v);
+/* Sum of exp(x[i] - shift); also out[i] = exp(x[i] - shift) unless out is NULL (out may be x). */
+float simd_exp_sum(float *out, const float *x, int n, float shift);
+/* x[i] *= a. */
+void simd_scale(float *x, int n, float a);
+/* Sum of x[i], and sum of (x[i] - mean)^2. */
+float simd_sum(const float *x, int n);
+float simd_sqdev(const float *x, int n, float mean);
+/* out[i] = (x[i] - mean) * inv * g[i] + b[i]. */
+void simd_norm(float *out, const float *x, const float *g, const float *b, int n, float mean,
+               float inv);
+/* x[i] = max(x[i], 0). */
+void simd_relu(float *x, long n);
+
+#endif
