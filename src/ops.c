@@ -7,8 +7,19 @@
 #include <string.h>
 
 void openblas_set_num_threads(int n);
+/* OpenBLAS (pthread builds) exports this for its fork handler; weak: other builds lack it. */
+int blas_thread_shutdown_(void) __attribute__((weak));
 
-void ops_init(void) { openblas_set_num_threads(1); }
+/* xlate splits the work over its own pool and calls OpenBLAS single-threaded. OpenBLAS starts
+ * worker threads when it is loaded, and they spin (~2^28 cycles, 0.1 s) before sleeping: on a
+ * 2-core machine that steals a core from the first translation. One thread, and the idle
+ * workers stopped. */
+void ops_init(void)
+{
+    openblas_set_num_threads(1);
+    if (blas_thread_shutdown_)
+        blas_thread_shutdown_();
+}
 
 typedef struct {
     float *y;

@@ -1,36 +1,42 @@
-/* pool.c — worker threads with a bounded spin, then sleep.
+/* pool.c — worker threads that take tasks from a shared counter, spin briefly, then sleep.
  *
- * A job is published by writing fn/arg/ntasks, resetting the task counter and bumping `gen`.
- * Each worker takes tasks from the shared counter until none are left, then acknowledges the
- * generation. The caller returns only when every worker has acknowledged, so the next job can
- * never be mistaken for the current one. */
+ * A job is one 64-bit word: generation (24 bits) | task count (20) | next task (20). Whoever
+ * runs (the caller or a worker) claims a task by a compare-and-swap that bumps `next`, so a
+ * worker that wakes late, or was preempted, never holds the caller up: the tasks nobody has
+ * claimed are done by whoever is running, and the job ends when the count of finished tasks
+ * reaches the task count. fn/arg are written before the word that announces them, and a job
+ * cannot be replaced while one of its tasks is claimed, so a claimed task always sees its own
+ * job's fn/arg.
+ *
+ * Idle workers spin for XLATE_SPIN_US (default 100 us: a decoder step's regions follow each
+ * other within microseconds), then sleep on a futex; an idle xlate uses no CPU. */
 #include "pool.h"
+#include <errno.h>
+#include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
-typedef struct {
-    pool *p;
-    int index;
-    _Atomic unsigned ack; /* last generation this worker finished */
-    pthread_t tid;
-    char pad[64];
-} worker;
+#define TASK_BITS 20
+#define TASK_MASK ((1u << TASK_BITS) - 1)
+#define MAX_TASKS TASK_MASK
 
 struct pool {
-    int n;              /* threads, the caller included */
-    worker *w;          /* [n - 1] */
-    _Atomic unsigned gen;
-    _Atomic int next;   /* next task to take */
-    int ntasks;
+    int n;                      /* threads, the caller included */
+    pthread_t *tid;             /* [n - 1] */
+    _Atomic uint64_t job;       /* gen | ntasks | next */
+    _Atomic uint32_t wake;      /* bumped at every job: the futex idle workers sleep on */
+    _Atomic int sleepers;
+    _Atomic int done;           /* tasks of the current job finished */
+    _Atomic int stop;
     pool_fn fn;
     void *arg;
-    _Atomic int sleepers;
-    _Atomic int stop;
     long spin_ns;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
 };
 
 static inline void cpu_relax(void)
@@ -42,51 +48,75 @@ static inline void cpu_relax(void)
 #endif
 }
 
-static long elapsed_ns(const struct timespec *t0)
+static long now_ns(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
-    return (t.tv_sec - t0->tv_sec) * 1000000000L + (t.tv_nsec - t0->tv_nsec);
+    return t.tv_sec * 1000000000L + t.tv_nsec;
 }
 
-static void take_tasks(pool *p, int thread)
+static void futex_wait(_Atomic uint32_t *addr, uint32_t val)
 {
-    int t;
-    while ((t = atomic_fetch_add(&p->next, 1)) < p->ntasks)
-        p->fn(p->arg, t, thread);
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
 }
 
-static void *worker_main(void *arg)
+static void futex_wake_all(_Atomic uint32_t *addr)
 {
-    worker *w = arg;
-    pool *p = w->p;
-    unsigned seen = 0; /* the generation at creation: a job published before this thread ran is still ours */
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
+}
+
+/* Claims and runs tasks of the current job until none is left. Returns 1 if it ran any. */
+static int run_tasks(pool *p, int thread)
+{
+    int ran = 0;
+    uint64_t w = atomic_load(&p->job);
     for (;;) {
-        unsigned g = atomic_load(&p->gen);
-        if (g == seen) {
-            struct timespec t0;
-            int spins = 0;
-            clock_gettime(CLOCK_MONOTONIC, &t0);
-            while ((g = atomic_load(&p->gen)) == seen && !atomic_load(&p->stop)) {
-                cpu_relax();
-                if (++spins % 64 == 0 && elapsed_ns(&t0) > p->spin_ns)
-                    break;
-            }
-            if (g == seen && !atomic_load(&p->stop)) {
-                pthread_mutex_lock(&p->mu);
+        uint32_t ntasks = (uint32_t)(w >> TASK_BITS) & TASK_MASK, next = (uint32_t)w & TASK_MASK;
+        if (next >= ntasks)
+            return ran;
+        if (atomic_compare_exchange_weak(&p->job, &w, w + 1)) {
+            p->fn(p->arg, (int)next, thread);
+            atomic_fetch_add(&p->done, 1);
+            ran = 1;
+            w = atomic_load(&p->job);
+        }
+    }
+}
+
+static int has_work(pool *p)
+{
+    uint64_t w = atomic_load(&p->job);
+    return ((uint32_t)w & TASK_MASK) < ((uint32_t)(w >> TASK_BITS) & TASK_MASK);
+}
+
+typedef struct {
+    pool *p;
+    int index;
+} worker_arg;
+
+static void *worker_main(void *a)
+{
+    pool *p = ((worker_arg *)a)->p;
+    int index = ((worker_arg *)a)->index;
+    free(a);
+    while (!atomic_load(&p->stop)) {
+        uint32_t seen = atomic_load(&p->wake);
+        long t0;
+        if (run_tasks(p, index))
+            continue;
+        t0 = now_ns();
+        for (int spins = 1; !has_work(p) && !atomic_load(&p->stop); spins++) {
+            cpu_relax();
+            if (spins % 64 == 0 && now_ns() - t0 > p->spin_ns) {
                 atomic_fetch_add(&p->sleepers, 1);
-                while ((g = atomic_load(&p->gen)) == seen && !atomic_load(&p->stop))
-                    pthread_cond_wait(&p->cv, &p->mu);
+                if (!has_work(p) && !atomic_load(&p->stop))
+                    futex_wait(&p->wake, seen);
                 atomic_fetch_sub(&p->sleepers, 1);
-                pthread_mutex_unlock(&p->mu);
+                break;
             }
         }
-        if (atomic_load(&p->stop))
-            return NULL;
-        seen = g;
-        take_tasks(p, w->index);
-        atomic_store(&w->ack, g);
     }
+    return NULL;
 }
 
 pool *pool_create(int nthreads)
@@ -99,21 +129,20 @@ pool *pool_create(int nthreads)
         nthreads = 1;
     p->n = 1;
     p->spin_ns = (spin ? atol(spin) : 100) * 1000L;
-    pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->cv, NULL);
-    if (nthreads > 1) {
-        p->w = calloc(nthreads - 1, sizeof *p->w);
-        if (!p->w) {
-            pool_free(p);
-            return NULL;
-        }
+    if (nthreads > 1 && !(p->tid = calloc(nthreads - 1, sizeof *p->tid))) {
+        free(p);
+        return NULL;
     }
     for (int i = 1; i < nthreads; i++) {
-        worker *w = &p->w[i - 1];
-        w->p = p;
-        w->index = i;
-        if (pthread_create(&w->tid, NULL, worker_main, w) != 0)
+        worker_arg *a = malloc(sizeof *a);
+        if (!a)
+            break;
+        a->p = p;
+        a->index = i;
+        if (pthread_create(&p->tid[i - 1], NULL, worker_main, a) != 0) {
+            free(a);
             break; /* run with the threads we have */
+        }
         p->n++;
     }
     return p;
@@ -123,15 +152,12 @@ void pool_free(pool *p)
 {
     if (!p)
         return;
-    pthread_mutex_lock(&p->mu);
     atomic_store(&p->stop, 1);
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
+    atomic_fetch_add(&p->wake, 1);
+    futex_wake_all(&p->wake);
     for (int i = 1; i < p->n; i++)
-        pthread_join(p->w[i - 1].tid, NULL);
-    pthread_mutex_destroy(&p->mu);
-    pthread_cond_destroy(&p->cv);
-    free(p->w);
+        pthread_join(p->tid[i - 1], NULL);
+    free(p->tid);
     free(p);
 }
 
@@ -139,26 +165,29 @@ int pool_threads(const pool *p) { return p ? p->n : 1; }
 
 void pool_run(pool *p, int ntasks, pool_fn fn, void *arg)
 {
-    unsigned g;
+    uint64_t gen;
+    long t0;
     if (ntasks <= 0)
         return;
-    if (!p || p->n == 1 || ntasks == 1) {
+    if (!p || p->n == 1 || ntasks == 1 || ntasks > (int)MAX_TASKS) {
         for (int t = 0; t < ntasks; t++)
             fn(arg, t, 0);
         return;
     }
     p->fn = fn;
     p->arg = arg;
-    p->ntasks = ntasks;
-    atomic_store(&p->next, 0);
-    g = atomic_fetch_add(&p->gen, 1) + 1;
-    if (atomic_load(&p->sleepers)) {
-        pthread_mutex_lock(&p->mu);
-        pthread_cond_broadcast(&p->cv);
-        pthread_mutex_unlock(&p->mu);
+    atomic_store(&p->done, 0);
+    gen = (atomic_load(&p->job) >> (2 * TASK_BITS)) + 1;
+    atomic_store(&p->job, (gen << (2 * TASK_BITS)) | ((uint64_t)ntasks << TASK_BITS));
+    atomic_fetch_add(&p->wake, 1);
+    if (atomic_load(&p->sleepers))
+        futex_wake_all(&p->wake);
+    run_tasks(p, 0);
+    /* Every task is claimed; wait for the ones still running elsewhere. */
+    t0 = now_ns();
+    for (int spins = 1; atomic_load(&p->done) < ntasks; spins++) {
+        cpu_relax();
+        if (spins % 64 == 0 && now_ns() - t0 > 20000)
+            sched_yield(); /* the thread we wait for may need this core */
     }
-    take_tasks(p, 0);
-    for (int i = 1; i < p->n; i++)
-        while (atomic_load(&p->w[i - 1].ack) != g)
-            cpu_relax();
 }
