@@ -34,9 +34,9 @@ static int ensure(decoder_state *st, int which, float **buf, size_t n, char *err
     return 0;
 }
 
-int decoder_begin(const model_weights *m, pool *p, decoder_state *st, int n_slots, int cap,
-                  int max_rows, int n_src, const int *lens, const float *enc, char *err,
-                  size_t errlen)
+int decoder_begin(const model_weights *m, pool *p, decoder_state *st, const float *pos,
+                  int n_slots, int cap, int max_rows, int n_src, const int *lens, const float *enc,
+                  char *err, size_t errlen)
 {
     const model_config *c = &m->cfg;
     size_t d = c->d_model, L = c->decoder_layers, N = 0, cache;
@@ -75,6 +75,7 @@ int decoder_begin(const model_weights *m, pool *p, decoder_state *st, int n_slot
     st->n_src = n_src;
     st->max_src = max_src;
     st->max_rows = max_rows;
+    st->pos = pos;
     gemm_groups(p, st->mem_kv, enc, &m->cross_kv, n_src, st->src_off, 0);
     return 0;
 }
@@ -128,7 +129,7 @@ void decoder_step(const model_weights *m, pool *p, decoder_state *st, int rows,
                     (size_t)(st->cap > st->max_src ? st->cap : st->max_src)};
 
     for (int r = 0; r < rows; r++) {
-        const float *e = m->tgt_embed + (size_t)tokens[r] * d, *pe = m->tgt_pos + (size_t)pos * d;
+        const float *e = m->tgt_embed + (size_t)tokens[r] * d, *pe = st->pos + (size_t)pos * d;
         float *x = st->x + (size_t)r * d;
         for (int k = 0; k < d; k++)
             x[k] = e[k] * c->embedding_scale + pe[k];

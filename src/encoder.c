@@ -38,7 +38,7 @@ static void attn_task(void *arg, int task, int thread)
                  j->lens[i], dh, 1.0f / sqrtf((float)dh), j->s->scores + j->stride * thread);
 }
 
-int encoder_forward(const model_weights *m, pool *p, encoder_scratch *s, int n,
+int encoder_forward(const model_weights *m, pool *p, encoder_scratch *s, const float *pos, int n,
                     const int *const *ids, const int *lens, float *out, char *err, size_t errlen)
 {
     const model_config *c = &m->cfg;
@@ -70,9 +70,9 @@ int encoder_forward(const model_weights *m, pool *p, encoder_scratch *s, int n,
     }
 
     for (int i = 0; i < n; i++)
-        for (int pos = 0; pos < lens[i]; pos++, t++) {
-            const float *e = m->src_embed + (size_t)ids[i][pos] * d;
-            const float *pe = m->src_pos + (size_t)pos * d;
+        for (int k = 0; k < lens[i]; k++, t++) {
+            const float *e = m->src_embed + (size_t)ids[i][k] * d;
+            const float *pe = pos + (size_t)k * d;
             float *x = s->x + t * d;
             for (int k = 0; k < d; k++)
                 x[k] = e[k] * c->embedding_scale + pe[k];

@@ -1,11 +1,15 @@
-/* model.c — bind named tensors to the model's weights, check them against the config, convert
- * to f32 and pack (q/k/v fused, cross-attention k/v of all layers stacked) into one arena.
+/* model.c — bind named tensors to the model's weights and check them against the config.
+ * F32 tensors are read in place from the mapped file (q/k/v too, when they follow each other);
+ * F16/BF16 ones, and the stacked cross-attention k/v of all layers, are converted to f32 in
+ * one arena.
  *
- * Binding runs twice: a sizing pass that only checks names, shapes and dtypes and counts floats,
- * then a filling pass into an arena of exactly that size. */
+ * Binding runs twice: a sizing pass that only checks names, shapes and dtypes and counts the
+ * arena's floats, then a filling pass into an arena of exactly that size. */
 #include "model.h"
+#include "simd.h"
 #include "util.h"
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,114 +32,190 @@ static float *reserve(binder *b, size_t n)
     return p;
 }
 
-/* Checks tensor `name` has shape [d0] (d1 == 0) or [d0, d1] and a float dtype; copies it as f32
- * to dst (when filling). */
-static int take(binder *b, const char *name, int d0, int d1, float *dst)
+/* The tensor `name`, checked to have shape [d0] (d1 == 0) or [d0, d1] and a float dtype. */
+static const st_tensor *find(binder *b, const char *name, int d0, int d1)
 {
     const st_tensor *t = st_find(b->f, name);
     int64_t want[2] = {d0, d1};
     int ndim = d1 ? 2 : 1;
     char got[128], exp[64];
-    if (!t)
-        return xerr(b->err, b->errlen, "%s: missing tensor \"%s\" (expected %s of F32, F16 or BF16)",
-                    b->f->path, name, st_shape_str(want, ndim, exp, sizeof exp));
-    if (t->ndim != ndim || t->shape[0] != d0 || (ndim == 2 && t->shape[1] != d1))
-        return xerr(b->err, b->errlen, "%s: tensor \"%s\": shape %s, expected %s", b->f->path, name,
-                    st_shape_str(t->shape, t->ndim, got, sizeof got),
-                    st_shape_str(want, ndim, exp, sizeof exp));
-    if (t->dtype != ST_F32 && t->dtype != ST_F16 && t->dtype != ST_BF16)
-        return xerr(b->err, b->errlen, "%s: tensor \"%s\": dtype %s, expected F32, F16 or BF16",
-                    b->f->path, name, st_dtype_name(t->dtype));
-    b->used_tensor[t - b->f->tensors] = 1;
-    if (dst) {
-        st_to_f32(dst, t->data, t->dtype, (size_t)t->numel);
-        for (int64_t i = 0; i < t->numel; i++)
-            if (!isfinite(dst[i]))
-                return xerr(b->err, b->errlen, "%s: tensor \"%s\": element %lld is not finite",
-                            b->f->path, name, (long long)i);
-    } else {
-        b->n_params += (size_t)t->numel;
+    if (!t) {
+        xerr(b->err, b->errlen, "%s: missing tensor \"%s\" (expected %s of F32, F16 or BF16)",
+             b->f->path, name, st_shape_str(want, ndim, exp, sizeof exp));
+        return NULL;
     }
+    if (t->ndim != ndim || t->shape[0] != d0 || (ndim == 2 && t->shape[1] != d1)) {
+        xerr(b->err, b->errlen, "%s: tensor \"%s\": shape %s, expected %s", b->f->path, name,
+             st_shape_str(t->shape, t->ndim, got, sizeof got),
+             st_shape_str(want, ndim, exp, sizeof exp));
+        return NULL;
+    }
+    if (t->dtype != ST_F32 && t->dtype != ST_F16 && t->dtype != ST_BF16) {
+        xerr(b->err, b->errlen, "%s: tensor \"%s\": dtype %s, expected F32, F16 or BF16",
+             b->f->path, name, st_dtype_name(t->dtype));
+        return NULL;
+    }
+    if (!b->arena && !b->used_tensor[t - b->f->tensors])
+        b->n_params += (size_t)t->numel;
+    b->used_tensor[t - b->f->tensors] = 1;
+    return t;
+}
+
+/* Fails on the first element of x[n] that is not finite (inf or NaN: all exponent bits set). */
+static int check_finite(binder *b, const st_tensor *t, const float *x, size_t n)
+{
+    if (simd_all_finite(x, n))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return xerr(b->err, b->errlen, "%s: tensor \"%s\": element %zu is %g", b->f->path,
+                        t->name, i, (double)x[i]);
     return 0;
 }
 
-/* A Linear `prefix.weight` [out, in] + `prefix.bias` [out] into a fresh block. */
+/* Converts t to f32 into dst (in the filling pass). */
+static int fill(binder *b, const st_tensor *t, float *dst)
+{
+    if (!dst)
+        return 0;
+    st_to_f32(dst, t->data, t->dtype, (size_t)t->numel);
+    return check_finite(b, t, dst, (size_t)t->numel);
+}
+
+/* Whether t can be used in place: f32, little-endian host. */
+static int viewable(const st_tensor *t)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return t->dtype == ST_F32;
+#else
+    (void)t;
+    return 0;
+#endif
+}
+
+/* The tensor `name` as f32: read in place from the mapped file when it is F32 (no copy, and the
+ * page cache is shared by every xlate process), else converted into the arena. */
+static int view(binder *b, const char *name, int d0, int d1, const float **out)
+{
+    const st_tensor *t = find(b, name, d0, d1);
+    float *dst;
+    if (!t)
+        return -1;
+    if (viewable(t)) {
+        *out = t->data;
+        return b->arena ? check_finite(b, t, t->data, (size_t)t->numel) : 0;
+    }
+    dst = reserve(b, (size_t)t->numel);
+    *out = dst;
+    return fill(b, t, dst);
+}
+
+/* A Linear `prefix.weight` [out, in] + `prefix.bias` [out]. */
 static int take_linear(binder *b, linear *l, const char *prefix, int out, int in, int has_bias)
 {
     char name[256];
-    float *w = reserve(b, (size_t)out * in), *bias = has_bias ? reserve(b, out) : NULL;
     snprintf(name, sizeof name, "%s.weight", prefix);
-    if (take(b, name, out, in, w))
+    if (view(b, name, out, in, &l->w))
         return -1;
+    l->b = NULL;
     if (has_bias) {
         snprintf(name, sizeof name, "%s.bias", prefix);
-        if (take(b, name, out, 0, bias))
+        if (view(b, name, out, 0, &l->b))
             return -1;
     }
-    l->w = w;
-    l->b = bias;
     l->out = out;
     l->in = in;
     return 0;
 }
 
-/* Stacks `prefix.{names[i]}.weight/.bias` rows into l (already reserved: [rows_total, in]),
- * starting at row `row0`. */
+/* `prefix.part.weight` [rows, in] and `.bias` [rows] into rows [row0, row0 + rows) of w/bias. */
 static int take_rows(binder *b, float *w, float *bias, const char *prefix, const char *part,
                      size_t row0, int rows, int in)
 {
     char name[256];
+    const st_tensor *t;
     snprintf(name, sizeof name, "%s.%s.weight", prefix, part);
-    if (take(b, name, rows, in, w ? w + row0 * in : NULL))
+    if (!(t = find(b, name, rows, in)) || fill(b, t, w ? w + row0 * in : NULL))
         return -1;
     snprintf(name, sizeof name, "%s.%s.bias", prefix, part);
-    return take(b, name, rows, 0, bias ? bias + row0 : NULL);
+    if (!(t = find(b, name, rows, 0)) || fill(b, t, bias ? bias + row0 : NULL))
+        return -1;
+    return 0;
 }
 
 static int take_norm(binder *b, norm *n, const char *prefix, int d)
 {
     char name[256];
-    float *g = reserve(b, d), *bias = reserve(b, d);
     snprintf(name, sizeof name, "%s.weight", prefix);
-    if (take(b, name, d, 0, g))
+    if (view(b, name, d, 0, &n->g))
         return -1;
     snprintf(name, sizeof name, "%s.bias", prefix);
-    if (take(b, name, d, 0, bias))
-        return -1;
-    n->g = g;
-    n->b = bias;
-    return 0;
+    return view(b, name, d, 0, &n->b);
 }
 
-/* q, k, v of one attention block into one [3d, d] linear. */
+/* Whether tensors t[0..n) are F32 and follow each other in the file, so that together they are
+ * one matrix in place. */
+static int adjacent(const st_tensor *const *t, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!t[i] || !viewable(t[i]) ||
+            (i && (const char *)t[i - 1]->data + t[i - 1]->nbytes != (const char *)t[i]->data))
+            return 0;
+    return 1;
+}
+
+/* q, k, v of one attention block as one [3d, d] linear: in place when the file has them one
+ * after the other (tools/convert.py writes them so), else copied together. */
 static int take_qkv(binder *b, linear *l, const char *prefix, int d)
 {
-    float *w = reserve(b, (size_t)3 * d * d), *bias = reserve(b, (size_t)3 * d);
-    if (take_rows(b, w, bias, prefix, "q", 0, d, d) || take_rows(b, w, bias, prefix, "k", d, d, d) ||
-        take_rows(b, w, bias, prefix, "v", 2 * (size_t)d, d, d))
-        return -1;
-    l->w = w;
-    l->b = bias;
+    const st_tensor *w[3], *bs[3];
+    const char *parts[3] = {"q", "k", "v"};
+    char name[256];
+    for (int i = 0; i < 3; i++) {
+        snprintf(name, sizeof name, "%s.%s.weight", prefix, parts[i]);
+        if (!(w[i] = find(b, name, d, d)))
+            return -1;
+        snprintf(name, sizeof name, "%s.%s.bias", prefix, parts[i]);
+        if (!(bs[i] = find(b, name, d, 0)))
+            return -1;
+    }
     l->out = 3 * d;
     l->in = d;
+    if (adjacent(w, 3) && adjacent(bs, 3)) {
+        l->w = w[0]->data;
+        l->b = bs[0]->data;
+        if (b->arena)
+            for (int i = 0; i < 3; i++)
+                if (check_finite(b, w[i], w[i]->data, (size_t)w[i]->numel) ||
+                    check_finite(b, bs[i], bs[i]->data, (size_t)bs[i]->numel))
+                    return -1;
+        return 0;
+    }
+    {
+        float *wd = reserve(b, (size_t)3 * d * d), *bd = reserve(b, (size_t)3 * d);
+        for (int i = 0; i < 3; i++)
+            if (fill(b, w[i], wd ? wd + (size_t)i * d * d : NULL) ||
+                fill(b, bs[i], bd ? bd + (size_t)i * d : NULL))
+                return -1;
+        l->w = wd;
+        l->b = bd;
+    }
     return 0;
 }
 
-/* The sinusoidal table, computed in f32 the way the PyTorch recipe does:
- * div = 10000^(2i/d); interleaved: PE[p,2i] = sin(p/div), PE[p,2i+1] = cos(p/div);
- * concat: PE[p,i] = sin(p/div_i), PE[p,d/2+i] = cos(p/div_i). */
-static void sinusoid(float *pe, int P, int d, int interleaved)
+void model_sinusoid(float *pe, int p0, int p1, int d, int interleaved)
 {
     for (int i = 0; i < d / 2; i++) {
         float div = powf(10000.0f, (float)(2 * i) / (float)d);
-        for (int p = 0; p < P; p++) {
+        for (int p = p0; p < p1; p++) {
             float a = (float)p / div;
+            float *row = pe + (size_t)p * d;
             if (interleaved) {
-                pe[(size_t)p * d + 2 * i] = sinf(a);
-                pe[(size_t)p * d + 2 * i + 1] = cosf(a);
+                row[2 * i] = sinf(a);
+                row[2 * i + 1] = cosf(a);
             } else {
-                pe[(size_t)p * d + i] = sinf(a);
-                pe[(size_t)p * d + d / 2 + i] = cosf(a);
+                row[i] = sinf(a);
+                row[d / 2 + i] = cosf(a);
             }
         }
     }
@@ -146,35 +226,17 @@ static int bind_all(binder *b, model_weights *m)
     const model_config *c = &m->cfg;
     int d = c->d_model, F = c->ffn_dim, P = c->max_positions, L = c->decoder_layers;
     char name[256];
-    float *t;
 
-    t = reserve(b, (size_t)c->src_vocab * d);
-    if (take(b, "encoder.embed.weight", c->src_vocab, d, t))
+    if (view(b, "encoder.embed.weight", c->src_vocab, d, &m->src_embed))
         return -1;
-    m->src_embed = t;
-    if (c->shared_embeddings) {
+    if (c->shared_embeddings)
         m->tgt_embed = m->src_embed;
-    } else {
-        t = reserve(b, (size_t)c->tgt_vocab * d);
-        if (take(b, "decoder.embed.weight", c->tgt_vocab, d, t))
-            return -1;
-        m->tgt_embed = t;
-    }
-    if (c->positions == POS_LEARNED) {
-        t = reserve(b, (size_t)P * d);
-        if (take(b, "encoder.positions.weight", P, d, t))
-            return -1;
-        m->src_pos = t;
-        t = reserve(b, (size_t)P * d);
-        if (take(b, "decoder.positions.weight", P, d, t))
-            return -1;
-        m->tgt_pos = t;
-    } else {
-        t = reserve(b, (size_t)P * d);
-        if (t)
-            sinusoid(t, P, d, c->positions == POS_SIN_INTERLEAVED);
-        m->src_pos = m->tgt_pos = t;
-    }
+    else if (view(b, "decoder.embed.weight", c->tgt_vocab, d, &m->tgt_embed))
+        return -1;
+    if (c->positions == POS_LEARNED &&
+        (view(b, "encoder.positions.weight", P, d, &m->src_pos) ||
+         view(b, "decoder.positions.weight", P, d, &m->tgt_pos)))
+        return -1;
 
     for (int l = 0; l < c->encoder_layers; l++) {
         encoder_layer *e = &m->enc[l];
@@ -255,23 +317,23 @@ static int bind_all(binder *b, model_weights *m)
         m->out.out = c->tgt_vocab;
         m->out.in = d;
         m->out.b = NULL;
-        if (c->output_bias) {
-            t = reserve(b, c->tgt_vocab);
-            if (take(b, "output.bias", c->tgt_vocab, 0, t))
-                return -1;
-            m->out.b = t;
-        }
+        if (c->output_bias && view(b, "output.bias", c->tgt_vocab, 0, &m->out.b))
+            return -1;
     } else if (take_linear(b, &m->out, "output", c->tgt_vocab, d, c->output_bias)) {
         return -1;
     }
     return 0;
 }
 
-int model_bind(model_weights *m, model_config *cfg, const st_file *f, warn_fn warn,
+int model_bind(model_weights *m, model_config *cfg, st_file *f, warn_fn warn,
                void *warn_user, char *err, size_t errlen)
 {
     binder b = {.f = f, .err = err, .errlen = errlen};
     memset(m, 0, sizeof *m);
+    m->file = *f; /* the weights may be read in place: the mapping lives as long as m */
+    memset(f, 0, sizeof *f);
+    b.f = &m->file;
+    f = &m->file;
     m->cfg = *cfg;
     memset(cfg, 0, sizeof *cfg);
     m->enc = calloc(m->cfg.encoder_layers ? m->cfg.encoder_layers : 1, sizeof *m->enc);
@@ -333,7 +395,6 @@ int model_load(model_weights *m, const char *dir, warn_fn warn, void *warn_user,
     }
     rc = model_bind(m, &cfg, &f, warn, warn_user, err, errlen);
 done:
-    st_close(&f);
     free(cpath);
     free(wpath);
     return rc;
@@ -344,6 +405,7 @@ void model_free(model_weights *m)
     if (!m)
         return;
     free(m->arena);
+    st_close(&m->file);
     free(m->enc);
     free(m->dec);
     config_free(&m->cfg);

@@ -43,8 +43,8 @@ typedef struct {
     model_config cfg;
     const float *src_embed; /* [Vs, d] */
     const float *tgt_embed; /* [Vt, d]; = src_embed when shared */
-    const float *src_pos;   /* [P, d] sinusoidal or learned */
-    const float *tgt_pos;   /* [P, d] */
+    const float *src_pos;   /* [P, d] learned positions; NULL when sinusoidal */
+    const float *tgt_pos;   /* [P, d] learned; NULL when sinusoidal */
     encoder_layer *enc;     /* [encoder_layers] */
     decoder_layer *dec;     /* [decoder_layers] */
     /* Every decoder layer's cross-attention k and v, stacked: [decoder_layers * 2d, d], rows of
@@ -54,7 +54,8 @@ typedef struct {
     norm dec_norm;
     linear out;             /* [Vt, d]; w = tgt_embed when tied */
     size_t n_params;        /* parameters in the file that the model uses */
-    float *arena;           /* owns every float above */
+    float *arena;           /* converted and packed weights (the rest point into `file`) */
+    st_file file;           /* the mapped weights file */
 } model_weights;
 
 /* Loads dir/config.json and its weights file. Warnings (unknown config fields, unused tensors)
@@ -62,9 +63,14 @@ typedef struct {
 int model_load(model_weights *m, const char *dir, warn_fn warn, void *warn_user, char *err,
                size_t errlen);
 /* Binds the tensors of an indexed weights file to cfg (tests, fuzzing): checks, converts and
- * packs them. cfg is moved into m (and freed by model_free). `name` is used in messages. */
-int model_bind(model_weights *m, model_config *cfg, const st_file *f, warn_fn warn,
+ * packs them. cfg and f are moved into m (and freed by model_free), f even on failure. */
+int model_bind(model_weights *m, model_config *cfg, st_file *f, warn_fn warn,
                void *warn_user, char *err, size_t errlen);
+
+/* Rows [p0, p1) of the sinusoidal position table [P, d], computed in f32 the way the PyTorch
+ * recipe does: div_i = 10000^(2i/d); interleaved: PE[p,2i] = sin(p/div_i),
+ * PE[p,2i+1] = cos(p/div_i); else (concat) PE[p,i] = sin, PE[p,d/2+i] = cos. */
+void model_sinusoid(float *pe, int p0, int p1, int d, int interleaved);
 void model_free(model_weights *m);
 
 #endif

@@ -164,6 +164,23 @@ AVX2 static void norm_avx2(float *out, const float *x, const float *g, const flo
         out[i] = (x[i] - mean) * inv * g[i] + b[i];
 }
 
+AVX2 static int all_finite_avx2(const float *x, size_t n)
+{
+    const __m256i e = _mm256_set1_epi32(0x7f800000);
+    __m256i any = _mm256_setzero_si256();
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256i v = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(x + i)), e);
+        any = _mm256_or_si256(any, _mm256_cmpeq_epi32(v, e));
+    }
+    if (!_mm256_testz_si256(any, any))
+        return 0;
+    for (; i < n; i++)
+        if (!isfinite(x[i]))
+            return 0;
+    return 1;
+}
+
 AVX2 static void relu_avx2(float *x, long n)
 {
     __m256 z = _mm256_setzero_ps();
@@ -265,6 +282,21 @@ void simd_norm(float *out, const float *x, const float *g, const float *b, int n
 #endif
     for (int i = 0; i < n; i++)
         out[i] = (x[i] - mean) * inv * g[i] + b[i];
+}
+
+int simd_all_finite(const float *x, size_t n)
+{
+    uint32_t any = 0;
+#if HAVE_X86
+    if (has_avx2())
+        return all_finite_avx2(x, n);
+#endif
+    for (size_t i = 0; i < n; i++) {
+        uint32_t bits;
+        memcpy(&bits, x + i, 4);
+        any |= (bits & 0x7f800000u) == 0x7f800000u;
+    }
+    return !any;
 }
 
 void simd_relu(float *x, long n)

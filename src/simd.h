@@ -2,6 +2,7 @@
  * else in plain C. Results agree to float rounding, not bit for bit, across the two paths. */
 #ifndef XLATE_SIMD_H
 #define XLATE_SIMD_H
+#include <stddef.h>
 
 /* Largest of n > 0 values. */
 float simd_max(const float *x, int n);
@@ -17,6 +18,8 @@ float simd_sqdev(const float *x, int n, float mean);
 /* out[i] = (x[i] - mean) * inv * g[i] + b[i]. */
 void simd_norm(float *out, const float *x, const float *g, const float *b, int n, float mean,
                float inv);
+/* 1 when no x[i] is inf or NaN. */
+int simd_all_finite(const float *x, size_t n);
 /* x[i] = max(x[i], 0). */
 void simd_relu(float *x, long n);
 

@@ -21,8 +21,9 @@ typedef struct {
 } encoder_scratch;
 
 /* Runs the encoder over n sentences: ids[i] holds lens[i] ids (eos included), each len in
- * [1, max_positions]. out: [sum(lens), d]. Returns 0, or -1 when out of memory. */
-int encoder_forward(const model_weights *m, pool *p, encoder_scratch *s, int n,
+ * [1, max_positions]; pos: the position table, at least max(lens) rows of d. out: [sum(lens), d].
+ * Returns 0, or -1 when out of memory. */
+int encoder_forward(const model_weights *m, pool *p, encoder_scratch *s, const float *pos, int n,
                     const int *const *ids, const int *lens, float *out, char *err, size_t errlen);
 void encoder_scratch_free(encoder_scratch *s);
 
@@ -38,17 +39,19 @@ typedef struct {
     int *src_len;   /* [n_src] */
     int max_src;    /* longest source */
     int max_rows;   /* rows a step can take */
+    const float *pos; /* position table, at least cap rows of d */
     float *x, *h, *qkv, *ctx, *ff; /* [rows, d|d|3d|d|F] */
     float *scores;  /* [threads, max(cap, max_src)] */
     size_t cap_floats[8]; /* current sizes of the buffers above, to grow them */
 } decoder_state;
 
-/* Sizes the state for n_slots hypotheses of up to cap positions, rows per step, over the
- * sources whose encoder output is enc ([sum(lens), d]); projects every decoder layer's
- * cross-attention keys and values from it at once. Keeps buffers that are big enough. */
-int decoder_begin(const model_weights *m, pool *p, decoder_state *st, int n_slots, int cap,
-                  int max_rows, int n_src, const int *lens, const float *enc, char *err,
-                  size_t errlen);
+/* Sizes the state for n_slots hypotheses of up to cap positions (pos: the position table, at
+ * least cap rows), rows per step, over the sources whose encoder output is enc
+ * ([sum(lens), d]); projects every decoder layer's cross-attention keys and values from it at
+ * once. Keeps buffers that are big enough. */
+int decoder_begin(const model_weights *m, pool *p, decoder_state *st, const float *pos,
+                  int n_slots, int cap, int max_rows, int n_src, const int *lens, const float *enc,
+                  char *err, size_t errlen);
 
 /* One step for `rows` hypotheses at decoder position pos (all rows share it): row r feeds
  * tokens[r], keeps its cache in slot slots[r] and attends to source srcs[r]. Writes

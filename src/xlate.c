@@ -26,6 +26,8 @@ struct xlate_ctx {
     search_scratch search;
     float *enc_out;    /* [N, d] */
     size_t cap_enc_out;
+    float *sin_pos;    /* [sin_rows, d] sinusoidal positions, computed as far as needed */
+    int sin_rows;
 };
 
 xlate_model_params xlate_model_default_params(void)
@@ -69,6 +71,7 @@ int xlate_model_load(xlate_model **out, const char *dir, const xlate_model_param
         p = &def;
     if (!m)
         return xerr(err, errlen, "out of memory");
+    ops_init(); /* before the load, so that OpenBLAS's idle threads do not spin through it */
     if (model_load(&m->w, dir, p->warn, p->warn_user, err, errlen)) {
         free(m);
         return -1;
@@ -216,7 +219,29 @@ void xlate_ctx_free(xlate_ctx *ctx)
     decoder_state_free(&ctx->dec);
     search_scratch_free(&ctx->search);
     free(ctx->enc_out);
+    free(ctx->sin_pos);
     free(ctx);
+}
+
+/* The position table of the source (src) or target with at least `rows` rows: the model's
+ * learned one, or the sinusoidal rows, computed the first time they are needed. */
+static const float *positions(xlate_ctx *ctx, int src, int rows, char *err, size_t errlen)
+{
+    const model_weights *w = &ctx->m->w;
+    const model_config *c = &w->cfg;
+    if (c->positions == POS_LEARNED)
+        return src ? w->src_pos : w->tgt_pos;
+    if (rows > ctx->sin_rows) {
+        float *t = realloc(ctx->sin_pos, (size_t)rows * c->d_model * sizeof *t);
+        if (!t) {
+            xerr(err, errlen, "out of memory");
+            return NULL;
+        }
+        model_sinusoid(t, ctx->sin_rows, rows, c->d_model, c->positions == POS_SIN_INTERLEAVED);
+        ctx->sin_pos = t;
+        ctx->sin_rows = rows;
+    }
+    return ctx->sin_pos;
 }
 
 int xlate_ctx_threads(const xlate_ctx *ctx) { return pool_threads(ctx->pool); }
@@ -268,6 +293,12 @@ static int run_encoder(xlate_ctx *ctx, int n, int **rows, const int *lens, size_
 {
     const model_config *c = &ctx->m->w.cfg;
     size_t need = N * c->d_model;
+    const float *pos;
+    int longest = 0;
+    for (int i = 0; i < n; i++)
+        longest = lens[i] > longest ? lens[i] : longest;
+    if (!(pos = positions(ctx, 1, longest, err, errlen)))
+        return -1;
     if (need > ctx->cap_enc_out) {
         float *p = realloc(ctx->enc_out, need * sizeof *p);
         if (!p)
@@ -276,8 +307,8 @@ static int run_encoder(xlate_ctx *ctx, int n, int **rows, const int *lens, size_
         ctx->enc_out = p;
         ctx->cap_enc_out = need;
     }
-    return encoder_forward(&ctx->m->w, ctx->pool, &ctx->enc, n, (const int *const *)rows, lens,
-                           ctx->enc_out, err, errlen);
+    return encoder_forward(&ctx->m->w, ctx->pool, &ctx->enc, pos, n, (const int *const *)rows,
+                           lens, ctx->enc_out, err, errlen);
 }
 
 int xlate_encode(xlate_ctx *ctx, int n, const int *const *src, const int *src_len, float *out,
@@ -304,6 +335,7 @@ int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src
     int *block = NULL, **rows = NULL, *lens = NULL, *max_len = NULL, rc = -1;
     int n_slots, max_rows, cap;
     size_t N;
+    const float *pos;
 
     memset(out, 0, (size_t)n * sizeof *out);
     if (n <= 0)
@@ -324,8 +356,9 @@ int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src
     }
     search_needs(p, n, max_len, &n_slots, &max_rows, &cap);
     if (run_encoder(ctx, n, rows, lens, N, err, errlen) ||
-        decoder_begin(w, ctx->pool, &ctx->dec, n_slots, cap, max_rows, n, lens, ctx->enc_out,
-                      err, errlen))
+        !(pos = positions(ctx, 0, cap, err, errlen)) ||
+        decoder_begin(w, ctx->pool, &ctx->dec, pos, n_slots, cap, max_rows, n, lens,
+                      ctx->enc_out, err, errlen))
         goto done;
     rc = search_run(w, ctx->pool, &ctx->dec, &ctx->search, n, max_len, p, out, err, errlen);
 done:
@@ -347,6 +380,7 @@ int xlate_forced_logits(xlate_ctx *ctx, int n, const int *const *src, const int 
     int *block = NULL, **rows = NULL, *lens = NULL, *tok = NULL, *slot = NULL, rc = -1, cap = 1;
     size_t N, *out_off = NULL;
     float *step = NULL;
+    const float *pos;
 
     for (int i = 0; i < n; i++) {
         if (tgt_len[i] > cap)
@@ -373,7 +407,9 @@ int xlate_forced_logits(xlate_ctx *ctx, int n, const int *const *src, const int 
         o += tgt_len[i];
     }
     if (run_encoder(ctx, n, rows, lens, N, err, errlen) ||
-        decoder_begin(w, ctx->pool, &ctx->dec, n, cap, n, n, lens, ctx->enc_out, err, errlen))
+        !(pos = positions(ctx, 0, cap, err, errlen)) ||
+        decoder_begin(w, ctx->pool, &ctx->dec, pos, n, cap, n, n, lens, ctx->enc_out, err,
+                      errlen))
         goto done;
     for (int pos = 0; pos < cap; pos++) {
         int r = 0;
