@@ -86,9 +86,9 @@ int encoder_forward(const model_weights *m, pool *p, encoder_scratch *s, const f
             layernorm_rows(s->h, s->x, &L->attn_norm, (int)N, d, c->layer_norm_eps);
             in = s->h;
         }
-        gemm_groups(p, s->qkv, in, &L->qkv, n, off, 0);
+        gemm_groups(p, s->qkv, in, &L->qkv, n, off, GEMM_SET, NO_ACT);
         pool_run(p, n * c->heads, attn_task, &job);
-        gemm_groups(p, s->x, s->ctx, &L->o, n, off, 1);
+        gemm_groups(p, s->x, s->ctx, &L->o, n, off, GEMM_ADD, NO_ACT);
         if (!c->pre_norm)
             layernorm_rows(s->x, s->x, &L->attn_norm, (int)N, d, c->layer_norm_eps);
 
@@ -97,9 +97,8 @@ int encoder_forward(const model_weights *m, pool *p, encoder_scratch *s, const f
             layernorm_rows(s->h, s->x, &L->ffn_norm, (int)N, d, c->layer_norm_eps);
             in = s->h;
         }
-        gemm_groups(p, s->ff, in, &L->fc1, n, off, 0);
-        activate(s->ff, N * F, c->activation);
-        gemm_groups(p, s->x, s->ff, &L->fc2, n, off, 1);
+        gemm_groups(p, s->ff, in, &L->fc1, n, off, GEMM_ACT, c->activation);
+        gemm_groups(p, s->x, s->ff, &L->fc2, n, off, GEMM_ADD, NO_ACT);
         if (!c->pre_norm)
             layernorm_rows(s->x, s->x, &L->ffn_norm, (int)N, d, c->layer_norm_eps);
     }

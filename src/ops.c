@@ -29,7 +29,8 @@ typedef struct {
     int n_groups;
     int per_task;     /* groups per task */
     int n_chunks;
-    int accumulate;
+    enum gemm_out out;
+    activation_kind act;
 } gemm_job;
 
 /* Output columns [n0, n1) of the rows [r0, r1) as one product. */
@@ -39,7 +40,7 @@ static void gemm_block(const gemm_job *j, int r0, int r1, int n0, int n1)
     int n = n1 - n0, K = l->in, N = l->out, M = r1 - r0;
     for (int r = r0; r < r1; r++) {
         float *yr = j->y + (size_t)r * N + n0;
-        if (!j->accumulate) {
+        if (j->out != GEMM_ADD) {
             if (l->b)
                 memcpy(yr, l->b + n0, n * sizeof(float));
             else
@@ -56,6 +57,9 @@ static void gemm_block(const gemm_job *j, int r0, int r1, int n0, int n1)
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, n, K, 1.0f,
                     j->x + (size_t)r0 * K, K, l->w + (size_t)n0 * K, K, 1.0f,
                     j->y + (size_t)r0 * N + n0, N);
+    if (j->out == GEMM_ACT)
+        for (int r = r0; r < r1; r++)
+            activate(j->y + (size_t)r * N + n0, (size_t)n, j->act);
 }
 
 static void gemm_task(void *arg, int task, int thread)
@@ -88,16 +92,17 @@ static void gemm_run(pool *p, gemm_job *j)
     pool_run(p, tasks * j->n_chunks, gemm_task, j);
 }
 
-void gemm_rows(pool *p, float *y, const float *x, const linear *l, int M, int accumulate)
+void gemm_rows(pool *p, float *y, const float *x, const linear *l, int M, enum gemm_out out,
+               activation_kind act)
 {
-    gemm_job j = {y, x, l, NULL, M, 0, 0, accumulate};
+    gemm_job j = {y, x, l, NULL, M, 0, 0, out, act};
     gemm_run(p, &j);
 }
 
 void gemm_groups(pool *p, float *y, const float *x, const linear *l, int n_groups,
-                 const int *off, int accumulate)
+                 const int *off, enum gemm_out out, activation_kind act)
 {
-    gemm_job j = {y, x, l, off, n_groups, 0, 0, accumulate};
+    gemm_job j = {y, x, l, off, n_groups, 0, 0, out, act};
     gemm_run(p, &j);
 }
 

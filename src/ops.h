@@ -19,11 +19,15 @@ void ops_init(void);
  * gemm_rows:   y[M, out] = x[M, in] W^T + b, each row by itself (sgemv).
  * gemm_groups: the same, with the rows cut in groups [off[g], off[g+1]) that each go through one
  *              sgemm (an encoder sentence: same sentence, same group, same result).
- * accumulate: y += x W^T + b (a fused residual add) instead of y = ... */
+ * out: GEMM_SET (y = ...), GEMM_ADD (y += ..., a fused residual add) or GEMM_ACT (y =
+ * act(...), the feed-forward activation fused, `act` naming it). */
 #define GEMM_CHUNK 128
-void gemm_rows(pool *p, float *y, const float *x, const linear *l, int M, int accumulate);
+enum gemm_out { GEMM_SET, GEMM_ADD, GEMM_ACT };
+#define NO_ACT ACT_RELU /* the act argument when out is not GEMM_ACT (ignored) */
+void gemm_rows(pool *p, float *y, const float *x, const linear *l, int M, enum gemm_out out,
+               activation_kind act);
 void gemm_groups(pool *p, float *y, const float *x, const linear *l, int n_groups,
-                 const int *off, int accumulate);
+                 const int *off, enum gemm_out out, activation_kind act);
 
 /* out[n] = (x - mean) / sqrt(var + eps) * g + b; out may be x. */
 void layernorm(float *out, const float *x, const float *g, const float *b, int n, float eps);
