@@ -2,8 +2,10 @@
 #include "cli_common.h"
 #include "util.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -63,79 +65,181 @@ int find_model_dir(const char *opt, char *out, size_t n, char *err, size_t errle
 
 int reader_open(line_reader *r, const char *path, char *err, size_t errlen)
 {
+    struct stat sb;
     memset(r, 0, sizeof *r);
+    r->max_line = READER_MAX_LINE;
     if (!path || strcmp(path, "-") == 0) {
-        r->f = stdin;
+        r->fd = STDIN_FILENO;
         r->name = "stdin";
-        return 0;
+    } else {
+        r->fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (r->fd < 0)
+            return xerr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        r->name = path;
+        r->close = 1;
     }
-    r->f = fopen(path, "rb");
-    if (!r->f)
-        return xerr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-    r->name = path;
-    r->close = 1;
+    if (fstat(r->fd, &sb) == 0) {
+        if (S_ISDIR(sb.st_mode)) {
+            reader_close(r);
+            return xerr(err, errlen, "%s: cannot read: is a directory", path ? path : "stdin");
+        }
+        r->regular = S_ISREG(sb.st_mode);
+        r->size = r->regular ? (long long)sb.st_size : 0;
+    }
     return 0;
 }
 
 void reader_texts(line_reader *r, char *const *texts, int n)
 {
     memset(r, 0, sizeof *r);
+    r->fd = -1;
     r->texts = texts;
     r->n_texts = n;
     r->name = "argument";
 }
 
-int reader_next(line_reader *r, char **line, size_t *len, char *err, size_t errlen)
+/* Reads more bytes into the buffer (moving the unread ones to its start, growing it up to
+ * max_line + 1). Returns 0 (r->eof set at the end), or -1 with a message. */
+static int fill(line_reader *r, char *err, size_t errlen)
 {
     ssize_t got;
-    if (!r->f) {
-        size_t n;
-        if (r->next_text >= r->n_texts)
+    if (r->start > 0) {
+        memmove(r->buf, r->buf + r->start, r->end - r->start);
+        r->end -= r->start;
+        r->start = 0;
+    }
+    if (r->end + 1 >= r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 65536;
+        char *b;
+        if (cap > r->max_line + 1)
+            cap = r->max_line + 1;
+        if (cap <= r->end + 1) /* full: the caller cuts the line */
             return 0;
-        n = strlen(r->texts[r->next_text]);
-        if (n + 1 > r->cap) {
-            char *b = realloc(r->buf, n + 1);
-            if (!b)
-                return xerr(err, errlen, "out of memory");
-            r->buf = b;
-            r->cap = n + 1;
-        }
-        memcpy(r->buf, r->texts[r->next_text++], n + 1);
-        for (size_t i = 0; i < n; i++) /* one argument, one sentence */
-            if (r->buf[i] == '\n' || r->buf[i] == '\r')
-                r->buf[i] = ' ';
-        r->line++;
-        *line = r->buf;
-        *len = n;
-        return 1;
-    }
-    errno = 0;
-    got = getline(&r->buf, &r->cap, r->f);
-    if (got < 0) {
-        if (ferror(r->f))
-            return xerr(err, errlen, "%s: line %ld: read error: %s", r->name, r->line + 1,
-                        strerror(errno ? errno : EIO));
-        if (errno == ENOMEM)
+        if (!(b = realloc(r->buf, cap)))
             return xerr(err, errlen, "%s: line %ld: out of memory", r->name, r->line + 1);
-        return 0;
+        r->buf = b;
+        r->cap = cap;
     }
-    if (got > 0 && r->buf[got - 1] == '\n')
-        got--;
-    if (got > 0 && r->buf[got - 1] == '\r')
-        got--;
-    r->buf[got] = '\0';
+    do
+        got = read(r->fd, r->buf + r->end, r->cap - 1 - r->end);
+    while (got < 0 && errno == EINTR);
+    if (got < 0)
+        return xerr(err, errlen, "%s: line %ld: read error: %s", r->name, r->line + 1,
+                    strerror(errno));
+    if (got == 0)
+        r->eof = 1;
+    r->end += (size_t)got;
+    return 0;
+}
+
+static int next_text(line_reader *r, char **line, size_t *len, char *err, size_t errlen)
+{
+    size_t n;
+    if (r->next_text >= r->n_texts)
+        return 0;
+    n = strlen(r->texts[r->next_text]);
+    if (n + 1 > r->cap) {
+        char *b = realloc(r->buf, n + 1);
+        if (!b)
+            return xerr(err, errlen, "argument %d: out of memory", r->next_text + 1);
+        r->buf = b;
+        r->cap = n + 1;
+    }
+    memcpy(r->buf, r->texts[r->next_text++], n + 1);
+    for (size_t i = 0; i < n; i++) /* one argument, one sentence */
+        if (r->buf[i] == '\n' || r->buf[i] == '\r')
+            r->buf[i] = ' ';
     r->line++;
     *line = r->buf;
-    *len = (size_t)got;
+    *len = n;
     return 1;
+}
+
+int reader_next(line_reader *r, char **line, size_t *len, char *err, size_t errlen)
+{
+    char *nl;
+    size_t n;
+    if (r->fd < 0)
+        return next_text(r, line, len, err, errlen);
+    r->cut = 0;
+    while (r->skip) { /* the rest of a cut line */
+        nl = memchr(r->buf + r->start, '\n', r->end - r->start);
+        if (nl) {
+            r->offset += nl + 1 - (r->buf + r->start);
+            r->start = (size_t)(nl + 1 - r->buf);
+            r->skip = 0;
+            break;
+        }
+        r->offset += r->end - r->start;
+        r->start = r->end = 0;
+        if (r->eof)
+            return 0;
+        if (fill(r, err, errlen))
+            return -1;
+    }
+    for (;;) {
+        nl = memchr(r->buf + r->start, '\n', r->end - r->start);
+        if (nl) {
+            n = (size_t)(nl - (r->buf + r->start));
+            r->offset += n + 1;
+            break;
+        }
+        if (r->eof) {
+            n = r->end - r->start;
+            if (n == 0)
+                return 0;
+            r->offset += n;
+            break;
+        }
+        if (r->end - r->start >= r->max_line) {
+            n = r->max_line;
+            r->offset += n;
+            r->cut = r->skip = 1;
+            break;
+        }
+        if (fill(r, err, errlen))
+            return -1;
+    }
+    *line = r->buf + r->start;
+    r->start += n + (r->cut ? 0 : 1);
+    if (r->start > r->end) /* the last line, without "\n" */
+        r->start = r->end;
+    if (!r->cut && n > 0 && (*line)[n - 1] == '\r')
+        n--;
+    (*line)[n] = '\0'; /* a "\n", or a byte of a cut line's dropped rest, or spare room */
+    *len = n;
+    r->line++;
+    return 1;
+}
+
+int reader_ready(line_reader *r)
+{
+    struct pollfd p;
+    if (r->fd < 0 || r->eof || r->regular)
+        return 1;
+    if (r->end - r->start >= r->max_line || memchr(r->buf + r->start, '\n', r->end - r->start))
+        return 1;
+    p.fd = r->fd;
+    p.events = POLLIN;
+    p.revents = 0;
+    return poll(&p, 1, 0) != 0; /* data, end of file, an error: reader_next will not wait */
+}
+
+void reader_where(const line_reader *r, long line, char *out, size_t n)
+{
+    if (r->fd < 0)
+        snprintf(out, n, "argument %ld", line);
+    else
+        snprintf(out, n, "%s: line %ld", r->name, line);
 }
 
 void reader_close(line_reader *r)
 {
-    if (r->close && r->f)
-        fclose(r->f);
+    if (r->close && r->fd >= 0)
+        close(r->fd);
     free(r->buf);
     memset(r, 0, sizeof *r);
+    r->fd = -1;
 }
 
 int writer_open(writer *w, const char *path, char *err, size_t errlen)
@@ -144,6 +248,8 @@ int writer_open(writer *w, const char *path, char *err, size_t errlen)
     if (!path || strcmp(path, "-") == 0) {
         w->f = stdout;
         w->name = "stdout";
+        if (!isatty(STDOUT_FILENO)) /* fewer, larger writes; xlate flushes after each window */
+            setvbuf(stdout, NULL, _IOFBF, 1 << 16);
         return 0;
     }
     w->f = fopen(path, "wb");
@@ -180,6 +286,25 @@ void writer_flush(writer *w)
     errno = 0;
     if (fflush(w->f) != 0)
         writer_fail(w);
+}
+
+int writer_gone(writer *w)
+{
+    struct stat sb;
+    struct pollfd p;
+    if (w->failed || !w->f)
+        return w->failed && w->errno_ == EPIPE;
+    if (fstat(fileno(w->f), &sb) != 0 || !S_ISFIFO(sb.st_mode))
+        return 0;
+    p.fd = fileno(w->f);
+    p.events = POLLOUT;
+    p.revents = 0;
+    if (poll(&p, 1, 0) > 0 && (p.revents & POLLERR)) { /* Linux: no reader left */
+        w->failed = 1;
+        w->errno_ = EPIPE;
+        return 1;
+    }
+    return 0;
 }
 
 int writer_close(writer *w)

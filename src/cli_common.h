@@ -10,24 +10,41 @@
  * to out (size n); returns 0, or -1 with a message naming where it looked. */
 int find_model_dir(const char *opt, char *out, size_t n, char *err, size_t errlen);
 
-/* Lines from a file, or from a list of strings (positional arguments). */
+/* Lines from a file descriptor, or from a list of strings (positional arguments). The reader
+ * keeps one buffer of at most max_line + 1 bytes: a longer line is cut there (its rest is read
+ * and dropped, `cut` tells), so no input needs more memory than that. */
 typedef struct {
-    FILE *f;             /* NULL when reading texts */
+    int fd;              /* -1 when reading texts */
     const char *name;    /* "stdin", the file name, or "argument" */
     char *const *texts;
     int n_texts, next_text;
-    char *buf;
-    size_t cap;
+    char *buf;           /* [cap]; unread bytes are buf[start, end) */
+    size_t cap, start, end;
+    size_t max_line;     /* longest line kept, in bytes */
     long line;           /* lines returned so far; the current line's number */
-    int close;           /* 1 when f is ours to close */
+    long long offset;    /* bytes consumed, line ends included */
+    int eof;             /* read() said end of file */
+    int regular;         /* fd is a regular file (never blocks) */
+    long long size;      /* its size when regular, else 0 */
+    int skip;            /* dropping the rest of a cut line */
+    int cut;             /* the line just returned was longer than max_line and was cut */
+    int close;           /* 1 when fd is ours to close */
 } line_reader;
+
+#define READER_MAX_LINE ((size_t)1 << 20)
 
 /* Opens path ("-" or NULL: stdin). Returns 0, or -1 with a message. */
 int reader_open(line_reader *r, const char *path, char *err, size_t errlen);
 void reader_texts(line_reader *r, char *const *texts, int n);
-/* Next line without its "\n" or "\r\n" (the last line may lack it); *line stays valid until the
- * next call. Returns 1, 0 at the end, -1 on a read error (message in err). */
+/* Next line without its "\n" or "\r\n" (the last line may lack it), NUL-terminated (it may
+ * hold NUL bytes too: use len); *line stays valid until the next call. Returns 1, 0 at the
+ * end, -1 on a read error (message in err). */
 int reader_next(line_reader *r, char **line, size_t *len, char *err, size_t errlen);
+/* 1 when reader_next would not block: a whole line (or the end) is buffered, the input is a
+ * regular file, or the descriptor has data; 0 when the writer on the other end is quiet. */
+int reader_ready(line_reader *r);
+/* "stdin: line 5", "news.en: line 5" or "argument 2" for a line number. */
+void reader_where(const line_reader *r, long line, char *out, size_t n);
 void reader_close(line_reader *r);
 
 /* Output with every write checked. On the first failure `failed` is set and errno_ kept; a
@@ -44,6 +61,9 @@ int writer_open(writer *w, const char *path, char *err, size_t errlen);
 void writer_put(writer *w, const char *s, size_t n);
 void writer_puts(writer *w, const char *s);
 void writer_flush(writer *w);
+/* 1 when the output is a pipe whose reader has gone (also marks the writer failed with
+ * EPIPE), so that work for nobody can stop before it is done. */
+int writer_gone(writer *w);
 /* Flushes and closes; returns 0, or -1 (see w->failed / w->errno_). */
 int writer_close(writer *w);
 /* "cannot write to NAME: reason" into err; returns the exit status (quiet on EPIPE). */
