@@ -1,8 +1,15 @@
 /* cli_translate.c — `xlate [options] [TEXT...]`: lines in, translations out, in order.
  *
- * Lines are read in windows; a window's sentences are sorted by length and cut into batches;
- * the translations are written back in input order when the window is done. Every input line
- * yields exactly one output line (n lines with --n-best n in text mode). */
+ * Lines are read into a window (a read-ahead of --window lines); the window's sentences are
+ * sorted by length, cut into batches (--batch-size, --batch-tokens) and translated; the
+ * translations are written back in input order and flushed when the window is done. Every
+ * input line yields exactly one output line (n lines with --n-best n in text and ids formats).
+ *
+ * xlate never waits for more input while it holds lines it could answer: when no further line
+ * is ready (a co-process waiting for its answer, a slow pipe, a terminal), the window ends
+ * there. So memory stays bounded by the window, output starts before the input ends, and a
+ * program can talk to xlate line by line with any batch size. A translation does not depend on
+ * the batch it was in, so where the windows end changes nothing in the output. */
 #include "cli.h"
 #include "cli_common.h"
 #include "util.h"
@@ -10,20 +17,21 @@
 #include <cJSON.h>
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 enum { FMT_TEXT, FMT_IDS, FMT_JSONL };
+enum { MAX_BATCH = 4096, MAX_WINDOW = 100000 };
 
 typedef struct {
     const char *model, *input, *output;
     int in_fmt, out_fmt;
     long batch_size, batch_tokens, threads, max_input_length, window;
-    int quiet, verbose, progress;
-    int interactive;
+    int quiet, verbose, scores;
     xlate_decode_params dp;
     char *const *texts;
     int n_texts;
@@ -32,71 +40,98 @@ typedef struct {
 /* One input line on its way through a window. */
 typedef struct {
     long lineno;
-    int *ids;      /* source ids (malloc'd), without eos */
+    int *ids;      /* [n] source ids (malloc'd), without eos */
     int n;
     xlate_result res;
 } item;
 
 typedef struct {
     const options *o;
+    const char *dir;
     xlate_model *model;
+    xlate_model_info info;
     xlate_ctx *ctx;
     line_reader in;
     writer out;
-    item *items;   /* [window] */
-    int *order;    /* [window] */
-    long lines, src_tokens, tgt_tokens, sentences;
-    double t_start, t_load, t_translate;
-    off_t in_size; /* for the progress line; 0 when unknown */
+    long window, batch, max_in;
+    item *items;         /* [window] */
+    int *order;          /* [window] indices of the non-empty items, longest first */
+    const int **src;     /* [batch] */
+    int *lens;           /* [batch] */
+    xlate_result *res;   /* [batch] */
+    /* counts and times, for --verbose and the progress line */
+    long lines, empty, cut, sentences, batches, windows;
+    long long src_tokens, tgt_tokens;
+    long long done_offset; /* input bytes of the lines already written */
+    double t_start, t_load, t_translate, t_shown;
+    int progress;        /* show the progress line */
+    int shown;           /* a progress line is on the screen (not ended by "\n") */
 } run;
 
 static void usage(FILE *f)
 {
     fputs(
         "Usage: xlate [OPTIONS] [TEXT...]\n"
-        "       xlate encode --spm FILE | decode --spm FILE | info [DIR]\n"
-        "Translates lines from stdin (or -i FILE, or each TEXT) with an encoder-decoder\n"
-        "Transformer; one output line per input line, in order.\n"
+        "       xlate info [DIR] | encode --spm FILE | decode --spm FILE\n"
+        "Translates each line of stdin (or of -i FILE, or each TEXT) with an encoder-decoder\n"
+        "Transformer and writes one line per input line, in input order, to stdout (or -o FILE).\n"
+        "An empty or blank line gives an empty line. Output starts before the input ends; when\n"
+        "no more input is ready, xlate answers what it has, so it works as a co-process.\n"
         "\n"
         "Model:\n"
-        "  -m, --model DIR          model directory (default: $XLATE_MODEL, else the\n"
-        "                           models/en-de shipped beside the executable or installed)\n"
+        "  -m, --model DIR          model directory (default: $XLATE_MODEL, else models/en-de\n"
+        "                           beside the executable, else the installed one)\n"
         "Input and output:\n"
-        "  -i, --input FILE         read FILE instead of stdin\n"
+        "  -i, --input FILE         read FILE instead of stdin (\"-\": stdin)\n"
         "  -o, --output FILE        write FILE instead of stdout\n"
-        "      --input-format F     text (default) or ids: space-separated source ids, eos\n"
-        "                           appended by xlate\n"
-        "      --output-format F    text (default), ids (target ids without bos/eos) or jsonl\n"
-        "      --scores             jsonl: add per-token log-probabilities\n"
+        "      --input-format F     text (default) or ids: space-separated source ids without\n"
+        "                           eos (xlate appends it)\n"
+        "      --output-format F    text (default), ids (target ids without bos and eos) or\n"
+        "                           jsonl: {\"translation\", \"ids\", \"logprob\", \"score\",\n"
+        "                           \"finished\"} per line\n"
+        "      --scores             jsonl: add \"token_logprobs\", one per target token and eos\n"
         "Decoding:\n"
         "      --beam-size K        beam search with K beams (default 1: greedy)\n"
-        "      --n-best N           N hypotheses per input (N <= K); text: 'i ||| text ||| score'\n"
+        "      --n-best N           N hypotheses per line (N <= K): N lines 'i ||| text ||| score'\n"
+        "                           (i counts input lines from 0); jsonl: {\"hypotheses\": [...]}\n"
         "      --length-penalty A   beam: rank by logprob / length^A (default 1.0)\n"
         "      --max-length N       at most N generated tokens, eos counted (default:\n"
         "                           3 * (source tokens + 1) + 10, at most max_positions)\n"
         "      --max-input-length N keep the first N source tokens of longer lines, with a\n"
-        "                           warning (default and largest: max_positions - 1)\n"
+        "                           warning naming the line (default and at most: the\n"
+        "                           model's max_positions - 1)\n"
         "Speed:\n"
-        "      --batch-size N       sentences per batch (default 32; 1: answer each line as\n"
-        "                           soon as it is read, as when stdin is a terminal)\n"
-        "      --batch-tokens N     also cap a batch's source tokens (default: no cap)\n"
-        "      --threads N          threads (default: every core)\n"
+        "      --batch-size N       sentences per batch (default 32; 1: answer and flush each\n"
+        "                           line on its own)\n"
+        "      --batch-tokens N     also cap a batch's source tokens, eos counted (default: none)\n"
+        "      --window N           lines read ahead and sorted by length (default 16 batches)\n"
+        "      --threads N          threads (default 0: every core)\n"
         "Messages:\n"
-        "  -q, --quiet              no warnings\n"
-        "  -v, --verbose            timings and tokens/s on stderr\n"
-        "      --version            print the version\n"
-        "  -h, --help               this help\n"
+        "  -q, --quiet              no warnings, no progress line\n"
+        "  -v, --verbose            model, timings, sentences/s and tokens/s on stderr\n"
+        "      --version            print the version and exit\n"
+        "  -h, --help               print this help and exit\n"
+        "A progress line goes to stderr when it is a terminal and the input is a file.\n"
         "\n"
         "Examples:\n"
         "  echo \"A dog runs in the snow.\" | xlate\n"
         "  xlate \"Two men are talking.\" \"A child plays.\"\n"
         "  xlate -i news.en -o news.de --batch-size 64\n"
-        "  spm_encode --model spm.model --output_format=id < in.txt |\n"
-        "      xlate --input-format ids --output-format ids | spm_decode --model spm.model "
-        "--input_format=id\n"
-        "  xlate --beam-size 5 --n-best 3 \"A cat sleeps.\"\n"
+        "  xlate --output-format jsonl --scores -i news.en | jq -r .logprob\n"
+        "  xlate --input-format ids --output-format ids < in.ids > out.ids\n"
+        "  parallel --pipe --keep-order -N 1000 xlate -q --threads 1 < big.en > big.de\n"
+        "  coproc xlate; echo \"A cat.\" >&${COPROC[1]}; read -r de <&${COPROC[0]}   # bash\n"
         "\n"
-        "Exit status: 0 ok, 1 usage, 2 model, 3 input, 4 output, 5 internal error.\n",
+        "Exit status:\n"
+        "  0  success\n"
+        "  1  usage: unknown option, bad option value\n"
+        "  2  model: directory, config.json, weights or tokenizer missing or invalid\n"
+        "  3  input: unreadable file, bad token id (the message names the line)\n"
+        "  4  output: cannot write (a closed pipe ends xlate quietly, with this status)\n"
+        "  5  internal: out of memory, cannot start threads\n"
+        "\n"
+        "Environment: XLATE_MODEL (the default model directory), XLATE_SPIN_US (how long idle\n"
+        "worker threads spin before they sleep, default 100). See xlate(1).\n",
         f);
 }
 
@@ -146,7 +181,7 @@ static int parse_options(options *o, int argc, char **argv)
         case 'v': o->verbose = 1; break;
         case 'h': usage(stdout); return -2;
         case O_VERSION: printf("xlate %s\n", XLATE_VERSION); return -2;
-        case O_SCORES: o->dp.token_scores = 1; break;
+        case O_SCORES: o->scores = 1; break;
         case O_IN_FMT:
         case O_OUT_FMT: {
             const char *name = c == O_IN_FMT ? "--input-format" : "--output-format";
@@ -177,7 +212,11 @@ static int parse_options(options *o, int argc, char **argv)
                                : c == O_BEAM      ? "--beam-size"
                                : c == O_NBEST     ? "--n-best"
                                                   : "--window";
-            long hi = c == O_THREADS ? 1024 : c == O_BEAM ? 256 : c == O_BATCH ? 4096 : 1L << 30;
+            long hi = c == O_THREADS  ? 1024
+                      : c == O_BEAM   ? 256
+                      : c == O_BATCH  ? MAX_BATCH
+                      : c == O_WINDOW ? MAX_WINDOW
+                                      : 1L << 30;
             if (parse_int_opt(name, optarg, c == O_THREADS ? 0 : 1, hi, &v, err, sizeof err))
                 goto bad;
             switch (c) {
@@ -196,8 +235,11 @@ static int parse_options(options *o, int argc, char **argv)
             fprintf(stderr, "xlate: %s needs a value (see xlate --help)\n", argv[optind - 1]);
             return -1;
         default:
-            fprintf(stderr, "xlate: unknown option %s (see xlate --help)\n",
-                    optopt ? (char[]){'-', (char)optopt, 0} : argv[optind - 1]);
+            if (optopt)
+                fprintf(stderr, "xlate: unknown option -%c (see xlate --help)\n", optopt);
+            else
+                fprintf(stderr, "xlate: unknown option %s (see xlate --help)\n",
+                        argv[optind - 1]);
             return -1;
         }
     }
@@ -206,9 +248,12 @@ static int parse_options(options *o, int argc, char **argv)
                 o->dp.beam_size);
         return -1;
     }
-    if (o->out_fmt == FMT_JSONL)
-        o->dp.scores = 1;
-    if (o->dp.n_best > 1 || o->dp.beam_size > 1)
+    if (o->scores && o->out_fmt != FMT_JSONL) {
+        fprintf(stderr, "xlate: --scores: only with --output-format jsonl\n");
+        return -1;
+    }
+    o->dp.token_scores = o->scores;
+    if (o->out_fmt == FMT_JSONL || o->dp.n_best > 1 || o->dp.beam_size > 1)
         o->dp.scores = 1;
     o->texts = argv + optind;
     o->n_texts = argc - optind;
@@ -222,14 +267,77 @@ bad:
     return -1;
 }
 
+/* Ends the progress line, so that a message starts on a line of its own. */
+static void end_progress(run *r)
+{
+    if (r->shown) {
+        fputc('\n', stderr);
+        r->shown = 0;
+    }
+}
+
+static void warn(run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(run *r, const char *fmt, ...)
+{
+    va_list ap;
+    if (r->o->quiet)
+        return;
+    end_progress(r);
+    fputs("xlate: warning: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static void fail(run *r, const char *msg)
+{
+    end_progress(r);
+    fprintf(stderr, "xlate: %s\n", msg);
+}
+
+/* "1:02:03" or "2:03" */
+static void hms(double s, char *out, size_t n)
+{
+    long t = s > 0 && s < 1e9 ? (long)(s + 0.5) : 0;
+    if (t >= 3600)
+        snprintf(out, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else
+        snprintf(out, n, "%ld:%02ld", t / 60, t % 60);
+}
+
+/* The progress line, at most four times a second (always when final). lines: lines answered
+ * so far; offset: their input bytes. */
+static void progress(run *r, long lines, long long offset, int final)
+{
+    double now = now_seconds(), t = now - r->t_start - r->t_load;
+    char el[32], eta[32];
+    if (!r->progress || (!final && now - r->t_shown < 0.25))
+        return;
+    r->t_shown = now;
+    hms(t, el, sizeof el);
+    if (r->in.size > 0 && offset > 0) {
+        double frac = (double)offset / (double)r->in.size;
+        hms(final ? 0 : t * (1 - frac) / frac, eta, sizeof eta);
+        fprintf(stderr, "\rxlate: %ld lines, %3.0f%%, %.1f lines/s, %s elapsed, %s left\033[K",
+                lines, 100 * frac, t > 0 ? lines / t : 0.0, el, eta);
+    } else {
+        fprintf(stderr, "\rxlate: %ld lines, %.1f lines/s, %s elapsed\033[K", lines,
+                t > 0 ? lines / t : 0.0, el);
+    }
+    r->shown = 1;
+    if (final)
+        end_progress(r);
+}
+
 /* Parses a line of ids; message names the line. */
-static int parse_ids(const char *s, size_t len, int vocab, int **ids, int *n, const char *name,
-                     long lineno, char *err, size_t errlen)
+static int parse_ids(const char *s, size_t len, int vocab, int **ids, int *n, const char *where,
+                     char *err, size_t errlen)
 {
     int cap = 16, cnt = 0, *out = malloc(cap * sizeof *out);
     size_t i = 0;
     if (!out)
-        return xerr(err, errlen, "out of memory");
+        return xerr(err, errlen, "%s: out of memory", where);
     while (i < len) {
         long v = 0;
         size_t start;
@@ -248,21 +356,20 @@ static int parse_ids(const char *s, size_t len, int vocab, int **ids, int *n, co
             while (end < len && s[end] != ' ' && s[end] != '\t')
                 end++;
             free(out);
-            return xerr(err, errlen, "%s: line %ld: \"%.*s\" is not a token id (expected "
-                        "space-separated non-negative integers)", name, lineno,
+            return xerr(err, errlen, "%s: \"%.*s\" is not a token id (expected "
+                        "space-separated non-negative integers)", where,
                         (int)(end - start > 40 ? 40 : end - start), s + start);
         }
         if (v >= vocab) {
             free(out);
-            return xerr(err, errlen, "%s: line %ld: id %.*s is outside the source vocabulary "
-                        "[0, %d)", name, lineno, (int)(i - start > 40 ? 40 : i - start),
-                        s + start, vocab);
+            return xerr(err, errlen, "%s: id %.*s is outside the source vocabulary [0, %d)",
+                        where, (int)(i - start > 40 ? 40 : i - start), s + start, vocab);
         }
         if (cnt == cap) {
             int *q = realloc(out, (cap *= 2) * sizeof *out);
             if (!q) {
                 free(out);
-                return xerr(err, errlen, "out of memory");
+                return xerr(err, errlen, "%s: out of memory", where);
             }
             out = q;
         }
@@ -271,6 +378,48 @@ static int parse_ids(const char *s, size_t len, int vocab, int **ids, int *n, co
     *ids = out;
     *n = cnt;
     return 0;
+}
+
+/* Reads the next line into it. Returns 1, 0 at the end of the input, or an exit status > 1
+ * with the message in err. */
+static int read_item(run *r, item *it, char *err, size_t errlen)
+{
+    const options *o = r->o;
+    char *line, where[96], msg[XLATE_ERRLEN];
+    size_t len;
+    int got = reader_next(&r->in, &line, &len, err, errlen);
+    if (got <= 0)
+        return got < 0 ? XLATE_EXIT_INPUT : 0;
+    memset(it, 0, sizeof *it);
+    it->lineno = r->in.line;
+    reader_where(&r->in, it->lineno, where, sizeof where);
+    if (o->in_fmt == FMT_IDS) {
+        if (parse_ids(line, len, r->info.src_vocab, &it->ids, &it->n, where, err, errlen))
+            return XLATE_EXIT_INPUT;
+    } else if (xlate_tokenize(r->model, line, len, &it->ids, &it->n, msg, sizeof msg)) {
+        xerr(err, errlen, "%s: %s", where, msg);
+        return XLATE_EXIT_INTERNAL;
+    }
+    /* A blank line tokenizes to nothing and is answered with an empty line, without the model. */
+    if (r->in.cut) {
+        r->cut++;
+        if (it->n > r->max_in)
+            warn(r, "%s: longer than %zu bytes; kept the first %ld source tokens "
+                 "(--max-input-length)", where, r->in.max_line, r->max_in);
+        else
+            warn(r, "%s: longer than %zu bytes; kept the first %zu bytes", where,
+                 r->in.max_line, r->in.max_line);
+    } else if (it->n > r->max_in) {
+        r->cut++;
+        warn(r, "%s: %d source tokens, kept the first %ld (--max-input-length)", where, it->n,
+             r->max_in);
+    }
+    if (it->n > r->max_in)
+        it->n = (int)r->max_in;
+    if (it->n == 0)
+        r->empty++;
+    r->lines++;
+    return 1;
 }
 
 static int cmp_len_desc(const void *a, const void *b, void *items)
@@ -282,8 +431,10 @@ static int cmp_len_desc(const void *a, const void *b, void *items)
     return x - y;
 }
 
-/* Translates items[0..n) in length-sorted batches. */
-static int translate_window(run *r, int n, char *err, size_t errlen)
+/* Translates items[0..n) in batches of similar lengths. Returns 0, 1 when the output went away
+ * (nobody reads what would be translated), or -1 with a message. */
+static int translate_window(run *r, int n, long lines_before, long long off0, long long off1,
+                            char *err, size_t errlen)
 {
     const options *o = r->o;
     int m = 0, i = 0;
@@ -293,30 +444,34 @@ static int translate_window(run *r, int n, char *err, size_t errlen)
             r->order[m++] = k;
     qsort_r(r->order, m, sizeof *r->order, cmp_len_desc, r->items);
     while (i < m) {
-        int j = i, rc;
+        int j = i;
         long toks = 0;
-        const int *src[4096];
-        int lens[4096];
-        xlate_result res[4096];
-        while (j < m && j - i < o->batch_size && j - i < 4096) {
-            long t = r->items[r->order[j]].n + 1;
-            if (o->batch_tokens && j > i && toks + t > o->batch_tokens)
+        if (writer_gone(&r->out))
+            return 1;
+        while (j < m && j - i < r->batch) {
+            const item *it = &r->items[r->order[j]];
+            if (o->batch_tokens && j > i && toks + it->n + 1 > o->batch_tokens)
                 break;
-            toks += t;
-            src[j - i] = r->items[r->order[j]].ids;
-            lens[j - i] = r->items[r->order[j]].n;
+            toks += it->n + 1;
+            r->src[j - i] = it->ids;
+            r->lens[j - i] = it->n;
             j++;
         }
-        rc = xlate_translate(r->ctx, j - i, src, lens, &o->dp, res, err, errlen);
-        if (rc)
+        if (xlate_translate(r->ctx, j - i, r->src, r->lens, &o->dp, r->res, err, errlen))
             return -1;
         for (int k = i; k < j; k++) {
-            r->items[r->order[k]].res = res[k - i];
-            r->src_tokens += lens[k - i];
-            r->tgt_tokens += res[k - i].n_hyps ? res[k - i].hyps[0].n : 0;
+            const xlate_result *res = &r->res[k - i];
+            r->items[r->order[k]].res = *res;
+            r->src_tokens += r->lens[k - i];
+            r->tgt_tokens += res->n_hyps ? res->hyps[0].n : 0;
         }
         r->sentences += j - i;
+        r->batches++;
         i = j;
+        r->t_translate += now_seconds() - t0;
+        t0 = now_seconds();
+        progress(r, lines_before + (long)((double)n * i / m),
+                 off0 + (long long)((double)(off1 - off0) * i / m), 0);
     }
     r->t_translate += now_seconds() - t0;
     return 0;
@@ -331,222 +486,273 @@ static void put_ids(writer *w, const int *ids, int n)
     }
 }
 
-static cJSON *hyp_json(const run *r, const xlate_hypothesis *h, const char *text)
+/* A float as the shortest decimal that reads back as the same float; null when not finite. */
+static cJSON *json_float(float v)
+{
+    char buf[32];
+    if (!isfinite(v))
+        return cJSON_CreateNull();
+    for (int prec = 6; prec <= 9; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, (double)v);
+        if (strtof(buf, NULL) == v)
+            break;
+    }
+    return cJSON_CreateRaw(buf);
+}
+
+/* {"translation", "ids", "logprob", "score", "finished", "token_logprobs"} of one hypothesis;
+ * h NULL: an empty line's empty answer. No "translation" without a tokenizer. */
+static cJSON *hyp_json(const run *r, const xlate_hypothesis *h, char *err, size_t errlen)
 {
     cJSON *o = cJSON_CreateObject(), *a;
-    if (!o)
-        return NULL;
-    if (text)
-        cJSON_AddStringToObject(o, "translation", text);
-    a = cJSON_AddArrayToObject(o, "ids");
-    for (int k = 0; a && h && k < h->n; k++)
-        cJSON_AddItemToArray(a, cJSON_CreateNumber(h->ids[k]));
-    cJSON_AddNumberToObject(o, "logprob", h ? h->logprob : 0);
-    cJSON_AddNumberToObject(o, "score", h ? h->score : 0);
-    if (r->o->dp.token_scores) {
-        a = cJSON_AddArrayToObject(o, "token_logprobs");
-        for (int k = 0; a && h && h->token_logprobs && k < h->n + h->finished; k++)
-            cJSON_AddItemToArray(a, cJSON_CreateNumber(h->token_logprobs[k]));
+    char *text = NULL;
+    int ok = o != NULL;
+    if (ok && r->info.has_tokenizer) {
+        if (h && xlate_detokenize(r->model, h->ids, h->n, &text, err, errlen)) {
+            cJSON_Delete(o);
+            return NULL;
+        }
+        ok = cJSON_AddStringToObject(o, "translation", text ? text : "") != NULL;
+        free(text);
     }
-    if (h)
-        cJSON_AddBoolToObject(o, "finished", h->finished);
+    ok = ok && (a = cJSON_AddArrayToObject(o, "ids")) != NULL;
+    for (int k = 0; ok && h && k < h->n; k++)
+        ok = cJSON_AddItemToArray(a, cJSON_CreateNumber(h->ids[k]));
+    ok = ok && cJSON_AddItemToObject(o, "logprob", json_float(h ? h->logprob : 0));
+    ok = ok && cJSON_AddItemToObject(o, "score", json_float(h ? h->score : 0));
+    ok = ok && cJSON_AddBoolToObject(o, "finished", h ? h->finished : 1);
+    if (ok && r->o->dp.token_scores) {
+        ok = (a = cJSON_AddArrayToObject(o, "token_logprobs")) != NULL;
+        for (int k = 0; ok && h && h->token_logprobs && k < h->n + h->finished; k++)
+            ok = cJSON_AddItemToArray(a, json_float(h->token_logprobs[k]));
+    }
+    if (!ok) {
+        cJSON_Delete(o);
+        xerr(err, errlen, "out of memory");
+        return NULL;
+    }
     return o;
 }
 
-/* Writes the outputs of items[0..n) in order and frees them. */
-static int write_window(run *r, int n, long first_index, char *err, size_t errlen)
+static int write_jsonl(run *r, const item *it, char *err, size_t errlen)
 {
-    const options *o = r->o;
-    int rc = 0;
-    for (int k = 0; k < n; k++) {
-        item *it = &r->items[k];
-        int nh = it->res.n_hyps;
-        char *text = NULL;
-        if (o->out_fmt == FMT_JSONL) {
-            cJSON *root = NULL;
-            char *s;
-            if (o->dp.n_best > 1) {
-                cJSON *arr;
-                root = cJSON_CreateObject();
-                arr = root ? cJSON_AddArrayToObject(root, "hypotheses") : NULL;
-                for (int h = 0; arr && h < nh; h++) {
-                    char *t = NULL;
-                    if (o->out_fmt == FMT_JSONL && xlate_model_get_info(r->model).has_tokenizer &&
-                        xlate_detokenize(r->model, it->res.hyps[h].ids, it->res.hyps[h].n, &t,
-                                         err, errlen))
-                        rc = -1;
-                    cJSON_AddItemToArray(arr, hyp_json(r, &it->res.hyps[h], t ? t : NULL));
-                    free(t);
-                }
-            } else {
-                const xlate_hypothesis *h = nh ? &it->res.hyps[0] : NULL;
-                if (xlate_model_get_info(r->model).has_tokenizer) {
-                    if (h && xlate_detokenize(r->model, h->ids, h->n, &text, err, errlen))
-                        rc = -1;
-                    root = hyp_json(r, h, text ? text : "");
-                } else {
-                    root = hyp_json(r, h, NULL);
-                }
+    cJSON *root;
+    char *s;
+    if (r->o->dp.n_best > 1) {
+        cJSON *arr;
+        root = cJSON_CreateObject();
+        if (!root || !(arr = cJSON_AddArrayToObject(root, "hypotheses")))
+            goto oom;
+        for (int h = 0; h < it->res.n_hyps; h++) {
+            cJSON *one = hyp_json(r, &it->res.hyps[h], err, errlen);
+            if (!one) {
+                cJSON_Delete(root);
+                return -1;
             }
-            s = root ? cJSON_PrintUnformatted(root) : NULL;
-            if (!s && rc == 0)
-                rc = xerr(err, errlen, "out of memory");
-            if (s) {
-                writer_puts(&r->out, s);
-                writer_put(&r->out, "\n", 1);
-            }
-            free(s);
-            cJSON_Delete(root);
-        } else if (o->dp.n_best > 1 && o->out_fmt == FMT_TEXT) {
-            for (int h = 0; h < o->dp.n_best; h++) {
-                char head[32], tail[48];
-                const xlate_hypothesis *hy = h < nh ? &it->res.hyps[h] : NULL;
-                snprintf(head, sizeof head, "%ld ||| ", first_index + k);
-                snprintf(tail, sizeof tail, " ||| %.6f\n", hy ? hy->score : 0.0);
-                writer_puts(&r->out, head);
-                if (hy) {
-                    if (xlate_detokenize(r->model, hy->ids, hy->n, &text, err, errlen))
-                        rc = -1;
-                    else
-                        writer_puts(&r->out, text);
-                    free(text);
-                    text = NULL;
-                }
-                writer_puts(&r->out, tail);
-            }
-        } else {
-            if (nh) {
-                const xlate_hypothesis *h = &it->res.hyps[0];
-                if (o->out_fmt == FMT_IDS)
-                    put_ids(&r->out, h->ids, h->n);
-                else if (xlate_detokenize(r->model, h->ids, h->n, &text, err, errlen))
-                    rc = -1;
-                else
-                    writer_puts(&r->out, text);
-            }
-            writer_put(&r->out, "\n", 1);
+            cJSON_AddItemToArray(arr, one);
         }
-        free(text);
-        xlate_results_free(&it->res, 1);
-        free(it->ids);
-        it->ids = NULL;
-        if (rc)
-            return -1;
+    } else if (!(root = hyp_json(r, it->res.n_hyps ? &it->res.hyps[0] : NULL, err, errlen))) {
+        return -1;
     }
-    if (o->interactive)
-        writer_flush(&r->out);
+    if (!(s = cJSON_PrintUnformatted(root)))
+        goto oom;
+    writer_puts(&r->out, s);
+    writer_put(&r->out, "\n", 1);
+    free(s);
+    cJSON_Delete(root);
+    return 0;
+oom:
+    cJSON_Delete(root);
+    return xerr(err, errlen, "out of memory");
+}
+
+/* One hypothesis as text or ids (nothing for NULL). */
+static int write_hyp(run *r, const xlate_hypothesis *h, char *err, size_t errlen)
+{
+    char *text;
+    if (!h)
+        return 0;
+    if (r->o->out_fmt == FMT_IDS) {
+        put_ids(&r->out, h->ids, h->n);
+        return 0;
+    }
+    if (xlate_detokenize(r->model, h->ids, h->n, &text, err, errlen))
+        return -1;
+    writer_puts(&r->out, text);
+    free(text);
     return 0;
 }
 
-static void progress(run *r, int final)
+/* Writes the answers of items[0..n) in input order and flushes. */
+static int write_window(run *r, int n, long first_index, char *err, size_t errlen)
 {
-    double t = now_seconds() - r->t_start;
-    off_t pos = r->in.f ? ftello(r->in.f) : -1;
-    if (!r->o->progress)
-        return;
-    if (r->in_size > 0 && pos >= 0)
-        fprintf(stderr, "\rxlate: %ld lines (%.0f%%), %.0f lines/s, %.0f tokens/s ", r->lines,
-                100.0 * pos / r->in_size, r->lines / (t > 0 ? t : 1),
-                r->tgt_tokens / (t > 0 ? t : 1));
-    else
-        fprintf(stderr, "\rxlate: %ld lines, %.0f lines/s ", r->lines, r->lines / (t > 0 ? t : 1));
-    if (final)
-        fputc('\n', stderr);
+    const options *o = r->o;
+    for (int k = 0; k < n; k++) {
+        const item *it = &r->items[k];
+        int nh = it->res.n_hyps;
+        if (o->out_fmt == FMT_JSONL) {
+            if (write_jsonl(r, it, err, errlen))
+                return -1;
+        } else if (o->dp.n_best > 1) {
+            for (int h = 0; h < o->dp.n_best; h++) {
+                const xlate_hypothesis *hy = h < nh ? &it->res.hyps[h] : NULL;
+                char buf[48];
+                snprintf(buf, sizeof buf, "%ld ||| ", first_index + k);
+                writer_puts(&r->out, buf);
+                if (write_hyp(r, hy, err, errlen))
+                    return -1;
+                snprintf(buf, sizeof buf, " ||| %.6f\n", hy ? (double)hy->score : 0.0);
+                writer_puts(&r->out, buf);
+            }
+        } else {
+            if (write_hyp(r, nh ? &it->res.hyps[0] : NULL, err, errlen))
+                return -1;
+            writer_put(&r->out, "\n", 1);
+        }
+    }
+    writer_flush(&r->out);
+    return 0;
+}
+
+static void free_items(run *r, int n)
+{
+    for (int k = 0; k < n; k++) {
+        xlate_results_free(&r->items[k].res, 1);
+        free(r->items[k].ids);
+        r->items[k].ids = NULL;
+    }
 }
 
 /* Reads, translates and writes everything. Returns the exit status. */
 static int stream(run *r)
 {
-    const options *o = r->o;
-    xlate_model_info info = xlate_model_get_info(r->model);
-    long max_in = o->max_input_length > 0 ? o->max_input_length : info.max_positions - 1;
-    long window = o->interactive ? 1 : o->window ? o->window : o->batch_size * 16;
-    char err[XLATE_ERRLEN];
-    int status = XLATE_EXIT_OK, eof = 0;
+    char err[XLATE_ERRLEN], bad_msg[XLATE_ERRLEN];
     long index = 0;
 
-    if (window > 100000)
-        window = 100000;
-    r->items = calloc(window, sizeof *r->items);
-    r->order = calloc(window, sizeof *r->order);
-    if (!r->items || !r->order) {
-        fprintf(stderr, "xlate: out of memory\n");
-        return XLATE_EXIT_INTERNAL;
-    }
-    while (!eof && status == XLATE_EXIT_OK) {
-        int n = 0, bad = 0;
-        char bad_msg[XLATE_ERRLEN + 64];
-        while (n < window) {
-            char *line;
-            size_t len;
-            item *it = &r->items[n];
-            int got = reader_next(&r->in, &line, &len, err, sizeof err);
-            if (got < 0) {
-                bad = XLATE_EXIT_INPUT;
-                snprintf(bad_msg, sizeof bad_msg, "%s", err);
+    for (;;) {
+        int n = 0, bad = 0, eof = 0, rc;
+        long long off0 = r->in.offset;
+        /* Fill the window, but never wait for input while holding lines to answer. */
+        while (n < r->window) {
+            if (n > 0 && !reader_ready(&r->in))
                 break;
-            }
-            if (got == 0) {
+            rc = read_item(r, &r->items[n], bad_msg, sizeof bad_msg);
+            if (rc == 0) {
                 eof = 1;
                 break;
             }
-            memset(it, 0, sizeof *it);
-            it->lineno = r->in.line;
-            if (o->in_fmt == FMT_IDS) {
-                if (parse_ids(line, len, info.src_vocab, &it->ids, &it->n, r->in.name,
-                              it->lineno, err, sizeof err)) {
-                    bad = XLATE_EXIT_INPUT;
-                    snprintf(bad_msg, sizeof bad_msg, "%s", err);
-                    break;
-                }
-            } else if (xlate_tokenize(r->model, line, len, &it->ids, &it->n, err, sizeof err)) {
-                bad = XLATE_EXIT_INTERNAL;
-                snprintf(bad_msg, sizeof bad_msg, "%s: line %ld: %s", r->in.name, it->lineno,
-                         err);
+            if (rc != 1) {
+                bad = rc;
                 break;
             }
-            if (it->n > max_in) {
-                if (!o->quiet)
-                    fprintf(stderr, "xlate: warning: %s: line %ld: %d source tokens, kept the "
-                            "first %ld (--max-input-length)\n", r->in.name, it->lineno, it->n,
-                            max_in);
-                it->n = (int)max_in;
-            }
             n++;
-            r->lines++;
         }
-        /* The lines before a bad one are still translated and written. */
-        if (translate_window(r, n, err, sizeof err)) {
-            fprintf(stderr, "xlate: %s\n", err);
-            for (int k = 0; k < n; k++) {
-                xlate_results_free(&r->items[k].res, 1);
-                free(r->items[k].ids);
-            }
+        /* The lines before a bad one are still answered. */
+        rc = translate_window(r, n, index, off0, r->in.offset, err, sizeof err);
+        if (rc == 0 && write_window(r, n, index, err, sizeof err))
+            rc = -1;
+        free_items(r, n);
+        if (rc < 0) {
+            fail(r, err);
             return XLATE_EXIT_INTERNAL;
         }
-        if (write_window(r, n, index, err, sizeof err)) {
-            fprintf(stderr, "xlate: %s\n", err);
-            status = XLATE_EXIT_INTERNAL;
+        if (r->out.failed) {
+            end_progress(r);
+            return writer_error(&r->out, 1);
         }
         index += n;
-        if (r->out.failed)
-            return writer_error(&r->out, 1);
+        r->windows++;
+        r->done_offset = r->in.offset;
+        progress(r, index, r->done_offset, eof || bad);
         if (bad) {
-            fprintf(stderr, "xlate: %s\n", bad_msg);
-            status = bad;
+            fail(r, bad_msg);
+            return bad;
         }
-        progress(r, 0);
+        if (eof)
+            return XLATE_EXIT_OK;
     }
-    progress(r, 1);
-    return status;
 }
 
 static void release(run *r)
 {
     free(r->items);
     free(r->order);
+    free(r->src);
+    free(r->lens);
+    free(r->res);
     xlate_ctx_free(r->ctx);
     xlate_model_free(r->model);
+}
+
+static void report(const run *r)
+{
+    double total = now_seconds() - r->t_start, tt = r->t_translate > 0 ? r->t_translate : 1e-9;
+    fprintf(stderr,
+            "xlate: %ld lines: %ld translated in %ld batches (%ld windows), %ld empty, %ld cut\n"
+            "xlate: %lld source tokens, %lld target tokens (eos not counted)\n"
+            "xlate: load %.3f s, translate %.3f s, total %.3f s\n"
+            "xlate: %.1f sentences/s, %.1f source tokens/s, %.1f target tokens/s\n",
+            r->lines, r->sentences, r->batches, r->windows, r->empty, r->cut, r->src_tokens,
+            r->tgt_tokens, r->t_load, r->t_translate, total, r->sentences / tt,
+            (double)r->src_tokens / tt, (double)r->tgt_tokens / tt);
+}
+
+/* Loads the model and checks the options against it. Returns the exit status. */
+static int setup(run *r, options *o, char *dir, size_t dirlen)
+{
+    char err[XLATE_ERRLEN];
+    xlate_model_params mp = xlate_model_default_params();
+
+    if (find_model_dir(o->model, dir, dirlen, err, sizeof err)) {
+        fprintf(stderr, "xlate: %s\n", err);
+        return XLATE_EXIT_MODEL;
+    }
+    r->dir = dir;
+    mp.load_tokenizers = o->in_fmt == FMT_TEXT || o->out_fmt != FMT_IDS;
+    mp.warn = warn_stderr;
+    mp.warn_user = &o->quiet;
+    if (xlate_model_load(&r->model, dir, &mp, err, sizeof err)) {
+        fprintf(stderr, "xlate: %s\n", err);
+        return XLATE_EXIT_MODEL;
+    }
+    r->info = xlate_model_get_info(r->model);
+    if (!r->info.has_tokenizer && (o->in_fmt == FMT_TEXT || o->out_fmt == FMT_TEXT)) {
+        fprintf(stderr, "xlate: %s: the model has no tokenizer (config field \"tokenizer\"): "
+                "use --input-format ids --output-format ids\n", dir);
+        return XLATE_EXIT_MODEL;
+    }
+    if (xlate_decode_params_check(r->model, &o->dp, err, sizeof err) ||
+        (o->max_input_length > r->info.max_positions - 1 &&
+         xerr(err, sizeof err, "--max-input-length: expected 1 to %d (the model's "
+              "max_positions - 1), got %ld", r->info.max_positions - 1, o->max_input_length))) {
+        fprintf(stderr, "xlate: %s\n", err);
+        return XLATE_EXIT_USAGE;
+    }
+    r->max_in = o->max_input_length > 0 ? o->max_input_length : r->info.max_positions - 1;
+    r->batch = o->batch_size;
+    r->window = o->batch_size == 1 ? 1 : o->window ? o->window : 16 * o->batch_size;
+    if (r->window > MAX_WINDOW)
+        r->window = MAX_WINDOW;
+    r->items = calloc(r->window, sizeof *r->items);
+    r->order = calloc(r->window, sizeof *r->order);
+    r->src = calloc(r->batch, sizeof *r->src);
+    r->lens = calloc(r->batch, sizeof *r->lens);
+    r->res = calloc(r->batch, sizeof *r->res);
+    if (!r->items || !r->order || !r->src || !r->lens || !r->res) {
+        fprintf(stderr, "xlate: out of memory (a window of %ld lines)\n", r->window);
+        return XLATE_EXIT_INTERNAL;
+    }
+    if (!(r->ctx = xlate_ctx_new(r->model, (int)o->threads, err, sizeof err))) {
+        fprintf(stderr, "xlate: %s\n", err);
+        return XLATE_EXIT_INTERNAL;
+    }
+    r->t_load = now_seconds() - r->t_start;
+    if (o->verbose)
+        fprintf(stderr, "xlate: model %s: %zu parameters, %d+%d layers, d_model %d; %d threads; "
+                "batches of %ld, window %ld; loaded in %.3f s\n", dir, r->info.n_params,
+                r->info.encoder_layers, r->info.decoder_layers, r->info.d_model,
+                xlate_ctx_threads(r->ctx), r->batch, r->window, r->t_load);
+    return XLATE_EXIT_OK;
 }
 
 int cmd_translate(int argc, char **argv)
@@ -554,86 +760,43 @@ int cmd_translate(int argc, char **argv)
     options o;
     run r;
     char err[XLATE_ERRLEN], dir[4096];
-    xlate_model_params mp = xlate_model_default_params();
     int rc, status;
-    xlate_model_info info;
 
     rc = parse_options(&o, argc, argv);
     if (rc == -2)
-        return XLATE_EXIT_OK;
+        return fflush(stdout) == 0 ? XLATE_EXIT_OK : XLATE_EXIT_OUTPUT;
     if (rc)
         return XLATE_EXIT_USAGE;
     memset(&r, 0, sizeof r);
     r.o = &o;
+    r.in.fd = -1;
     r.t_start = now_seconds();
 
-    if (find_model_dir(o.model, dir, sizeof dir, err, sizeof err)) {
-        fprintf(stderr, "xlate: %s\n", err);
-        return XLATE_EXIT_MODEL;
-    }
-    mp.load_tokenizers = o.in_fmt == FMT_TEXT || o.out_fmt != FMT_IDS;
-    mp.warn = warn_stderr;
-    mp.warn_user = &o.quiet;
-    if (xlate_model_load(&r.model, dir, &mp, err, sizeof err)) {
-        fprintf(stderr, "xlate: %s\n", err);
-        return XLATE_EXIT_MODEL;
-    }
-    info = xlate_model_get_info(r.model);
-    if (!info.has_tokenizer && (o.in_fmt == FMT_TEXT || o.out_fmt == FMT_TEXT)) {
-        fprintf(stderr, "xlate: %s: the model has no tokenizer (config field \"tokenizer\"): "
-                "use --input-format ids --output-format ids\n", dir);
-        release(&r);
-        return XLATE_EXIT_MODEL;
-    }
-    if (xlate_decode_params_check(r.model, &o.dp, err, sizeof err) ||
-        (o.max_input_length > info.max_positions - 1 &&
-         xerr(err, sizeof err, "--max-input-length: expected 1 to %d (the model's max_positions "
-              "- 1), got %ld", info.max_positions - 1, o.max_input_length))) {
-        fprintf(stderr, "xlate: %s\n", err);
-        release(&r);
-        return XLATE_EXIT_USAGE;
-    }
-    if (!(r.ctx = xlate_ctx_new(r.model, (int)o.threads, err, sizeof err))) {
-        fprintf(stderr, "xlate: %s\n", err);
-        release(&r);
-        return XLATE_EXIT_INTERNAL;
-    }
-    r.t_load = now_seconds() - r.t_start;
-
+    status = setup(&r, &o, dir, sizeof dir);
+    if (status != XLATE_EXIT_OK)
+        goto done;
     if (o.n_texts) {
         reader_texts(&r.in, o.texts, o.n_texts);
     } else if (reader_open(&r.in, o.input, err, sizeof err)) {
         fprintf(stderr, "xlate: %s\n", err);
-        release(&r);
-        return XLATE_EXIT_INPUT;
+        status = XLATE_EXIT_INPUT;
+        goto done;
     }
     if (writer_open(&r.out, o.output, err, sizeof err)) {
         fprintf(stderr, "xlate: %s\n", err);
-        reader_close(&r.in);
-        release(&r);
-        return XLATE_EXIT_OUTPUT;
+        status = XLATE_EXIT_OUTPUT;
+        goto done;
     }
-    o.interactive = o.batch_size == 1 || (r.in.f == stdin && isatty(STDIN_FILENO));
-    if (r.in.f && r.in.f != stdin && !o.quiet && isatty(STDERR_FILENO)) {
-        struct stat sb;
-        o.progress = 1;
-        if (fstat(fileno(r.in.f), &sb) == 0 && S_ISREG(sb.st_mode))
-            r.in_size = sb.st_size;
-    }
+    /* A line is cut where it surely holds more than max_in tokens: memory stays bounded. */
+    r.in.max_line = r.max_in * 256 > 65536 ? (size_t)r.max_in * 256 : 65536;
+    r.progress = !o.quiet && r.in.regular && isatty(STDERR_FILENO);
 
     status = stream(&r);
     if (writer_close(&r.out) && status == XLATE_EXIT_OK)
         status = writer_error(&r.out, 1);
-    if (o.verbose) {
-        double total = now_seconds() - r.t_start;
-        fprintf(stderr,
-                "xlate: %ld lines, %ld sentences translated, %ld source and %ld target tokens\n"
-                "xlate: load %.3f s, translate %.3f s, total %.3f s; %.1f sentences/s, %.1f "
-                "target tokens/s; %d threads\n",
-                r.lines, r.sentences, r.src_tokens, r.tgt_tokens, r.t_load, r.t_translate, total,
-                r.sentences / (r.t_translate > 0 ? r.t_translate : 1),
-                r.tgt_tokens / (r.t_translate > 0 ? r.t_translate : 1), xlate_ctx_threads(r.ctx));
-    }
+    if (o.verbose)
+        report(&r);
+done:
     reader_close(&r.in);
     release(&r);
     return status;
