@@ -1,109 +1,239 @@
-/* cli_info.c — `xlate info [DIR]`: the model's config, parameter count, dtypes, vocabulary
- * and file sizes. */
+/* cli_info.c — `xlate info [--json] [DIR]`: the model's config, parameter count, dtypes,
+ * vocabulary and file sizes, and whether the model loads (weights bound to the config,
+ * tokenizer vocabulary = the config's). The exit status says it: 0, or 2 when it does not. */
 #include "cli.h"
 #include "cli_common.h"
 #include "config.h"
 #include "safetensors.h"
 #include "util.h"
 #include "xlate.h"
+#include <cJSON.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-static void file_line(const char *dir, const char *name, const char *what)
+enum { N_DTYPES = 16 };
+
+/* What `info` shows, gathered before anything is printed. */
+typedef struct {
+    char dir[4096];
+    char *cpath, *wpath;
+    char *config_text;        /* config.json as read */
+    size_t config_len;
+    model_config c;
+    int have_config;
+    st_file f;
+    int have_weights;
+    size_t params, per_dtype[N_DTYPES];
+    int load_ok;              /* xlate_model_load succeeded */
+    char load_err[XLATE_ERRLEN];
+} info;
+
+static long long file_size(const char *dir, const char *name)
 {
     struct stat sb;
     char *p = path_join(dir, name);
-    if (p && stat(p, &sb) == 0)
-        printf("%-18s %s (%.1f MB)\n", what, name, sb.st_size / 1e6);
+    long long n = p && stat(p, &sb) == 0 ? (long long)sb.st_size : -1;
+    free(p);
+    return n;
+}
+
+static void file_line(const char *dir, const char *name, const char *what, const char *extra)
+{
+    long long n = file_size(dir, name);
+    if (n >= 1000000)
+        printf("%-18s %s, %lld bytes (%.1f MB)%s\n", what, name, n, n / 1e6, extra);
+    else if (n >= 1000)
+        printf("%-18s %s, %lld bytes (%.1f kB)%s\n", what, name, n, n / 1e3, extra);
+    else if (n >= 0)
+        printf("%-18s %s, %lld bytes%s\n", what, name, n, extra);
     else
         printf("%-18s %s (missing)\n", what, name);
-    free(p);
+}
+
+static void print_text(const info *in)
+{
+    const model_config *c = &in->c;
+    char extra[64] = "";
+    printf("%-18s %s\n", "model", in->dir);
+    printf("%-18s transformer, %d encoder + %d decoder layers, %s-norm, %s\n", "architecture",
+           c->encoder_layers, c->decoder_layers, c->pre_norm ? "pre" : "post",
+           activation_name(c->activation));
+    printf("%-18s d_model %d, %d heads of %d, ffn %d\n", "size", c->d_model, c->heads,
+           c->d_model / c->heads, c->ffn_dim);
+    printf("%-18s %zu (%.1fM) in %d tensors\n", "parameters", in->params, in->params / 1e6,
+           in->f.n);
+    printf("%-18s", "dtypes");
+    for (int t = 0; t < N_DTYPES; t++)
+        if (in->per_dtype[t])
+            printf(" %s %zu", st_dtype_name((st_dtype)t), in->per_dtype[t]);
+    printf("\n");
+    printf("%-18s source %d, target %d%s%s\n", "vocabulary", c->src_vocab, c->tgt_vocab,
+           c->shared_embeddings ? ", shared embeddings" : "",
+           c->tied_output ? ", output tied to the target embedding" : "");
+    printf("%-18s %s, max %d, embeddings scaled by %g\n", "positions",
+           positions_name(c->positions), c->max_positions, (double)c->embedding_scale);
+    printf("%-18s pad %d, unk %d, bos %d, eos %d\n", "special ids", c->pad_id, c->unk_id,
+           c->bos_id, c->eos_id);
+    file_line(in->dir, "config.json", "config", "");
+    file_line(in->dir, c->weights, "weights", "");
+    if (c->tokenizer) {
+        if (in->load_ok)
+            snprintf(extra, sizeof extra, ", %d pieces", c->src_vocab);
+        file_line(in->dir, c->tokenizer, "tokenizer", extra);
+    } else {
+        printf("%-18s none (ids only)\n", "tokenizer");
+    }
+    if (c->target_tokenizer) {
+        if (in->load_ok)
+            snprintf(extra, sizeof extra, ", %d pieces", c->tgt_vocab);
+        file_line(in->dir, c->target_tokenizer, "target tokenizer", extra);
+    }
+    printf("%-18s %s%s\n", "loads", in->load_ok ? "yes" : "no: ", in->load_ok ? "" : in->load_err);
+}
+
+static int add_file(cJSON *files, const char *dir, const char *name)
+{
+    long long n = file_size(dir, name);
+    return cJSON_AddItemToObject(files, name, n >= 0 ? cJSON_CreateNumber((double)n)
+                                                     : cJSON_CreateNull());
+}
+
+/* {"model", "config" (config.json as it is), "parameters", "tensors", "dtypes", "files",
+ *  "loads", "error"} on one line. */
+static int print_json(const info *in)
+{
+    cJSON *o = cJSON_CreateObject(), *cfg, *d, *files;
+    char *s = NULL;
+    int ok = o != NULL;
+    const model_config *c = &in->c;
+    cfg = cJSON_ParseWithLength(in->config_text, in->config_len);
+    ok = ok && cJSON_AddStringToObject(o, "model", in->dir);
+    ok = ok && cfg && cJSON_AddItemToObject(o, "config", cfg);
+    if (!ok)
+        cJSON_Delete(cfg);
+    ok = ok && cJSON_AddNumberToObject(o, "parameters", (double)in->params);
+    ok = ok && cJSON_AddNumberToObject(o, "tensors", in->f.n);
+    ok = ok && (d = cJSON_AddObjectToObject(o, "dtypes"));
+    for (int t = 0; ok && t < N_DTYPES; t++)
+        if (in->per_dtype[t])
+            ok = cJSON_AddNumberToObject(d, st_dtype_name((st_dtype)t),
+                                         (double)in->per_dtype[t]) != NULL;
+    ok = ok && (files = cJSON_AddObjectToObject(o, "files"));
+    ok = ok && add_file(files, in->dir, "config.json") && add_file(files, in->dir, c->weights);
+    if (ok && c->tokenizer)
+        ok = add_file(files, in->dir, c->tokenizer);
+    if (ok && c->target_tokenizer)
+        ok = add_file(files, in->dir, c->target_tokenizer);
+    ok = ok && cJSON_AddBoolToObject(o, "loads", in->load_ok);
+    if (ok && !in->load_ok)
+        ok = cJSON_AddStringToObject(o, "error", in->load_err) != NULL;
+    if (ok && (s = cJSON_PrintUnformatted(o)))
+        printf("%s\n", s);
+    free(s);
+    cJSON_Delete(o);
+    return ok && s ? 0 : -1;
+}
+
+/* Reads the config and indexes the weights; returns 0 or an exit status with a message. */
+static int gather(info *in)
+{
+    char err[XLATE_ERRLEN];
+    int quiet = 0;
+    xlate_model *m = NULL;
+    xlate_model_params mp = xlate_model_default_params();
+
+    in->cpath = path_join(in->dir, "config.json");
+    if (!in->cpath || read_file(in->cpath, &in->config_text, &in->config_len, err, sizeof err) ||
+        config_parse(&in->c, in->config_text, in->config_len, in->cpath, warn_stderr, &quiet,
+                     err, sizeof err)) {
+        fprintf(stderr, "xlate: %s\n", in->cpath ? err : "out of memory");
+        return XLATE_EXIT_MODEL;
+    }
+    in->have_config = 1;
+    in->wpath = path_join(in->dir, in->c.weights);
+    if (!in->wpath || st_open(&in->f, in->wpath, err, sizeof err)) {
+        fprintf(stderr, "xlate: %s\n", in->wpath ? err : "out of memory");
+        return XLATE_EXIT_MODEL;
+    }
+    in->have_weights = 1;
+    for (int i = 0; i < in->f.n; i++) {
+        in->per_dtype[in->f.tensors[i].dtype] += (size_t)in->f.tensors[i].numel;
+        in->params += (size_t)in->f.tensors[i].numel;
+    }
+    mp.warn = NULL;
+    in->load_ok = xlate_model_load(&m, in->dir, &mp, in->load_err, sizeof in->load_err) == 0;
+    xlate_model_free(m);
+    return XLATE_EXIT_OK;
 }
 
 int cmd_info(int argc, char **argv)
 {
-    char err[XLATE_ERRLEN], dir[4096];
     const char *opt = NULL;
-    model_config c;
-    st_file f;
-    char *cpath = NULL, *wpath = NULL;
-    int quiet = 0, status = XLATE_EXIT_MODEL;
-    size_t count[16] = {0};
-    size_t params = 0;
+    char err[XLATE_ERRLEN];
+    int json = 0, status;
+    info *in = calloc(1, sizeof *in);
 
+    if (!in) {
+        fprintf(stderr, "xlate: out of memory\n");
+        return XLATE_EXIT_INTERNAL;
+    }
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf("Usage: xlate info [DIR | -m DIR]\nPrints what a model directory holds "
-                   "(default: the default model).\n");
-            return XLATE_EXIT_OK;
-        } else if (strcmp(argv[i], "-m") == 0 && i + 1 < argc) {
+            printf("Usage: xlate info [--json] [DIR | -m DIR]\n"
+                   "Prints what a model directory holds (default: the default model): the\n"
+                   "architecture, parameter count, dtypes, vocabulary, special ids, file sizes,\n"
+                   "and whether the model loads. --json: the same as one JSON object, with\n"
+                   "config.json as it is. Exit status 2 when the model does not load.\n");
+            free(in);
+            return fflush(stdout) == 0 ? XLATE_EXIT_OK : XLATE_EXIT_OUTPUT;
+        } else if (strcmp(argv[i], "--json") == 0) {
+            json = 1;
+        } else if ((strcmp(argv[i], "-m") == 0 || strcmp(argv[i], "--model") == 0) &&
+                   i + 1 < argc && !opt) {
             opt = argv[++i];
         } else if (argv[i][0] != '-' && !opt) {
             opt = argv[i];
         } else {
             fprintf(stderr, "xlate info: unexpected argument \"%s\" (see xlate info --help)\n",
                     argv[i]);
+            free(in);
             return XLATE_EXIT_USAGE;
         }
     }
-    if (find_model_dir(opt, dir, sizeof dir, err, sizeof err)) {
+    if (find_model_dir(opt, in->dir, sizeof in->dir, err, sizeof err)) {
         fprintf(stderr, "xlate: %s\n", err);
-        return XLATE_EXIT_MODEL;
-    }
-    memset(&f, 0, sizeof f);
-    cpath = path_join(dir, "config.json");
-    if (!cpath || config_load(&c, cpath, warn_stderr, &quiet, err, sizeof err)) {
-        fprintf(stderr, "xlate: %s\n", cpath ? err : "out of memory");
-        free(cpath);
-        return XLATE_EXIT_MODEL;
-    }
-    wpath = path_join(dir, c.weights);
-    if (!wpath || st_open(&f, wpath, err, sizeof err)) {
-        fprintf(stderr, "xlate: %s\n", wpath ? err : "out of memory");
+        status = XLATE_EXIT_MODEL;
         goto done;
     }
-    for (int i = 0; i < f.n; i++) {
-        count[f.tensors[i].dtype] += (size_t)f.tensors[i].numel;
-        params += (size_t)f.tensors[i].numel;
+    status = gather(in);
+    if (status != XLATE_EXIT_OK)
+        goto done;
+    if (json ? print_json(in) : (print_text(in), 0)) {
+        fprintf(stderr, "xlate: out of memory\n");
+        status = XLATE_EXIT_INTERNAL;
+        goto done;
     }
-    printf("%-18s %s\n", "model", dir);
-    printf("%-18s transformer, %d encoder + %d decoder layers, %s-norm, %s\n", "architecture",
-           c.encoder_layers, c.decoder_layers, c.pre_norm ? "pre" : "post",
-           activation_name(c.activation));
-    printf("%-18s d_model %d, %d heads of %d, ffn %d\n", "size", c.d_model, c.heads,
-           c.d_model / c.heads, c.ffn_dim);
-    printf("%-18s %zu (%.1fM) in %d tensors\n", "parameters", params, params / 1e6, f.n);
-    printf("%-18s", "dtypes");
-    for (int t = 0; t < 16; t++)
-        if (count[t])
-            printf(" %s %zu", st_dtype_name((st_dtype)t), count[t]);
-    printf("\n");
-    printf("%-18s source %d, target %d%s%s\n", "vocabulary", c.src_vocab, c.tgt_vocab,
-           c.shared_embeddings ? ", shared embeddings" : "",
-           c.tied_output ? ", output tied to the target embedding" : "");
-    printf("%-18s %s, max %d, embeddings scaled by %g\n", "positions", positions_name(c.positions),
-           c.max_positions, (double)c.embedding_scale);
-    printf("%-18s pad %d, unk %d, bos %d, eos %d\n", "special ids", c.pad_id, c.unk_id, c.bos_id,
-           c.eos_id);
-    file_line(dir, "config.json", "config");
-    file_line(dir, c.weights, "weights");
-    if (c.tokenizer)
-        file_line(dir, c.tokenizer, "tokenizer");
-    else
-        printf("%-18s none (ids only)\n", "tokenizer");
-    if (c.target_tokenizer)
-        file_line(dir, c.target_tokenizer, "target tokenizer");
-    status = XLATE_EXIT_OK;
+    if (!in->load_ok) {
+        fprintf(stderr, "xlate: %s\n", in->load_err);
+        status = XLATE_EXIT_MODEL;
+    }
+    errno = 0;
     if (fflush(stdout) != 0) {
-        perror("xlate: stdout");
+        if (errno != EPIPE)
+            fprintf(stderr, "xlate: cannot write to stdout: %s\n", strerror(errno));
         status = XLATE_EXIT_OUTPUT;
     }
 done:
-    st_close(&f);
-    config_free(&c);
-    free(cpath);
-    free(wpath);
+    if (in->have_weights)
+        st_close(&in->f);
+    if (in->have_config)
+        config_free(&in->c);
+    free(in->config_text);
+    free(in->cpath);
+    free(in->wpath);
+    free(in);
     return status;
 }
