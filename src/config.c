@@ -93,9 +93,11 @@ static int set_field(model_config *c, const field_spec *f, const cJSON *v, const
         if (!cJSON_IsNumber(v))
             return xerr(err, errlen, "%s: field \"%s\": expected a number, got %s", name, f->name,
                         json_type_name(v));
-        if (!(v->valuedouble > f->min) || !isfinite(v->valuedouble) || v->valuedouble > 1e30)
-            return xerr(err, errlen, "%s: field \"%s\": expected a finite number > %g, got %g",
-                        name, f->name, f->min, v->valuedouble);
+        /* checked as the float it becomes: 1e-46 is > 0 as a double but 0 as a float */
+        if (!((float)v->valuedouble > f->min) || !isfinite(v->valuedouble) ||
+            v->valuedouble > 1e30)
+            return xerr(err, errlen, "%s: field \"%s\": expected a finite number > %g (as a "
+                        "32-bit float), got %g", name, f->name, f->min, v->valuedouble);
         *(float *)(base + f->offset) = (float)v->valuedouble;
         return 0;
     case F_BOOL:
