@@ -1,0 +1,41 @@
+#!/bin/sh
+# fuzz/build.sh — builds the libFuzzer targets fuzz/fuzz_*.c into build-fuzz/fuzz_* with
+# Debian's clang, AddressSanitizer and UndefinedBehaviorSanitizer (every UB report aborts, so
+# the fuzzer records it as a crash). The library is every src/*.c except main.c (the program's
+# entry) and preinit.c (it re-executes the program to set OPENBLAS_NUM_THREADS: not for a
+# fuzzer). Objects are rebuilt when their source or any header is newer.
+#   sh fuzz/build.sh            all targets
+# Environment: FUZZ_CC (default clang), FUZZ_BUILD (default build-fuzz), FUZZ_SAN_EXTRA (more
+# sanitizer flags, e.g. -fno-sanitize=pointer-overflow to look past a known finding).
+set -e
+cd "$(dirname "$0")/.."
+CC=${FUZZ_CC:-clang}
+OUT=${FUZZ_BUILD:-build-fuzz}
+if ! command -v "$CC" >/dev/null 2>&1; then
+  echo "fuzz/build.sh: $CC not found (apt-get install clang)" >&2
+  exit 2
+fi
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer ${FUZZ_SAN_EXTRA:-}"
+CFLAGS="-std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Isrc -Ifuzz $(pkg-config --cflags openblas libcjson) -DXLATE_DATADIR=\"/usr/local/share/xlate\""
+LIBS="$(pkg-config --libs openblas libcjson) -lm -lpthread"
+mkdir -p "$OUT/obj"
+
+newest_header=$(ls -t src/*.h fuzz/*.h | head -n 1)
+objs=""
+for src in src/*.c; do
+  case "$src" in src/main.c|src/preinit.c) continue ;; esac
+  obj="$OUT/obj/$(basename "$src" .c).o"
+  if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ "$newest_header" -nt "$obj" ] || [ fuzz/build.sh -nt "$obj" ]; then
+    echo "  CC $src"
+    # shellcheck disable=SC2086
+    $CC $CFLAGS $SAN -fsanitize=fuzzer-no-link -c -o "$obj" "$src"
+  fi
+  objs="$objs $obj"
+done
+for t in fuzz/fuzz_*.c; do
+  name=$(basename "$t" .c)
+  echo "  LD $OUT/$name"
+  # shellcheck disable=SC2086
+  $CC $CFLAGS $SAN -fsanitize=fuzzer -o "$OUT/$name" "$t" $objs $LIBS
+done
+echo "fuzz/build.sh: targets in $OUT/: $(cd "$OUT" && ls fuzz_* | tr '\n' ' ')"

@@ -1,0 +1,214 @@
+/* fuzz_safetensors.c — a .safetensors image into st_parse (src/safetensors.c), then model_bind
+ * (src/model.c) against three tiny configs, so that a fuzzed file can get all the way through
+ * binding (the seeds in fuzz/corpus/safetensors/ are complete weights for each config).
+ * Properties: every indexed tensor lies inside the image with nbytes = numel * dtype size, names
+ * are unique and found by st_find; a bound model has exactly the parameter count the config
+ * implies (computed here from docs/FORMAT.md's table) and every bound float is readable and
+ * finite; failures leave a message and no leak. */
+#include "config.h"
+#include "fuzz.h"
+#include "model.h"
+#include "safetensors.h"
+#include <math.h>
+
+/* A: the common case (shared + tied, sinusoidal). B: untied, learned positions, output bias,
+ * no encoder final norm, unequal vocabularies. C: no encoder layers, two decoder layers, tied
+ * with an output bias, no final norms, sinusoidal-concat. */
+static const char *const fuzz_st_configs[] = {
+    "{\"model_type\":\"transformer\",\"d_model\":4,\"heads\":2,\"ffn_dim\":4,"
+    "\"encoder_layers\":1,\"decoder_layers\":1,\"src_vocab_size\":6,\"tgt_vocab_size\":6,"
+    "\"max_positions\":4,\"shared_embeddings\":true,\"tied_output\":true,"
+    "\"pad_id\":0,\"unk_id\":1,\"bos_id\":2,\"eos_id\":3}",
+    "{\"model_type\":\"transformer\",\"d_model\":4,\"heads\":1,\"ffn_dim\":6,"
+    "\"encoder_layers\":1,\"decoder_layers\":1,\"src_vocab_size\":5,\"tgt_vocab_size\":7,"
+    "\"max_positions\":3,\"positions\":\"learned\",\"output_bias\":true,"
+    "\"encoder_final_norm\":false,\"pad_id\":0,\"unk_id\":1,\"bos_id\":2,\"eos_id\":3}",
+    "{\"model_type\":\"transformer\",\"d_model\":2,\"heads\":1,\"ffn_dim\":2,"
+    "\"encoder_layers\":0,\"decoder_layers\":2,\"src_vocab_size\":4,\"tgt_vocab_size\":4,"
+    "\"max_positions\":2,\"positions\":\"sinusoidal-concat\",\"shared_embeddings\":true,"
+    "\"tied_output\":true,\"output_bias\":true,\"encoder_final_norm\":false,"
+    "\"decoder_final_norm\":false,\"pad_id\":0,\"unk_id\":1,\"bos_id\":2,\"eos_id\":3}",
+};
+
+/* Parameters the file must provide for config c (docs/FORMAT.md, "model.safetensors"). */
+static size_t fuzz_st_expected_params(const model_config *c)
+{
+    size_t d = c->d_model, F = c->ffn_dim, Vs = c->src_vocab, Vt = c->tgt_vocab;
+    size_t attn = 4 * (d * d + d), ffn = F * d + F + d * F + d, n = Vs * d;
+    if (!c->shared_embeddings)
+        n += Vt * d;
+    if (c->positions == POS_LEARNED)
+        n += 2 * (size_t)c->max_positions * d;
+    n += (size_t)c->encoder_layers * (attn + 2 * 2 * d + ffn);
+    n += (size_t)c->decoder_layers * (2 * attn + 3 * 2 * d + ffn);
+    n += (c->encoder_final_norm ? 2 * d : 0) + (c->decoder_final_norm ? 2 * d : 0);
+    if (!c->tied_output)
+        n += Vt * d;
+    if (c->output_bias)
+        n += Vt;
+    return n;
+}
+
+static double fuzz_st_touch(const float *p, size_t n, const char *what)
+{
+    double s = 0;
+    FUZZ_CHECK(p != NULL, "%s not bound", what);
+    /* F32 weights may be used in place from the file: they must still be floats. */
+    FUZZ_CHECK(((uintptr_t)p & (_Alignof(float) - 1)) == 0, "%s at %p is not float-aligned", what,
+               (const void *)p);
+    for (size_t i = 0; i < n; i++) {
+        FUZZ_CHECK(isfinite(p[i]), "%s[%zu] = %g", what, i, (double)p[i]);
+        s += p[i];
+    }
+    return s;
+}
+
+static void fuzz_st_touch_linear(const linear *l, int out, int in, int bias, const char *what)
+{
+    FUZZ_CHECK(l->out == out && l->in == in, "%s is [%d, %d], expected [%d, %d]", what, l->out,
+               l->in, out, in);
+    fuzz_st_touch(l->w, (size_t)out * in, what);
+    if (bias)
+        fuzz_st_touch(l->b, (size_t)out, what);
+    else
+        FUZZ_CHECK(l->b == NULL, "%s has a bias", what);
+}
+
+static void fuzz_st_check_model(const model_weights *m)
+{
+    const model_config *c = &m->cfg;
+    int d = c->d_model, F = c->ffn_dim;
+    FUZZ_CHECK(m->n_params == fuzz_st_expected_params(c), "n_params %zu, expected %zu",
+               m->n_params, fuzz_st_expected_params(c));
+    fuzz_st_touch(m->src_embed, (size_t)c->src_vocab * d, "src_embed");
+    fuzz_st_touch(m->tgt_embed, (size_t)c->tgt_vocab * d, "tgt_embed");
+    if (c->positions == POS_LEARNED) {
+        fuzz_st_touch(m->src_pos, (size_t)c->max_positions * d, "src_pos");
+        fuzz_st_touch(m->tgt_pos, (size_t)c->max_positions * d, "tgt_pos");
+    } else {
+        FUZZ_CHECK(!m->src_pos && !m->tgt_pos, "sinusoidal positions bound to a table");
+    }
+    for (int l = 0; l < c->encoder_layers; l++) {
+        const encoder_layer *e = &m->enc[l];
+        fuzz_st_touch_linear(&e->qkv, 3 * d, d, 1, "enc qkv");
+        fuzz_st_touch_linear(&e->o, d, d, 1, "enc o");
+        fuzz_st_touch_linear(&e->fc1, F, d, 1, "enc fc1");
+        fuzz_st_touch_linear(&e->fc2, d, F, 1, "enc fc2");
+        fuzz_st_touch(e->attn_norm.g, d, "enc attn_norm");
+        fuzz_st_touch(e->attn_norm.b, d, "enc attn_norm");
+        fuzz_st_touch(e->ffn_norm.g, d, "enc ffn_norm");
+        fuzz_st_touch(e->ffn_norm.b, d, "enc ffn_norm");
+    }
+    fuzz_st_touch_linear(&m->cross_kv, 2 * d * c->decoder_layers, d, 1, "cross_kv");
+    for (int l = 0; l < c->decoder_layers; l++) {
+        const decoder_layer *e = &m->dec[l];
+        fuzz_st_touch_linear(&e->qkv, 3 * d, d, 1, "dec qkv");
+        fuzz_st_touch_linear(&e->o, d, d, 1, "dec o");
+        fuzz_st_touch_linear(&e->cross_q, d, d, 1, "dec cross_q");
+        fuzz_st_touch_linear(&e->cross_o, d, d, 1, "dec cross_o");
+        fuzz_st_touch_linear(&e->fc1, F, d, 1, "dec fc1");
+        fuzz_st_touch_linear(&e->fc2, d, F, 1, "dec fc2");
+        fuzz_st_touch(e->self_norm.g, d, "dec self_norm");
+        fuzz_st_touch(e->cross_norm.g, d, "dec cross_norm");
+        fuzz_st_touch(e->ffn_norm.b, d, "dec ffn_norm");
+    }
+    if (c->encoder_final_norm)
+        fuzz_st_touch(m->enc_norm.g, d, "enc_norm");
+    else
+        FUZZ_CHECK(m->enc_norm.g == NULL, "enc_norm bound though absent");
+    if (c->decoder_final_norm)
+        fuzz_st_touch(m->dec_norm.b, d, "dec_norm");
+    else
+        FUZZ_CHECK(m->dec_norm.g == NULL, "dec_norm bound though absent");
+    fuzz_st_touch_linear(&m->out, c->tgt_vocab, d, c->output_bias, "output");
+    if (c->tied_output)
+        FUZZ_CHECK(m->out.w == m->tgt_embed, "tied output is not the target embedding");
+}
+
+static void fuzz_st_check_file(const st_file *f, const uint8_t *data, size_t size)
+{
+    for (int i = 0; i < f->n; i++) {
+        const st_tensor *t = &f->tensors[i];
+        const uint8_t *p = t->data;
+        int64_t numel = 1;
+        FUZZ_CHECK(t->name != NULL, "tensor %d has no name", i);
+        FUZZ_CHECK(st_find(f, t->name) == t, "st_find(\"%s\") misses", t->name);
+        FUZZ_CHECK(i == 0 || strcmp(f->tensors[i - 1].name, t->name) < 0, "names not sorted");
+        FUZZ_CHECK(t->ndim >= 0 && t->ndim <= ST_MAX_DIMS, "ndim %d", t->ndim);
+        for (int k = 0; k < t->ndim; k++)
+            numel *= t->shape[k];
+        FUZZ_CHECK(numel == t->numel, "\"%s\": numel %lld, shape product %lld", t->name,
+                   (long long)t->numel, (long long)numel);
+        FUZZ_CHECK((uint64_t)t->numel * st_dtype_size(t->dtype) == t->nbytes,
+                   "\"%s\": nbytes %zu for %lld elements", t->name, t->nbytes,
+                   (long long)t->numel);
+        FUZZ_CHECK(t->nbytes == 0 || (p >= data + 8 && p <= data + size &&
+                                      t->nbytes <= (size_t)(data + size - p)),
+                   "\"%s\": data outside the image", t->name);
+        { /* read every byte: ASan checks that they are inside the caller's image */
+            volatile uint8_t x = 0;
+            for (size_t k = 0; k < t->nbytes; k++)
+                x ^= p[k];
+            (void)x;
+        }
+        if ((t->dtype == ST_I32 || t->dtype == ST_I64) && t->numel <= 4096)
+            for (int64_t k = 0; k < t->numel; k++)
+                (void)st_int_at(t, (size_t)k);
+        if ((t->dtype == ST_F32 || t->dtype == ST_F16 || t->dtype == ST_BF16) &&
+            t->numel > 0 && t->numel <= 4096) {
+            float *tmp = malloc((size_t)t->numel * sizeof *tmp);
+            FUZZ_CHECK(tmp != NULL, "malloc");
+            st_to_f32(tmp, t->data, t->dtype, (size_t)t->numel);
+            free(tmp);
+        }
+    }
+}
+
+int fuzz_safetensors(const uint8_t *data, size_t size)
+{
+    st_file f;
+    char err[512];
+    /* A private copy, so that ASan sees exactly `size` bytes (libFuzzer's buffer is exact too,
+     * but the replay in tests/test_hardening.c reads files into larger buffers). */
+    uint8_t *img = malloc(size ? size : 1);
+    FUZZ_CHECK(img != NULL, "malloc");
+    if (size)
+        memcpy(img, data, size);
+    memset(&f, 0, sizeof f);
+    memset(err, 0, sizeof err);
+    if (st_parse(&f, img, size, "fuzz.safetensors", err, sizeof err) != 0) {
+        FUZZ_CHECK(fuzz_msg_ok(err, sizeof err), "parse failure without a message");
+        st_close(&f);
+        free(img);
+        return 0;
+    }
+    fuzz_st_check_file(&f, img, size);
+    st_close(&f);
+    for (size_t k = 0; k < sizeof fuzz_st_configs / sizeof fuzz_st_configs[0]; k++) {
+        model_config cfg;
+        model_weights m;
+        int rc = config_parse(&cfg, fuzz_st_configs[k], strlen(fuzz_st_configs[k]), "tiny.json",
+                              NULL, NULL, err, sizeof err);
+        FUZZ_CHECK(rc == 0, "tiny config %zu: %s", k, err);
+        memset(&f, 0, sizeof f);
+        FUZZ_CHECK(st_parse(&f, img, size, "fuzz.safetensors", err, sizeof err) == 0,
+                   "second parse: %s", err);
+        memset(err, 0, sizeof err);
+        /* model_bind takes the file (and the config), on failure too */
+        if (model_bind(&m, &cfg, &f, NULL, NULL, err, sizeof err) != 0) {
+            FUZZ_CHECK(fuzz_msg_ok(err, sizeof err), "bind failure without a message");
+            continue;
+        }
+        fuzz_st_check_model(&m);
+        model_free(&m);
+    }
+    free(img);
+    return 0;
+}
+
+#ifndef FUZZ_NO_MAIN
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    return fuzz_safetensors(data, size);
+}
+#endif

@@ -1,0 +1,276 @@
+#!/usr/bin/python3
+"""make_corpus.py — writes the committed seed corpora fuzz/corpus/<target>/ and the BPE model
+fuzz/models/bpe_bytes.model. Run from anywhere with Debian's /usr/bin/python3 and spm_train
+(package sentencepiece); needs ../shared/data (Multi30k). Seeds are small (the whole corpus
+stays well under 1 MB); the fuzzers grow their working corpora in build-fuzz/corpus/.
+
+    /usr/bin/python3 fuzz/make_corpus.py
+
+Seeds per target:
+  config       every committed config.json, config.example.json, hand-made edge cases
+  safetensors  complete weights for each of the three tiny configs in fuzz_safetensors.c
+               (F32, F16, BF16; one with metadata and an unused integer tensor), and a few
+               broken headers
+  spm_model    models trained here with spm_train: BPE + byte fallback (identity), unigram
+               with a small custom charsmap (TSV rules), char, word, user-defined and control
+               symbols with whitespace as suffix; each a few KB (no 240 KB nfkc charsmap)
+  spm_text     sentences, unicode.txt, invalid UTF-8, NUL bytes, U+2581, long runs
+  ids_cli      an option byte and lines of ids (the fixture's sources, empty lines, CRLF,
+               a missing final newline, bad tokens)
+"""
+import glob
+import hashlib
+import os
+import random
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared"))
+CORPUS = os.path.join(ROOT, "fuzz", "corpus")
+
+
+def put(target, data, name=None):
+    d = os.path.join(CORPUS, target)
+    os.makedirs(d, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    name = name or hashlib.sha1(data).hexdigest()[:16]
+    with open(os.path.join(d, name), "wb") as fh:
+        fh.write(data)
+
+
+# ---- config ----
+def configs():
+    paths = [os.path.join(ROOT, "config.example.json"), os.path.join(ROOT, "models/en-de/config.json")]
+    paths += sorted(glob.glob(os.path.join(ROOT, "tests/fixtures/parity/*/config.json")))
+    seen = set()
+    for p in paths:
+        data = open(p, "rb").read()
+        if data not in seen:
+            seen.add(data)
+            put("config", data)
+    base = ('"model_type": "transformer", "d_model": 4, "heads": 2, "ffn_dim": 8, '
+            '"encoder_layers": 0, "decoder_layers": 1, "src_vocab_size": 5, "tgt_vocab_size": 5, '
+            '"pad_id": 0, "unk_id": 1, "bos_id": 2, "eos_id": 3')
+    put("config", "{" + base + "}", "minimal")
+    put("config", "{" + base + ', "positions": "learned", "max_positions": 2, '
+        '"activation": "gelu_tanh", "norm_placement": "pre", "layer_norm_eps": 1e-6, '
+        '"embedding_scale": 1.5, "output_bias": true, "weights": "w.safetensors", '
+        '"tokenizer": "src.model", "target_tokenizer": "tgt.model", "_doc": ["a", {"b": null}]}',
+        "every-field")
+    put("config", "{" + base + ', "shared_embeddings": true, "tied_output": true, '
+        '"encoder_final_norm": false, "decoder_final_norm": false, "dropout": 0.1, '
+        '"\\u00fcnknown\\n": 1}', "flags-unknown")
+    put("config", "{" + base + ', "heads": 3}', "bad-heads")
+    put("config", "{" + base + ', "d_model": 1e300}', "bad-huge")
+    put("config", '{"model_type": "transformer", "d_model": 4, "d_model": 4}', "bad-twice")
+    put("config", '[1, 2, {"model_type": "transformer"}]', "bad-array")
+
+
+# ---- safetensors ----
+TINY = [  # the configs of fuzz_safetensors.c: d, F, Vs, Vt, P, enc, dec, flags
+    dict(d=4, F=4, Vs=6, Vt=6, P=4, enc=1, dec=1, shared=True, tied=True, learned=False,
+         bias=False, enc_norm=True, dec_norm=True),
+    dict(d=4, F=6, Vs=5, Vt=7, P=3, enc=1, dec=1, shared=False, tied=False, learned=True,
+         bias=True, enc_norm=False, dec_norm=True),
+    dict(d=2, F=2, Vs=4, Vt=4, P=2, enc=0, dec=2, shared=True, tied=True, learned=False,
+         bias=True, enc_norm=False, dec_norm=False),
+]
+
+
+def tensors_for(c):
+    d, F = c["d"], c["F"]
+    t = [("encoder.embed.weight", [c["Vs"], d])]
+    if not c["shared"]:
+        t.append(("decoder.embed.weight", [c["Vt"], d]))
+    if c["learned"]:
+        t += [("encoder.positions.weight", [c["P"], d]), ("decoder.positions.weight", [c["P"], d])]
+
+    def lin(p, o, i):
+        return [(p + ".weight", [o, i]), (p + ".bias", [o])]
+
+    def nrm(p):
+        return [(p + ".weight", [d]), (p + ".bias", [d])]
+
+    for l in range(c["enc"]):
+        p = "encoder.layers.%d." % l
+        for x in "qkvo":
+            t += lin(p + "self_attn." + x, d, d)
+        t += nrm(p + "self_attn_norm") + lin(p + "ffn.fc1", F, d) + lin(p + "ffn.fc2", d, F)
+        t += nrm(p + "ffn_norm")
+    for l in range(c["dec"]):
+        p = "decoder.layers.%d." % l
+        for x in "qkvo":
+            t += lin(p + "self_attn." + x, d, d)
+        t += nrm(p + "self_attn_norm")
+        for x in "qkvo":
+            t += lin(p + "cross_attn." + x, d, d)
+        t += nrm(p + "cross_attn_norm") + lin(p + "ffn.fc1", F, d) + lin(p + "ffn.fc2", d, F)
+        t += nrm(p + "ffn_norm")
+    if c["enc_norm"]:
+        t += nrm("encoder.final_norm")
+    if c["dec_norm"]:
+        t += nrm("decoder.final_norm")
+    if not c["tied"]:
+        t.append(("output.weight", [c["Vt"], d]))
+    if c["bias"]:
+        t.append(("output.bias", [c["Vt"]]))
+    return t
+
+
+def f16(x):
+    return struct.pack("<e", x)
+
+
+def bf16(x):
+    return struct.pack("<f", x)[2:]
+
+
+def safetensors(tensors, dtype, rng, extra=None, metadata=None):
+    header, data = {}, b""
+    if metadata:
+        header["__metadata__"] = metadata
+    for name, shape in tensors:
+        n = 1
+        for s in shape:
+            n *= s
+        vals = [round(rng.uniform(-1, 1), 3) for _ in range(n)]
+        raw = b"".join({"F32": lambda v: struct.pack("<f", v), "F16": f16, "BF16": bf16}[dtype](v)
+                       for v in vals)
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    for name, dt, shape, raw in extra or []:
+        header[name] = {"dtype": dt, "shape": shape, "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    import json
+    h = json.dumps(header, separators=(",", ":")).encode()
+    h += b" " * (-len(h) % 8)
+    return struct.pack("<Q", len(h)) + h + data
+
+
+def safetensors_seeds():
+    rng = random.Random(7)
+    for i, (c, dt) in enumerate(zip(TINY, ["F32", "F16", "BF16"])):
+        put("safetensors", safetensors(tensors_for(c), dt, rng), "tiny%d-%s" % (i, dt.lower()))
+    put("safetensors", safetensors(tensors_for(TINY[0]), "F16", rng,
+                                   extra=[("step", "I64", [2], struct.pack("<qq", 7, -1)),
+                                          ("flags", "I32", [1, 1], struct.pack("<i", 3))],
+                                   metadata={"format": "pt", "note": "unused tensors"}),
+        "tiny0-meta-extra")
+    put("safetensors", struct.pack("<Q", 2) + b"{}", "empty")
+    h = (b'{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},'
+         b'"b":{"dtype":"U8","shape":[],"data_offsets":[8,9]}}')
+    put("safetensors", struct.pack("<Q", len(h)) + h + bytes(9), "two-small")
+
+
+# ---- spm models ----
+def train(tmp, name, args, inp):
+    """Runs in tmp with relative names: the model records its input and prefix, and the bytes
+    then do not depend on the temporary directory."""
+    prefix = os.path.join(tmp, name)
+    subprocess.run(["spm_train", "--input=" + os.path.basename(inp), "--model_prefix=" + name,
+                    "--minloglevel=2",
+                    "--num_threads=1", "--seed_sentencepiece_size=100000", "--random_seed=1"]
+                   + [a.replace(tmp + "/", "") for a in args],
+                   check=True, cwd=tmp)
+    return open(prefix + ".model", "rb").read()
+
+
+def spm_seeds():
+    m30k = os.path.join(SHARED, "data", "multi30k")
+    tmp = tempfile.mkdtemp()
+    try:
+        joint = os.path.join(tmp, "joint.txt")
+        with open(joint, "wb") as out:
+            for f in ("train.en", "train.de"):
+                with open(os.path.join(m30k, f), "rb") as fh:
+                    out.write(b"".join(fh.readlines()[:3000]))
+            out.write(open(os.path.join(SHARED, "data", "tokenizer", "unicode.txt"), "rb").read())
+        ident = ["--normalization_rule_name=identity"]
+        bpe = train(tmp, "bpe_bytes", ["--model_type=bpe", "--vocab_size=600", "--byte_fallback=true",
+                                       "--add_dummy_prefix=false", "--remove_extra_whitespaces=false",
+                                       "--character_coverage=0.9995"] + ident, joint)
+        os.makedirs(os.path.join(ROOT, "fuzz", "models"), exist_ok=True)
+        with open(os.path.join(ROOT, "fuzz", "models", "bpe_bytes.model"), "wb") as fh:
+            fh.write(bpe)
+        put("spm_model", bpe, "bpe-byte-fallback")
+        rules = os.path.join(tmp, "norm.tsv")
+        with open(rules, "w") as fh:
+            fh.write("41\t61\nDF\t73 73\nC4\t41 65\n3000\t20\n")
+        derules = os.path.join(tmp, "denorm.tsv")
+        with open(derules, "w") as fh:
+            fh.write("73 73\tDF\n")
+        put("spm_model", train(tmp, "uni_tsv", ["--model_type=unigram", "--vocab_size=120",
+                                                "--normalization_rule_tsv=" + rules,
+                                                "--denormalization_rule_tsv=" + derules], joint),
+            "unigram-tsv-charsmap")
+        put("spm_model", train(tmp, "char", ["--model_type=char", "--vocab_size=90",
+                                             "--character_coverage=0.99"] + ident, joint), "char")
+        put("spm_model", train(tmp, "word", ["--model_type=word", "--vocab_size=150"] + ident,
+                               joint), "word")
+        put("spm_model", train(tmp, "uni_sym", ["--model_type=unigram", "--vocab_size=110",
+                                                "--user_defined_symbols=<sep>,Mann",
+                                                "--control_symbols=<ctl>",
+                                                "--treat_whitespace_as_suffix=true",
+                                                "--split_digits=true",
+                                                "--unk_surface=??"] + ident, joint),
+            "unigram-symbols-suffix")
+    finally:
+        shutil.rmtree(tmp)
+
+
+# ---- text ----
+def text_seeds():
+    m30k = os.path.join(SHARED, "data", "multi30k")
+    with open(os.path.join(m30k, "val.en"), "rb") as fh:
+        en = fh.readlines()[:4]
+    with open(os.path.join(m30k, "val.de"), "rb") as fh:
+        de = fh.readlines()[:4]
+    for i, line in enumerate(en + de):
+        put("spm_text", line.rstrip(b"\n"), "sentence%d" % i)
+    uni = open(os.path.join(SHARED, "data", "tokenizer", "unicode.txt"), "rb").read().split(b"\n")
+    for i, line in enumerate(l for l in uni if l):
+        put("spm_text", line, "unicode%d" % i)
+    put("spm_text", b"\xff\xfe\xc0\xaf \xed\xa0\x80 \xf4\x90\x80\x80 \xe2\x82 \xc3", "invalid-utf8")
+    put("spm_text", b"a\x00b\x00\x00 c", "nul")
+    put("spm_text", "\u2581\u2581 lead\u2581trail\u2581 ", "space-symbol")
+    put("spm_text", b"  \t tabs \r\n  and   spaces  ", "whitespace")
+    put("spm_text", b"ab" * 300, "long-run")
+    put("spm_text", b"", "empty")
+
+
+# ---- ids ----
+def ids_seeds():
+    src = open(os.path.join(ROOT, "tests/fixtures/parity/post_relu_tied/src.ids"), "rb").read()
+    put("ids_cli", b"\x00" + src, "fixture-greedy")
+    put("ids_cli", b"\x1a" + src, "fixture-beam2-threads2-batch3")
+    put("ids_cli", b"\xbd" + b"4 5 6\n\n   \n7 8\r\n9", "blank-crlf-unterminated")
+    put("ids_cli", b"\x4b" + b"60 0 1 2 3\n\t4\t5 \n", "edges-tabs")
+    put("ids_cli", b"\x00" + b"4 5\n6 x7\n8\n", "bad-token")
+    put("ids_cli", b"\x03" + b"4\n61\n", "out-of-vocab")
+    put("ids_cli", b"\x20" + b" ".join(b"%d" % (4 + i % 57) for i in range(600)) + b"\n", "too-long")
+
+
+def main():
+    if os.path.isdir(CORPUS):
+        shutil.rmtree(CORPUS)
+    configs()
+    safetensors_seeds()
+    spm_seeds()
+    text_seeds()
+    ids_seeds()
+    total = 0
+    for t in sorted(os.listdir(CORPUS)):
+        files = os.listdir(os.path.join(CORPUS, t))
+        size = sum(os.path.getsize(os.path.join(CORPUS, t, f)) for f in files)
+        total += size
+        print("%-12s %3d files %7d bytes" % (t, len(files), size))
+    print("total %d bytes" % total)
+
+
+if __name__ == "__main__":
+    main()

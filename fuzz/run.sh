@@ -1,0 +1,67 @@
+#!/bin/sh
+# fuzz/run.sh — replays the committed crash inputs, then runs each fuzz target for
+# $FUZZ_SECONDS (default 60) from its committed seed corpus fuzz/corpus/<target>/. New inputs go
+# to build-fuzz/corpus/<target>/ (the committed seeds are never modified); a crash, a sanitizer
+# report, a leak, a timeout (> 25 s on one input) or an out-of-memory (> 2 GB) fails the run
+# and leaves the input in build-fuzz/crashes/. Build first: sh fuzz/build.sh.
+#   sh fuzz/run.sh                    every target
+#   sh fuzz/run.sh config spm_text    only these
+# Environment: FUZZ_SECONDS, FUZZ_BUILD (default build-fuzz), FUZZ_ARGS (more libFuzzer flags).
+cd "$(dirname "$0")/.." || exit 2
+SECONDS_EACH=${FUZZ_SECONDS:-60}
+OUT=${FUZZ_BUILD:-build-fuzz}
+targets=${*:-config safetensors spm_model spm_text ids_cli}
+
+max_len() {
+  case "$1" in
+    config) echo 4096 ;;        # seeds are up to 2 KB
+    safetensors) echo 16384 ;;  # complete tiny models are 3-6 KB
+    spm_model) echo 16384 ;;    # trained seeds are 2-9 KB
+    spm_text) echo 4096 ;;      # a long sentence is ~ 300 bytes
+    ids_cli) echo 4096 ;;       # ~ 1000 ids, over max_positions: cut and translated
+    *) echo 4096 ;;
+  esac
+}
+
+mkdir -p "$OUT/crashes" "$OUT/logs"
+fail=0
+for t in $targets; do
+  bin="$OUT/fuzz_$t"
+  if [ ! -x "$bin" ]; then
+    echo "not ok - fuzz $t: $bin not built (sh fuzz/build.sh)"
+    fail=1
+    continue
+  fi
+  extra=""
+  [ -f "fuzz/dict/$t.dict" ] && extra="-dict=fuzz/dict/$t.dict"
+  # ids_cli runs the command, which reports bad input on stderr: keep libFuzzer's own output.
+  [ "$t" = ids_cli ] && extra="$extra -close_fd_mask=2"
+  log="$OUT/logs/$t.log"
+  # Regressions first: every input that once crashed must now pass.
+  if [ -d "fuzz/crashes/$t" ] && [ -n "$(ls "fuzz/crashes/$t")" ]; then
+    # shellcheck disable=SC2086
+    if ! "$bin" -runs=0 $extra "fuzz/crashes/$t"/* >"$log" 2>&1; then
+      echo "not ok - fuzz $t: a committed crash input fails again (fuzz/crashes/$t/)"
+      grep -E 'ERROR|runtime error|property failed|SUMMARY' "$log" | head -n 5 | sed 's/^/    /'
+      fail=1
+      continue
+    fi
+  fi
+  mkdir -p "$OUT/corpus/$t"
+  start=$(date +%s)
+  # shellcheck disable=SC2086
+  "$bin" -max_total_time="$SECONDS_EACH" -max_len="$(max_len "$t")" -timeout=25 \
+    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$OUT/crashes/$t-" \
+    $extra ${FUZZ_ARGS:-} "$OUT/corpus/$t" "fuzz/corpus/$t" >"$log" 2>&1
+  rc=$?
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+  corpus=$(ls "$OUT/corpus/$t" | wc -l)
+  if [ $rc -ne 0 ]; then
+    echo "not ok - fuzz $t: crash after $((${execs:-0})) executions (exit $rc); input in $OUT/crashes/, log $log"
+    grep -E 'ERROR|runtime error|property failed|SUMMARY|Test unit written' "$log" | head -n 8 | sed 's/^/    /'
+    fail=1
+  else
+    echo "ok - fuzz $t: ${execs:-?} executions in $(($(date +%s) - start)) s, no crash; $corpus inputs in $OUT/corpus/$t"
+  fi
+done
+exit $fail
