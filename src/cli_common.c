@@ -132,6 +132,12 @@ static int fill(line_reader *r, char *err, size_t errlen)
     return 0;
 }
 
+/* The first "\n" among the unread bytes, or NULL. */
+static char *find_nl(const line_reader *r)
+{
+    return r->end > r->start ? memchr(r->buf + r->start, '\n', r->end - r->start) : NULL;
+}
+
 static int next_text(line_reader *r, char **line, size_t *len, char *err, size_t errlen)
 {
     size_t n;
@@ -163,7 +169,7 @@ int reader_next(line_reader *r, char **line, size_t *len, char *err, size_t errl
         return next_text(r, line, len, err, errlen);
     r->cut = 0;
     while (r->skip) { /* the rest of a cut line */
-        nl = memchr(r->buf + r->start, '\n', r->end - r->start);
+        nl = find_nl(r);
         if (nl) {
             r->offset += nl + 1 - (r->buf + r->start);
             r->start = (size_t)(nl + 1 - r->buf);
@@ -178,7 +184,7 @@ int reader_next(line_reader *r, char **line, size_t *len, char *err, size_t errl
             return -1;
     }
     for (;;) {
-        nl = memchr(r->buf + r->start, '\n', r->end - r->start);
+        nl = find_nl(r);
         if (nl) {
             n = (size_t)(nl - (r->buf + r->start));
             r->offset += n + 1;
@@ -217,7 +223,7 @@ int reader_ready(line_reader *r)
     struct pollfd p;
     if (r->fd < 0 || r->eof || r->regular)
         return 1;
-    if (r->end - r->start >= r->max_line || memchr(r->buf + r->start, '\n', r->end - r->start))
+    if (r->end - r->start >= r->max_line || find_nl(r))
         return 1;
     p.fd = r->fd;
     p.events = POLLIN;
@@ -248,8 +254,6 @@ int writer_open(writer *w, const char *path, char *err, size_t errlen)
     if (!path || strcmp(path, "-") == 0) {
         w->f = stdout;
         w->name = "stdout";
-        if (!isatty(STDOUT_FILENO)) /* fewer, larger writes; xlate flushes after each window */
-            setvbuf(stdout, NULL, _IOFBF, 1 << 16);
         return 0;
     }
     w->f = fopen(path, "wb");

@@ -501,7 +501,8 @@ static cJSON *json_float(float v)
 }
 
 /* {"translation", "ids", "logprob", "score", "finished", "token_logprobs"} of one hypothesis;
- * h NULL: an empty line's empty answer. No "translation" without a tokenizer. */
+ * h NULL: an empty line's answer, eos alone with log-probability 0 (the model is not run).
+ * No "translation" without a tokenizer. */
 static cJSON *hyp_json(const run *r, const xlate_hypothesis *h, char *err, size_t errlen)
 {
     cJSON *o = cJSON_CreateObject(), *a;
@@ -525,6 +526,8 @@ static cJSON *hyp_json(const run *r, const xlate_hypothesis *h, char *err, size_
         ok = (a = cJSON_AddArrayToObject(o, "token_logprobs")) != NULL;
         for (int k = 0; ok && h && h->token_logprobs && k < h->n + h->finished; k++)
             ok = cJSON_AddItemToArray(a, json_float(h->token_logprobs[k]));
+        if (ok && !h) /* an empty line is answered by eos alone, with certainty */
+            ok = cJSON_AddItemToArray(a, json_float(0));
     }
     if (!ok) {
         cJSON_Delete(o);
@@ -543,8 +546,8 @@ static int write_jsonl(run *r, const item *it, char *err, size_t errlen)
         root = cJSON_CreateObject();
         if (!root || !(arr = cJSON_AddArrayToObject(root, "hypotheses")))
             goto oom;
-        for (int h = 0; h < it->res.n_hyps; h++) {
-            cJSON *one = hyp_json(r, &it->res.hyps[h], err, errlen);
+        for (int h = 0; h < r->o->dp.n_best; h++) { /* an empty line: n_best empty answers */
+            cJSON *one = hyp_json(r, h < it->res.n_hyps ? &it->res.hyps[h] : NULL, err, errlen);
             if (!one) {
                 cJSON_Delete(root);
                 return -1;
