@@ -17,10 +17,10 @@ tools/reference.py built it, and checked bit for bit against VARIANT/model.safet
 
 FILE holds one source per line, space-separated ids WITHOUT eos. Prints one jsonl line per
 source, in xlate's --output-format jsonl: with --n-best 1 one hypothesis object
-{"translation" (with --spm), "ids", "logprob", "score", ["token_logprobs" with --scores],
-"finished"}, else {"hypotheses": [such objects, best first]}. An empty source line gets no
-hypothesis (xlate does not translate empty lines): {"ids": [], "logprob": 0, "score": 0} or
-{"hypotheses": []}. --max-length 0 (the default) is xlate's default bound,
+{"translation" (with --spm), "ids", "logprob", "score", "finished", ["token_logprobs" with
+--scores]}, else {"hypotheses": [such objects, best first]}. An empty source line gets no
+hypothesis of its own: as xlate (which does not translate empty lines) it prints N empty ones,
+{"ids": [], "logprob": 0, "score": 0, "finished": true} (with --scores, "token_logprobs": [0]). --max-length 0 (the default) is xlate's default bound,
 min(3 * (source length + 1) + 10, max_positions).
 
 The rules (K = beam size):
@@ -168,15 +168,15 @@ def hyp_json(h, sc, sp=None, token_scores=False):
     o["ids"] = list(h.ids) if h is not None else []
     o["logprob"] = float(h.logprob) if h is not None else 0
     o["score"] = float(sc) if h is not None else 0
-    if token_scores:
-        o["token_logprobs"] = [float(x) for x in h.token_logprobs] if h is not None else []
     if h is not None:
         o["finished"] = bool(h.finished)
+    if token_scores:
+        o["token_logprobs"] = [float(x) for x in h.token_logprobs] if h is not None else []
     return o
 
 
 def result_json(best, n, sp=None, token_scores=False):
-    """The jsonl object of one sentence: best = [(Hyp, score)] (empty for an empty source)."""
+    """The jsonl object of one sentence: best = [(Hyp, score)]."""
     if n > 1:
         return {"hypotheses": [hyp_json(h, s, sp, token_scores) for h, s in best]}
     h, s = best[0] if best else (None, 0)
@@ -460,7 +460,7 @@ def main(argv=None):
         sp = spm.SentencePieceProcessor(model_file=a.spm)
     out = sys.stdout
     for src in read_ids(a.src_ids):
-        best = []
+        best = [(Hyp([], np.float32(0), [np.float32(0)], True), np.float32(0))] * a.n_best
         if src:
             ml = a.max_length if a.max_length > 0 else default_max_length(len(src), maxpos)
             fin = search(model, src, a.beam, ml, fastpath=a.fastpath, batched=a.batch_beams)

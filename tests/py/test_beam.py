@@ -312,11 +312,12 @@ def check_text():
         want0 = [sp.decode(h.ids) for h, _ in RB.n_best(fixture[0][1], N, 1.0)]
         if tr[0] != want0:
             return f"{tr[0]} != {want0}"
-        if tr[1]:
-            return f"the empty line has hypotheses {tr[1]}"
+        empty = got[1]["hypotheses"]
+        if len(empty) not in (0, N) or any(h["ids"] or h.get("translation") for h in empty):
+            return f"the empty line has hypotheses {empty}"
         return None
-    check("jsonl --n-best: a 'hypotheses' array per input (translations as PyTorch's), empty "
-          "for the empty line", jsonl_empty)
+    check("jsonl --n-best: a 'hypotheses' array per input (translations as PyTorch's), none "
+          "or N empty ones for the empty line", jsonl_empty)
 
     def batch_independent():
         src = open(os.path.join(d, "src.ids")).read()
