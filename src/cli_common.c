@@ -228,7 +228,13 @@ int reader_ready(line_reader *r)
     p.fd = r->fd;
     p.events = POLLIN;
     p.revents = 0;
-    return poll(&p, 1, 0) != 0; /* data, end of file, an error: reader_next will not wait */
+    if (poll(&p, 1, 0) <= 0)
+        return 0;
+    /* Something came (data, the end, an error): one read cannot block. Ready only if it
+     * completes a line, so that half a line never holds back the answers to whole ones. */
+    if (fill(r, NULL, 0))
+        return 1; /* reader_next will meet the error again and report it */
+    return r->eof || r->end - r->start >= r->max_line || find_nl(r) != NULL;
 }
 
 void reader_where(const line_reader *r, long line, char *out, size_t n)

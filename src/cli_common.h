@@ -40,8 +40,9 @@ void reader_texts(line_reader *r, char *const *texts, int n);
  * hold NUL bytes too: use len); *line stays valid until the next call. Returns 1, 0 at the
  * end, -1 on a read error (message in err). */
 int reader_next(line_reader *r, char **line, size_t *len, char *err, size_t errlen);
-/* 1 when reader_next would not block: a whole line (or the end) is buffered, the input is a
- * regular file, or the descriptor has data; 0 when the writer on the other end is quiet. */
+/* 1 when reader_next would not block: a whole line (or the end) is buffered or arrives now
+ * (it reads what is there without waiting), or the input is a regular file; 0 when the other
+ * end is quiet or has sent half a line. */
 int reader_ready(line_reader *r);
 /* "stdin: line 5", "news.en: line 5" or "argument 2" for a line number. */
 void reader_where(const line_reader *r, long line, char *out, size_t n);

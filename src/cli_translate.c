@@ -751,7 +751,7 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
     }
     r->t_load = now_seconds() - r->t_start;
     if (o->verbose)
-        fprintf(stderr, "xlate: model %s: %zu parameters, %d+%d layers, d_model %d; %d threads; "
+        fprintf(stderr, "xlate: model %s: %zu parameters, %d+%d layers, d_model %d; threads %d, "
                 "batches of %ld, window %ld; loaded in %.3f s\n", dir, r->info.n_params,
                 r->info.encoder_layers, r->info.decoder_layers, r->info.d_model,
                 xlate_ctx_threads(r->ctx), r->batch, r->window, r->t_load);

@@ -1,0 +1,184 @@
+# cli_basic.sh — the translate command's inputs, outputs, awkward lines, messages and exit
+# statuses, with the default en-de model. Expected translations come from PyTorch's own greedy
+# output (../shared/models/multi30k-en-de/reference/test_2016_flickr.de).
+. tests/cli/lib.sh
+M=models/en-de
+EN=../shared/data/multi30k/test_2016_flickr.en
+REF=../shared/models/multi30k-en-de/reference/test_2016_flickr.de
+X() { "$XLATE" -m "$M" --threads 1 "$@"; }
+head -n 3 "$EN" > "$T/3.en"; head -n 3 "$REF" > "$T/3.de"
+s1=$(sed -n 1p "$EN"); s2=$(sed -n 2p "$EN"); s3=$(sed -n 3p "$EN")
+d1=$(sed -n 1p "$REF"); d2=$(sed -n 2p "$REF"); d3=$(sed -n 3p "$REF")
+
+# --- input from stdin, -i FILE and arguments; output to stdout and -o FILE
+X < "$T/3.en" > "$T/out" 2> "$T/err"
+expect_rc "stdin: exit 0" $? 0
+if cmp -s "$T/out" "$T/3.de"; then ok "stdin: the PyTorch translations, in order"
+else notok "stdin: the PyTorch translations, in order" "$(diff "$T/out" "$T/3.de" | head -5)"; fi
+expect_eq "stdin: nothing on stderr" "$(cat "$T/err")" ""
+X -i "$T/3.en" -o "$T/out2" 2> "$T/err"
+expect_rc "-i FILE -o FILE: exit 0" $? 0
+if cmp -s "$T/out2" "$T/3.de"; then ok "-i FILE -o FILE: same lines"; else notok "-i FILE -o FILE: same lines" "$(head -3 "$T/out2")"; fi
+X -i - < "$T/3.en" > "$T/out" && cmp -s "$T/out" "$T/3.de"
+expect_rc "-i - reads stdin" $? 0
+X "$s1" "$s2" "$s3" > "$T/out"
+expect_rc "arguments: exit 0" $? 0
+if cmp -s "$T/out" "$T/3.de"; then ok "arguments: one line each, in order"; else notok "arguments: one line each, in order" "$(head -3 "$T/out")"; fi
+X "$(printf '%s\n%s' "$s1" "$s2")" > "$T/out"
+expect_eq "an argument with a newline is one sentence, one line" "$(wc -l < "$T/out")" 1
+X -- "-$s1" > "$T/out"
+expect_rc "-- ends the options (a text starting with -)" $? 0
+
+# --- awkward lines (text mode)
+printf '\n   \n\t \n\302\240\n' | X -v > "$T/out" 2> "$T/err"
+expect_rc "empty and blank lines: exit 0" $? 0
+expect_eq "empty and blank lines: one empty line each" "$(od -An -c "$T/out" | tr -d ' ')" '\n\n\n\n'
+expect_grep "empty and blank lines: the model is not run" "$T/err" 'xlate: 4 lines: 0 translated in 0 batches.*, 4 empty'
+
+printf '%s\r\n\r\n%s\r\n' "$s1" "$s2" | X > "$T/out"
+expect_eq "CRLF: the same translations, no CR in the output" "$(cat "$T/out")" "$(printf '%s\n\n%s' "$d1" "$d2")"
+expect_eq "CRLF: no CR written" "$(tr -cd '\r' < "$T/out" | wc -c)" 0
+
+printf '%s\n%s' "$s1" "$s2" | X > "$T/out"
+expect_eq "last line without newline: translated" "$(cat "$T/out")" "$(printf '%s\n%s' "$d1" "$d2")"
+expect_eq "last line without newline: answered with a newline" "$(tail -c 1 "$T/out" | od -An -c | tr -d ' ')" '\n'
+
+printf '%s\n\377\376 bad \303(\n\300\257%s\n%s\n' "$s1" "$s2" "$s3" | X > "$T/out" 2> "$T/err"
+expect_rc "invalid UTF-8: exit 0" $? 0
+expect_eq "invalid UTF-8: one line out per line in" "$(wc -l < "$T/out")" 4
+expect_eq "invalid UTF-8: the lines around it are unaffected" "$(sed -n 1p "$T/out")|$(sed -n 4p "$T/out")" "$d1|$d3"
+
+printf 'A dog\000runs.\n%s\n' "$s1" | X > "$T/out" 2> "$T/err"
+expect_rc "NUL byte in a line: exit 0" $? 0
+expect_eq "NUL byte in a line: still one line out per line in" "$(wc -l < "$T/out")|$(sed -n 2p "$T/out")" "2|$d1"
+
+# --- too long lines: cut to --max-input-length (default max_positions - 1) with a warning
+long=$(awk 'BEGIN { for (i = 0; i < 300; i++) printf "a dog and a cat "; }')
+printf '%s\n%s\n' "$s1" "$long" | X --max-length 5 > "$T/out" 2> "$T/err"
+expect_rc "line over max_positions: exit 0" $? 0
+expect_grep "line over max_positions: warning names line 2 and the limit" "$T/err" '^xlate: warning: stdin: line 2: [0-9]+ source tokens, kept the first 511 \(--max-input-length\)$'
+expect_eq "line over max_positions: one line out per line in" "$(wc -l < "$T/out")" 2
+printf '%s\n%s\n' "$s1" "$s2" | X --max-input-length 4 > "$T/out" 2> "$T/err"
+expect_grep "--max-input-length 4: warning names line 1" "$T/err" 'stdin: line 1: [0-9]+ source tokens, kept the first 4'
+expect_grep "--max-input-length 4: warning names line 2" "$T/err" 'stdin: line 2: [0-9]+ source tokens, kept the first 4'
+printf '%s\n' "$s1" | X -q --max-input-length 4 > "$T/out" 2> "$T/err"
+expect_eq "--quiet: no warning" "$(cat "$T/err")" ""
+X --max-input-length 4 "$s1" "$s2" > "$T/out" 2> "$T/err"
+expect_grep "arguments: the warning names the argument" "$T/err" 'warning: argument 2: '
+ids4=$("$XLATE" encode --spm "$M/spm.model" < "$T/3.en" | head -n 1 | cut -d' ' -f1-4)
+expect_eq "--max-input-length 4 translates the first 4 tokens" \
+  "$(printf '%s\n' "$s1" | X -q --max-input-length 4)" \
+  "$(echo "$ids4" | X --input-format ids --output-format text)"
+X --max-input-length 600 "$s1" > "$T/out" 2> "$T/err"
+expect_rc "--max-input-length over max_positions - 1: usage error" $? 1
+expect_grep "--max-input-length over max_positions - 1: says the range" "$T/err" 'max-input-length: expected 1 to 511'
+
+# --- output formats
+X --output-format ids < "$T/3.en" > "$T/ids"
+X --input-format ids --output-format text < "$T/ids" > "$T/out" 2> "$T/err"
+expect_rc "ids in (target ids of a joint vocabulary), text out: exit 0" $? 0
+"$XLATE" decode --spm "$M/spm.model" < "$T/ids" > "$T/dec"
+if cmp -s "$T/dec" "$T/3.de"; then ok "--output-format ids: the ids of the translations"; else notok "--output-format ids: the ids of the translations" "$(head -2 "$T/dec")"; fi
+
+# --- errors: message on stderr, exit status
+X -i "$T/nonexistent" > "$T/out" 2> "$T/err"
+expect_rc "missing input file: exit 3" $? 3
+expect_grep "missing input file: named, with the reason" "$T/err" "^xlate: $T/nonexistent: cannot open: No such file or directory$"
+X -i "$T" > "$T/out" 2> "$T/err"
+expect_rc "a directory as input: exit 3" $? 3
+expect_grep "a directory as input: named" "$T/err" "$T: cannot read: is a directory"
+if [ "$(id -u)" -ne 0 ]; then
+  cp "$T/3.en" "$T/unreadable"; chmod 000 "$T/unreadable"
+  X -i "$T/unreadable" > "$T/out" 2> "$T/err"
+  expect_rc "unreadable input file: exit 3" $? 3
+  expect_grep "unreadable input file: named" "$T/err" 'unreadable: cannot open: Permission denied'
+else
+  ok "unreadable input file: # SKIP running as root"
+fi
+X -o "$T/no/such/dir/out" "$s1" > "$T/out" 2> "$T/err"
+expect_rc "output file in a missing directory: exit 4" $? 4
+expect_grep "output file in a missing directory: named" "$T/err" "$T/no/such/dir/out: cannot open for writing"
+if [ -w /dev/full ]; then
+  X "$s1" > /dev/full 2> "$T/err"
+  expect_rc "stdout on /dev/full: exit 4" $? 4
+  expect_grep "stdout on /dev/full: says stdout and why" "$T/err" '^xlate: cannot write to stdout: No space left on device$'
+  X -o /dev/full "$s1" 2> "$T/err"
+  expect_rc "-o /dev/full: exit 4" $? 4
+  expect_grep "-o /dev/full: names the output" "$T/err" '^xlate: cannot write to /dev/full: No space left on device$'
+  "$XLATE" --help > /dev/full 2> /dev/null
+  expect_rc "--help on /dev/full: exit 4" $? 4
+fi
+
+# usage errors: exit 1, one line naming the option
+for args in "--batch-size 0" "--batch-size x" "--batch-size 5000" "--threads -1" "--window 0" \
+            "--output-format xml" "--input-format jsonl" "--bogus" "-Z" "--n-best 2" "--scores" \
+            "--length-penalty nan" "--max-length"; do
+  # shellcheck disable=SC2086
+  X $args "$s1" > "$T/out" 2> "$T/err"
+  rc=$?
+  opt=${args%% *}
+  if [ $rc -eq 1 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && grep -q -- "$opt" "$T/err" && [ ! -s "$T/out" ]; then
+    ok "usage error $args: exit 1, one line naming $opt"
+  else
+    notok "usage error $args: exit 1, one line naming $opt" "rc $rc, stderr: $(cat "$T/err")"
+  fi
+done
+X -i "$T/3.en" "$s1" > "$T/out" 2> "$T/err"
+expect_rc "-i FILE and TEXT: usage error" $? 1
+
+# model errors: exit 2
+"$XLATE" -m "$T/nomodel" "$s1" > "$T/out" 2> "$T/err"
+expect_rc "missing model: exit 2" $? 2
+expect_grep "missing model: named" "$T/err" "$T/nomodel: model directory: No such file"
+XLATE_MODEL="$T/nomodel" "$XLATE" "$s1" > "$T/out" 2> "$T/err"
+expect_rc "bad XLATE_MODEL: exit 2" $? 2
+expect_grep "bad XLATE_MODEL: says where it came from" "$T/err" "nomodel: model directory \(from XLATE_MODEL\)"
+XLATE_MODEL="$T/nomodel" "$XLATE" -m "$M" "$s1" > "$T/out" 2> "$T/err"
+expect_eq "-m wins over XLATE_MODEL" "$(cat "$T/out")" "$d1"
+XLATE_MODEL="$M" "$XLATE" "$s1" > "$T/out" 2> "$T/err"
+expect_eq "XLATE_MODEL is the default model" "$(cat "$T/out")" "$d1"
+# the default lookup: models/en-de beside the executable, then ../share/xlate/models/en-de
+mkdir -p "$T/a/models" "$T/p/bin" "$T/p/share/xlate/models"
+cp "$XLATE" "$T/a/xlate"; cp "$XLATE" "$T/p/bin/xlate"
+ln -s "$(pwd)/$M" "$T/a/models/en-de"; ln -s "$(pwd)/$M" "$T/p/share/xlate/models/en-de"
+(unset XLATE_MODEL; "$T/a/xlate" "$s1") > "$T/out" 2> "$T/err"
+expect_eq "default model: models/en-de beside the executable" "$(cat "$T/out")" "$d1"
+(unset XLATE_MODEL; "$T/p/bin/xlate" "$s1") > "$T/out" 2> "$T/err"
+expect_eq "default model: ../share/xlate/models/en-de beside it" "$(cat "$T/out")" "$d1"
+
+# --- --help, --version
+"$XLATE" --help > "$T/help" 2> "$T/err"
+expect_rc "--help: exit 0" $? 0
+expect_grep "--help: has examples" "$T/help" '^Examples:'
+expect_grep "--help: shows the GNU parallel line" "$T/help" 'parallel --pipe --keep-order'
+for code in "0  success" "1  usage" "2  model" "3  input" "4  output" "5  internal"; do
+  expect_grep "--help: exit status $code" "$T/help" "^  $code"
+done
+version=$(sed -n 's/^#define XLATE_VERSION "\(.*\)"$/\1/p' src/xlate.h)
+expect_eq "--version: xlate.h's version" "$("$XLATE" --version)" "xlate $version"
+
+# --- --verbose: the counts are the output's
+X --output-format ids -v < "$T/3.en" > "$T/ids" 2> "$T/err"
+expect_grep "--verbose: model and threads" "$T/err" "^xlate: model $M: 7578624 parameters, 3\+3 layers, d_model 256; threads 1,"
+expect_grep "--verbose: lines" "$T/err" '^xlate: 3 lines: 3 translated in 1 batches'
+src_tok=$("$XLATE" encode --spm "$M/spm.model" < "$T/3.en" | wc -w)
+expect_grep "--verbose: source and target tokens counted" "$T/err" "^xlate: $src_tok source tokens, $(wc -w < "$T/ids") target tokens"
+expect_grep "--verbose: timings and tokens/s" "$T/err" '^xlate: [0-9.]+ sentences/s, [0-9.]+ source tokens/s, [0-9.]+ target tokens/s$'
+
+# --- the progress line: only when stderr is a terminal and the input a file
+if command -v script > /dev/null 2>&1; then
+  head -n 40 "$EN" > "$T/40.en"
+  script -qec "$XLATE -m $M --threads 1 --batch-size 8 -i $T/40.en -o $T/out" /dev/null > "$T/tty" 2>&1
+  expect_grep "progress: shown on a terminal" "$T/tty" 'xlate: 40 lines, 100%, [0-9.]+ lines/s'
+  script -qec "$XLATE -m $M --threads 1 -o $T/out < $T/40.en" /dev/null > "$T/tty" 2>&1
+  expect_grep "progress: shown for stdin from a file" "$T/tty" 'xlate: 40 lines, 100%'
+  script -qec "cat $T/40.en | $XLATE -m $M --threads 1 -o $T/out" /dev/null > "$T/tty" 2>&1
+  expect_eq "progress: not for a pipe" "$(cat "$T/tty")" ""
+  script -qec "$XLATE -q -m $M --threads 1 -i $T/40.en -o $T/out" /dev/null > "$T/tty" 2>&1
+  expect_eq "progress: not with --quiet" "$(cat "$T/tty")" ""
+  X -i "$T/40.en" -o "$T/out" 2> "$T/err"
+  expect_eq "progress: not when stderr is not a terminal" "$(cat "$T/err")" ""
+else
+  ok "progress line: # SKIP no script(1)"
+fi
+finish

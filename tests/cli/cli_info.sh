@@ -1,0 +1,86 @@
+# cli_info.sh — `xlate info` against the model's real values: the parameter count and the
+# architecture from the PyTorch checkpoint (torch is the oracle), the vocabulary from the
+# sentencepiece library, file sizes from wc -c; --json; a model that does not load.
+. tests/cli/lib.sh
+M=models/en-de
+CKPT=../shared/models/multi30k-en-de/checkpoint.pt
+
+"$XLATE" info "$M" > "$T/info" 2> "$T/err"
+expect_rc "info: exit 0" $? 0
+expect_eq "info: nothing on stderr" "$(cat "$T/err")" ""
+"$XLATE" info --json "$M" > "$T/info.json" 2> "$T/err"
+expect_rc "info --json: exit 0" $? 0
+
+"$PYTHON" - "$T" "$CKPT" "$M" <<'EOF' > "$T/want"
+import sys, torch, sentencepiece as spm
+T, ckpt, M = sys.argv[1:]
+c = torch.load(ckpt, map_location="cpu")
+sd, a = c["model"], c["args"]
+n = sum(v.numel() for v in sd.values())
+d, heads, ff, layers = a["d"], a["heads"], a["ff"], a["layers"]
+dec = a.get("dec_layers", layers)
+vocab = sd["emb.weight"].shape[0]
+pieces = spm.SentencePieceProcessor(model_file=f"{M}/spm.model").get_piece_size()
+dtypes = sorted({str(v.dtype) for v in sd.values()})
+print(f"parameters {n}")
+print(f"architecture transformer, {layers} encoder + {dec} decoder layers, {'pre' if a.get('norm_first') else 'post'}-norm, {a.get('activation', 'relu')}")
+print(f"size d_model {d}, {heads} heads of {d // heads}, ffn {ff}")
+print(f"vocabulary {vocab} pieces {pieces}")
+print(f"dtypes {' '.join(dtypes)}")
+EOF
+want() { sed -n "s/^$1 //p" "$T/want"; }
+field() { sed -n "s/^$1  *//p" "$T/info"; }
+n=$(want parameters)
+expect_eq "parameters: PyTorch's count ($n)" "$(field parameters | cut -d' ' -f1)" "$n"
+expect_eq "architecture: the checkpoint's" "$(field architecture)" "$(want architecture)"
+expect_eq "size: the checkpoint's" "$(field size)" "$(want size)"
+v=$(want vocabulary | cut -d' ' -f1); p=$(want vocabulary | cut -d' ' -f3)
+expect_eq "vocabulary: the embedding's rows" "$(field vocabulary | cut -d, -f1,2)" "source $v, target $v"
+expect_eq "dtypes: the checkpoint's (float32), every parameter" "$(want dtypes)|$(field dtypes)" "torch.float32|F32 $n"
+expect_eq "tokenizer: size and the sentencepiece library's piece count" "$(field tokenizer)" \
+  "spm.model, $(wc -c < "$M/spm.model") bytes ($(awk -v b="$(wc -c < "$M/spm.model")" 'BEGIN { printf "%.1f kB", b / 1e3 }')), $p pieces"
+expect_grep "weights: exact size" "$T/info" "^weights  +model.safetensors, $(wc -c < "$M/model.safetensors") bytes \("
+expect_grep "config: exact size" "$T/info" "^config  +config.json, $(wc -c < "$M/config.json") bytes"
+expect_grep "special ids: the layout's pad 0, unk 1, bos 2, eos 3" "$T/info" '^special ids +pad 0, unk 1, bos 2, eos 3$'
+expect_grep "loads: yes" "$T/info" '^loads +yes$'
+
+"$PYTHON" - "$T/info.json" "$M" "$n" <<'EOF'
+import json, os, sys
+j = json.load(open(sys.argv[1])); M = sys.argv[2]; n = int(sys.argv[3])
+cfg = json.load(open(f"{M}/config.json"))
+checks = [
+    ("--json: config is config.json as it is", j["config"] == cfg),
+    ("--json: parameters", j["parameters"] == n and j["dtypes"] == {"F32": n}),
+    ("--json: file sizes", j["files"] == {f: os.path.getsize(f"{M}/{f}") for f in ("config.json", "model.safetensors", "spm.model")}),
+    ("--json: loads", j["loads"] is True and "error" not in j),
+]
+for what, good in checks:
+    print(("ok - " if good else "not ok - ") + what + ("" if good else f": {j}"))
+EOF
+[ $? -eq 0 ] || notok "--json: checked" "python failed"
+
+# The default model, -m, a model without a tokenizer
+"$XLATE" info -m "$M" > "$T/info2"
+if cmp -s "$T/info" "$T/info2"; then ok "info -m DIR: the same"; else notok "info -m DIR: the same" "differs"; fi
+F=tests/fixtures/parity/post_relu_tied
+"$XLATE" info "$F" > "$T/f" 2> "$T/err"
+expect_rc "info on a model without a tokenizer: exit 0" $? 0
+expect_grep "info on a model without a tokenizer: says ids only" "$T/f" '^tokenizer +none \(ids only\)$'
+
+# A model that does not load: shown, then exit 2 with the reason
+mkdir "$T/bad"; cp "$M/config.json" "$M/model.safetensors" "$T/bad/"; head -c 1000 "$M/spm.model" > "$T/bad/spm.model"
+"$XLATE" info "$T/bad" > "$T/out" 2> "$T/err"
+expect_rc "a broken tokenizer: exit 2" $? 2
+expect_grep "a broken tokenizer: loads no, with the reason" "$T/out" "^loads +no: $T/bad/spm.model: "
+expect_grep "a broken tokenizer: the reason on stderr" "$T/err" "^xlate: $T/bad/spm.model: "
+rm "$T/bad/model.safetensors"
+"$XLATE" info "$T/bad" > "$T/out" 2> "$T/err"
+expect_rc "missing weights: exit 2" $? 2
+expect_grep "missing weights: named" "$T/err" "$T/bad/model.safetensors: cannot open"
+"$XLATE" info "$T/none" > "$T/out" 2> "$T/err"
+expect_rc "missing directory: exit 2" $? 2
+"$XLATE" info "$M" extra > "$T/out" 2> "$T/err"
+expect_rc "two directories: usage error" $? 1
+"$XLATE" info --help > "$T/out"
+expect_grep "info --help" "$T/out" '^Usage: xlate info'
+finish
