@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum { FMT_TEXT, FMT_IDS, FMT_JSONL };
@@ -758,6 +759,16 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
     return XLATE_EXIT_OK;
 }
 
+/* 1 when path names the file the reader reads. */
+static int same_file(const line_reader *in, const char *path)
+{
+    struct stat a, b;
+    if (in->fd < 0 || !path || strcmp(path, "-") == 0)
+        return 0;
+    return fstat(in->fd, &a) == 0 && stat(path, &b) == 0 && S_ISREG(a.st_mode) &&
+           a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 int cmd_translate(int argc, char **argv)
 {
     options o;
@@ -785,6 +796,12 @@ int cmd_translate(int argc, char **argv)
         status = XLATE_EXIT_INPUT;
         goto done;
     }
+    if (same_file(&r.in, o.output)) {
+        fprintf(stderr, "xlate: -o %s: is the input file (it would be emptied before it is "
+                "read)\n", o.output);
+        status = XLATE_EXIT_USAGE;
+        goto done;
+    }
     if (writer_open(&r.out, o.output, err, sizeof err)) {
         fprintf(stderr, "xlate: %s\n", err);
         status = XLATE_EXIT_OUTPUT;
@@ -792,7 +809,9 @@ int cmd_translate(int argc, char **argv)
     }
     /* A line is cut where it surely holds more than max_in tokens: memory stays bounded. */
     r.in.max_line = r.max_in * 256 > 65536 ? (size_t)r.max_in * 256 : 65536;
-    r.progress = !o.quiet && r.in.regular && isatty(STDERR_FILENO);
+    /* Not when the translations go to the same terminal: they would break the line. */
+    r.progress = !o.quiet && r.in.regular && isatty(STDERR_FILENO) &&
+                 (r.out.f != stdout || !isatty(STDOUT_FILENO));
 
     status = stream(&r);
     if (writer_close(&r.out) && status == XLATE_EXIT_OK)

@@ -125,6 +125,13 @@ for args in "--batch-size 0" "--batch-size x" "--batch-size 5000" "--threads -1"
 done
 X -i "$T/3.en" "$s1" > "$T/out" 2> "$T/err"
 expect_rc "-i FILE and TEXT: usage error" $? 1
+cp "$T/3.en" "$T/same.en"
+X -i "$T/same.en" -o "$T/same.en" 2> "$T/err"
+expect_rc "-o FILE the same as -i FILE: usage error" $? 1
+expect_eq "-o FILE the same as -i FILE: the input is left alone" "$(cat "$T/same.en")" "$(cat "$T/3.en")"
+X -o "$T/same.en" < "$T/same.en" 2> "$T/err"
+expect_rc "-o FILE the same as stdin: usage error" $? 1
+expect_grep "-o FILE the same as the input: says so" "$T/err" "^xlate: -o $T/same.en: is the input file"
 
 # model errors: exit 2
 "$XLATE" -m "$T/nomodel" "$s1" > "$T/out" 2> "$T/err"
@@ -178,6 +185,9 @@ if command -v script > /dev/null 2>&1; then
   expect_eq "progress: not with --quiet" "$(cat "$T/tty")" ""
   X -i "$T/40.en" -o "$T/out" 2> "$T/err"
   expect_eq "progress: not when stderr is not a terminal" "$(cat "$T/err")" ""
+  script -qec "$XLATE -m $M --threads 1 -i $T/40.en" /dev/null > "$T/tty" 2>&1
+  if grep -q 'lines/s' "$T/tty"; then notok "progress: not when the translations go to the terminal too" "$(head -c 300 "$T/tty")"
+  else ok "progress: not when the translations go to the terminal too"; fi
 else
   ok "progress line: # SKIP no script(1)"
 fi
