@@ -65,7 +65,8 @@ typedef struct {
     float *logprob;    /* [K] */
     int *ids;          /* [K][max_len] tokens of live beam j */
     float *tok_lp;     /* [K][max_len] per-token log-probs (token_scores) */
-    xlate_hypothesis *fin; /* [2K] finished, in the order they finished */
+    xlate_hypothesis *fin; /* [3K] finished, in the order they finished: up to 2K - 1 ended by
+                              eos, then K at max_length */
 } sentence;
 
 static float hyp_score(float logprob, int len, float penalty)
@@ -99,12 +100,19 @@ static int finish(sentence *s, const int *ids, const float *tlp, int n, int last
     return 0;
 }
 
-static int cmp_fin(const void *a, const void *b)
+/* Sorts the finished hypotheses by score, best first, keeping finishing order on ties (a stable
+ * insertion sort: there are fewer than 3K, and qsort need not be stable). */
+static void rank_finished(xlate_hypothesis *fin, int n)
 {
-    const xlate_hypothesis *x = a, *y = b;
-    if (x->score != y->score)
-        return x->score > y->score ? -1 : 1;
-    return x < y ? -1 : x > y;
+    for (int a = 1; a < n; a++) {
+        xlate_hypothesis h = fin[a];
+        int b = a;
+        while (b > 0 && fin[b - 1].score < h.score) {
+            fin[b] = fin[b - 1];
+            b--;
+        }
+        fin[b] = h;
+    }
 }
 
 int search_beam(const model_weights *m, pool *pl, decoder_state *st, search_scratch *sc, int n,
@@ -263,7 +271,7 @@ int search_beam(const model_weights *m, pool *pl, decoder_state *st, search_scra
     for (int i = 0; i < n; i++) {
         sentence *s = &S[i];
         int keep = s->n_fin < p->n_best ? s->n_fin : p->n_best;
-        qsort(s->fin, s->n_fin, sizeof *s->fin, cmp_fin);
+        rank_finished(s->fin, s->n_fin);
         out[i].hyps = calloc(keep ? keep : 1, sizeof *out[i].hyps);
         if (!out[i].hyps)
             goto oom;
