@@ -501,6 +501,61 @@ static cJSON *json_float(float v)
     return cJSON_CreateRaw(buf);
 }
 
+/* Length of the valid UTF-8 sequence at s[0..n) (RFC 3629: no overlongs, no surrogates, at
+ * most U+10FFFF), or 0. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned char lo = 0x80, hi = 0xBF;
+    size_t len;
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF)
+        len = 2;
+    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+        len = 3, lo = s[0] == 0xE0 ? 0xA0 : 0x80, hi = s[0] == 0xED ? 0x9F : 0xBF;
+    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+        len = 4, lo = s[0] == 0xF0 ? 0x90 : 0x80, hi = s[0] == 0xF4 ? 0x8F : 0xBF;
+    else
+        return 0;
+    if (n < len || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t k = 2; k < len; k++)
+        if (s[k] < 0x80 || s[k] > 0xBF)
+            return 0;
+    return len;
+}
+
+/* JSON strings are UTF-8: replaces each byte that is not part of a valid sequence (a byte
+ * piece of a byte-fallback tokenizer can leave one) with U+FFFD. Returns 0, -1 out of memory. */
+static int utf8_fix(char **text)
+{
+    const unsigned char *s = (const unsigned char *)*text;
+    size_t n = strlen(*text), bad = 0, k, j;
+    char *out;
+    for (k = 0; k < n; k += j ? j : 1)
+        bad += (j = utf8_seq(s + k, n - k)) == 0;
+    if (!bad)
+        return 0;
+    if (!(out = malloc(n + 2 * bad + 1)))
+        return -1;
+    for (k = 0, j = 0; k < n;) {
+        size_t len = utf8_seq(s + k, n - k);
+        if (len) {
+            memcpy(out + j, s + k, len);
+            j += len;
+            k += len;
+        } else {
+            memcpy(out + j, "\xEF\xBF\xBD", 3);
+            j += 3;
+            k++;
+        }
+    }
+    out[j] = '\0';
+    free(*text);
+    *text = out;
+    return 0;
+}
+
 /* {"translation", "ids", "logprob", "score", "finished", "token_logprobs"} of one hypothesis;
  * h NULL: an empty line's answer, eos alone with log-probability 0 (the model is not run).
  * No "translation" without a tokenizer. */
@@ -512,6 +567,12 @@ static cJSON *hyp_json(const run *r, const xlate_hypothesis *h, char *err, size_
     if (ok && r->info.has_tokenizer) {
         if (h && xlate_detokenize(r->model, h->ids, h->n, &text, err, errlen)) {
             cJSON_Delete(o);
+            return NULL;
+        }
+        if (text && utf8_fix(&text)) {
+            free(text);
+            cJSON_Delete(o);
+            xerr(err, errlen, "out of memory");
             return NULL;
         }
         ok = cJSON_AddStringToObject(o, "translation", text ? text : "") != NULL;
