@@ -37,6 +37,7 @@ xlate: $(BUILD)/xlate
 
 $(BUILD)/xlate: $(BUILD)/main.o $(BUILD)/libxlate.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	ln -sfn ../models $(BUILD)/models # the default model is found beside the executable
 
 $(BUILD)/libxlate.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
