@@ -1,0 +1,170 @@
+# hardening_io.sh — I/O faults and out-of-memory end with a clear message and a non-zero exit
+# status, never a hang, a crash or a silent partial success (docs/HARDENING.md).
+# Not here (tests/cli/cli_basic.sh and cli_stream.sh have them): stdout and -o on /dev/full,
+# -o in a missing directory, a missing or directory input, a closed stdout (EPIPE).
+# Every run is bounded by `timeout`: status 124 means xlate hung.
+. tests/cli/lib.sh
+F=tests/fixtures/parity/post_relu_tied
+TEXT=models/en-de
+TO=${HARDENING_TIMEOUT:-10}
+
+# run OUT ERR CMD...: runs CMD with stdin from $T/stdin (if present), bounded; sets rc.
+run() {
+  o=$1; e=$2; shift 2
+  if [ -f "$T/stdin" ]; then timeout "$TO" "$@" < "$T/stdin" > "$o" 2> "$e"
+  else timeout "$TO" "$@" < /dev/null > "$o" 2> "$e"; fi
+  rc=$?
+}
+# fails WHAT STATUS PATTERN: the last run exited with STATUS and printed PATTERN (grep -E).
+fails() {
+  if [ "$rc" -eq "$2" ] && grep -q -E -- "$3" "$T/err"; then ok "$1: exit $2, message names it"
+  elif [ "$rc" -eq 124 ]; then notok "$1" "hung (killed after $TO s), no message"
+  else notok "$1" "exit $rc, expected $2 with /$3/; stderr: $(head -c 300 "$T/err")"; fi
+}
+ids() { d=$1; shift; run "$T/out" "$T/err" "$XLATE" -m "$d" --input-format ids --output-format ids -q "$@"; }
+
+head -n 3 "$F/src.ids" > "$T/stdin"
+"$XLATE" -m "$F" --input-format ids --output-format ids --max-length 16 < "$T/stdin" > "$T/want" 2> "$T/err"
+expect_rc "the fixture translates (reference for this file)" $? 0
+
+# ---- output that cannot be written ----
+run "$T/out" "$T/err" "$XLATE" -m "$F" --input-format ids --output-format ids -o "$T"
+fails "-o a directory" 4 "^xlate: $T: cannot open for writing: Is a directory$"
+run "$T/out" "$T/err" "$XLATE" -m "$F" --input-format ids --output-format ids -o /proc/version
+fails "-o /proc/version (refused even to root)" 4 "/proc/version"
+expect_eq "-o /proc/version: nothing on stdout" "$(wc -c < "$T/out")" 0
+
+# ---- input that cannot be read ----
+run "$T/out" "$T/err" "$XLATE" -m "$F" --input-format ids --output-format ids -i /proc/self/mem
+fails "-i /proc/self/mem (read error at once)" 3 "/proc/self/mem: line 1: read error: Input/output error"
+
+# ---- model files: unreadable, wrong kind, truncated, vanished ----
+fixture() { rm -rf "$T/m"; mkdir -p "$T/m"; cp "$F/config.json" "$F/model.safetensors" "$T/m/"; }
+fixture; rm "$T/m/config.json"; mkdir "$T/m/config.json"
+ids "$T/m"; fails "config.json is a directory" 2 "config.json: read error: Is a directory"
+fixture; : > "$T/m/config.json"
+ids "$T/m"; fails "config.json is empty" 2 "config.json: line 1: not valid JSON"
+fixture; rm "$T/m/config.json"; ln -s "$T/nowhere" "$T/m/config.json"
+ids "$T/m"; fails "config.json is a dangling link" 2 "config.json: cannot open: No such file"
+fixture; rm "$T/m/config.json"; mkfifo "$T/m/config.json"
+ids "$T/m"; fails "config.json is a FIFO (no writer)" 2 "config.json"
+fixture; rm "$T/m/model.safetensors"; mkdir "$T/m/model.safetensors"
+ids "$T/m"; fails "weights are a directory" 2 "model.safetensors: not a regular file"
+fixture; rm "$T/m/model.safetensors"; ln -s /dev/zero "$T/m/model.safetensors"
+ids "$T/m"; fails "weights are /dev/zero" 2 "model.safetensors: not a regular file"
+fixture; rm "$T/m/model.safetensors"; ln -s "$T/nowhere" "$T/m/model.safetensors"
+ids "$T/m"; fails "weights are a dangling link" 2 "model.safetensors: cannot open: No such file"
+fixture; rm "$T/m/model.safetensors"; mkfifo "$T/m/model.safetensors"
+ids "$T/m"; fails "weights are a FIFO (no writer)" 2 "model.safetensors"
+fixture; : > "$T/m/model.safetensors"
+ids "$T/m"; fails "weights are empty" 2 "model.safetensors: 0 bytes: too short"
+fixture; head -c 8 "$F/model.safetensors" > "$T/m/model.safetensors"
+ids "$T/m"; fails "weights cut after the header size" 2 "model.safetensors: header size [0-9]+ exceeds the file \(8 bytes\)"
+fixture; head -c 1000 "$F/model.safetensors" > "$T/m/model.safetensors"
+ids "$T/m"; fails "weights cut inside the header" 2 "model.safetensors: header size [0-9]+ exceeds the file \(1000 bytes\)"
+
+# Finite weights so large that the activations overflow (a valid file: every element is a finite
+# f32): the logits become NaN. A translation read off NaN logits is garbage (greedy answered ids
+# outside the target vocabulary of 61, beam search all zeros): xlate must stop with a message.
+fixture; "$PYTHON" -c '
+import json, struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+n = struct.unpack("<Q", b[:8])[0]; h = json.loads(b[8:8 + n])
+for name, t in h.items():
+    if name.endswith(("fc1.weight", "fc2.weight")):
+        s, e = (8 + n + o for o in t["data_offsets"])
+        v = struct.unpack("<%df" % ((e - s) // 4), b[s:e])
+        b[s:e] = struct.pack("<%df" % len(v), *[x * 3e37 for x in v])
+open(sys.argv[1], "wb").write(b)' "$T/m/model.safetensors"
+for k in 1 2; do
+  ids "$T/m" --max-length 8 --beam-size $k
+  bad=$(awk -v V=61 '{ for (i = 1; i <= NF; i++) if ($i >= V) n++ } END { print n + 0 }' "$T/out")
+  if [ "$rc" -ne 0 ] && [ "$rc" -lt 124 ] && [ -s "$T/err" ]; then ok "overflowing weights (NaN logits), beam $k: refused with a message"
+  else notok "overflowing weights (NaN logits), beam $k: refused with a message" "exit $rc, $bad ids >= 61, output: $(head -c 120 "$T/out")"; fi
+done
+
+# A text model whose spm.model is broken (the weights linked, not copied).
+textmodel() {
+  rm -rf "$T/t"; mkdir -p "$T/t"; cp "$TEXT/config.json" "$TEXT/spm.model" "$T/t/"
+  ln -s "$PWD/$TEXT/model.safetensors" "$T/t/model.safetensors"
+}
+printf 'A dog runs in the snow.\n' > "$T/en"
+txt() { run "$T/out" "$T/err" "$XLATE" -m "$T/t" -i "$T/en" "$@"; }
+textmodel; txt; expect_rc "text model copy translates" "$rc" 0
+textmodel; head -c 190000 "$TEXT/spm.model" > "$T/t/spm.model"
+txt; fails "spm.model cut in half" 2 "spm.model: not a valid SentencePiece model"
+textmodel; head -c 4096 /dev/urandom > "$T/t/spm.model"
+txt; fails "spm.model is random bytes" 2 "spm.model: not a (valid )?SentencePiece model"
+textmodel; "$PYTHON" -c '
+import random, sys
+b = bytearray(open(sys.argv[1], "rb").read()); random.seed(5)
+for _ in range(40): b[random.randrange(len(b))] ^= 0xFF
+open(sys.argv[1], "wb").write(b)' "$T/t/spm.model"
+txt; fails "spm.model with 40 bytes flipped" 2 "spm.model: "
+textmodel; : > "$T/t/spm.model"
+txt; fails "spm.model is empty" 2 "spm.model: not a SentencePiece model: no pieces"
+textmodel; rm "$T/t/spm.model"
+txt; fails "spm.model is missing" 2 "spm.model: cannot open: No such file"
+textmodel; rm "$T/t/spm.model"; mkdir "$T/t/spm.model"
+txt; fails "spm.model is a directory" 2 "spm.model: read error: Is a directory"
+textmodel; rm "$T/t/spm.model"; mkfifo "$T/t/spm.model"
+txt; fails "spm.model is a FIFO (no writer)" 2 "spm.model"
+textmodel; cp fuzz/models/bpe_bytes.model "$T/t/spm.model"
+txt; fails "spm.model of another vocabulary" 2 "spm.model: 600 pieces, but the config's src_vocab_size is 8000"
+
+# The model changed while xlate runs: the first line is answered, then the weights file is
+# removed, truncated, or overwritten in place (as `cp new old` does), then a second line comes.
+# Removing must not matter; truncating or overwriting may be refused, with a message, but must
+# not kill xlate or give ids outside the vocabulary.
+during() { # WHAT ACTION: runs xlate on a FIFO, does ACTION after the first answer
+  fixture; rm -f "$T/fifo" "$T/out" "$T/err"; mkfifo "$T/fifo"
+  (timeout 30 "$XLATE" -m "$T/m" --input-format ids --output-format ids --batch-size 1 \
+     --threads 1 --max-length 16 < "$T/fifo" > "$T/out" 2> "$T/err"; echo $? > "$T/rc") &
+  exec 7> "$T/fifo"
+  head -n 1 "$T/stdin" >&7
+  i=0; while [ ! -s "$T/out" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+  eval "$2"
+  sed -n 2p "$T/stdin" >&7
+  exec 7>&-
+  wait
+  rc=$(cat "$T/rc")
+}
+during "removed" 'rm -rf "$T/m"'
+expect_rc "weights removed after loading: still translates" "$rc" 0
+expect_eq "weights removed after loading: both answers right" "$(cat "$T/out")" "$(head -n 2 "$T/want")"
+during "truncated" ': > "$T/m/model.safetensors"'
+if [ "$rc" -eq 0 ] && [ "$(cat "$T/out")" = "$(head -n 2 "$T/want")" ]; then
+  ok "weights truncated after loading: still translates (weights are xlate's own)"
+elif [ "$rc" -ne 0 ] && [ "$rc" -lt 124 ] && grep -q model.safetensors "$T/err"; then
+  ok "weights truncated after loading: refused with a message"
+else notok "weights truncated after loading: no crash" "exit $rc$( [ "$rc" -gt 128 ] && echo " (signal $((rc - 128)))"); stderr: $(head -c 200 "$T/err")"; fi
+during "overwritten" 'dd if=/dev/urandom of="$T/m/model.safetensors" bs=4096 seek=2 count=40 conv=notrunc 2>/dev/null'
+bad=$(awk -v V=61 '{ for (i = 1; i <= NF; i++) if ($i >= V) n++ } END { print n + 0 }' "$T/out")
+if [ "$rc" -lt 124 ] && [ "$bad" -eq 0 ] && { [ "$rc" -eq 0 ] || [ -s "$T/err" ]; }; then
+  ok "weights overwritten after loading: no id outside the vocabulary, no crash"
+else notok "weights overwritten after loading: no id outside the vocabulary, no crash" \
+  "exit $rc, $bad ids >= 61 in: $(head -c 200 "$T/out")"; fi
+
+# ---- out of memory: address-space limits from 60 MB up ----
+# At each limit xlate either translates everything (the output is the reference) or stops with a
+# message saying memory ran out and a non-zero status; it must not hang or die on a signal.
+oom() { # WHAT MODEL_ARGS LIMIT_MB THREADS WANT_FILE INPUT
+  lim=$(($3 * 1024))
+  (ulimit -v "$lim"; exec timeout "$TO" "$XLATE" $2 --threads "$4" -q -i "$6" > "$T/out" 2> "$T/err")
+  rc=$?
+  w="out of memory, $1, ulimit -v $3 MB, --threads $4"
+  if [ "$rc" -eq 0 ] && cmp -s "$T/out" "$5"; then ok "$w: translated everything"
+  elif [ "$rc" -eq 0 ]; then notok "$w" "exit 0 but the output differs: $(head -c 200 "$T/out")"
+  elif [ "$rc" -eq 124 ]; then notok "$w" "hung (killed after $TO s); stderr: $(head -c 200 "$T/err")"
+  elif [ "$rc" -gt 128 ]; then notok "$w" "killed by signal $((rc - 128)); stderr: $(head -c 200 "$T/err")"
+  elif grep -q -i -E 'out of memory|cannot allocate memory' "$T/err"; then ok "$w: exit $rc with a message"
+  else notok "$w" "exit $rc without an out-of-memory message: $(head -c 300 "$T/err")"; fi
+}
+"$XLATE" -i "$T/en" -m "$TEXT" > "$T/want-text" 2> "$T/err"
+oom "ids fixture" "-m $F --input-format ids --output-format ids --max-length 16" 60 1 "$T/want" "$T/stdin"
+oom "ids fixture" "-m $F --input-format ids --output-format ids --max-length 16" 150 1 "$T/want" "$T/stdin"
+oom "text model" "-m $TEXT" 100 1 "$T/want-text" "$T/en"
+oom "text model" "-m $TEXT" 200 1 "$T/want-text" "$T/en"
+oom "text model" "-m $TEXT" 400 2 "$T/want-text" "$T/en"
+oom "text model" "-m $TEXT" 1000 2 "$T/want-text" "$T/en"
+finish
