@@ -25,7 +25,7 @@ XCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Isrc $(PKG_CFLAGS) \
            -DXLATE_DATADIR='"$(DATADIR)"'
 LDLIBS  := $(PKG_LIBS) -lm -lpthread
 
-LIB_SRC  := $(filter-out src/main.c,$(wildcard src/*.c))
+LIB_SRC  := $(filter-out src/main.c src/preinit.c,$(wildcard src/*.c))
 LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
@@ -35,7 +35,7 @@ all: xlate
 xlate: $(BUILD)/xlate
 	cp $< $@.tmp && mv -f $@.tmp $@
 
-$(BUILD)/xlate: $(BUILD)/main.o $(BUILD)/libxlate.a
+$(BUILD)/xlate: $(BUILD)/main.o $(BUILD)/preinit.o $(BUILD)/libxlate.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 	ln -sfn ../models $(BUILD)/models # the default model is found beside the executable
 

@@ -3,22 +3,72 @@
 #include "ops.h"
 #include "simd.h"
 #include <cblas.h>
+#include "util.h"
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 void openblas_set_num_threads(int n);
 /* OpenBLAS (pthread builds) exports this for its fork handler; weak: other builds lack it. */
 int blas_thread_shutdown_(void) __attribute__((weak));
 
+static void *stop_openblas_threads(void *unused)
+{
+    (void)unused;
+    blas_thread_shutdown_();
+    return NULL;
+}
+
 /* xlate splits the work over its own pool and calls OpenBLAS single-threaded. OpenBLAS starts
  * worker threads when it is loaded, and they spin (~2^28 cycles, 0.1 s) before sleeping: on a
  * 2-core machine that steals a core from the first translation. One thread, and the idle
- * workers stopped. */
+ * workers stopped -- from a detached thread, because the stop joins them, and a worker that
+ * could not get its buffer (out of memory) never comes back to be joined. */
 void ops_init(void)
 {
+    pthread_t t;
+    pthread_attr_t attr;
     openblas_set_num_threads(1);
-    if (blas_thread_shutdown_)
-        blas_thread_shutdown_();
+    if (!blas_thread_shutdown_ || pthread_attr_init(&attr) != 0)
+        return;
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_create(&t, &attr, stop_openblas_threads, NULL);
+    pthread_attr_destroy(&attr);
+}
+
+/* OpenBLAS maps a 128 MB work area (BUFFER_SIZE on x86-64) for each thread that calls it, and
+ * when the mapping fails it retries forever. Under an address-space limit (ulimit -v), only as
+ * many threads as fit may call it: each needs that area and its stack. */
+#define BLAS_THREAD_BYTES ((size_t)136 << 20)
+#define SCRATCH_MARGIN ((size_t)64 << 20)
+
+int ops_threads_that_fit(int threads, char *err, size_t errlen)
+{
+    struct rlimit rl;
+    unsigned long pages = 0;
+    size_t used, room;
+    FILE *f;
+    int fit;
+    if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return threads;
+    if ((f = fopen("/proc/self/statm", "r"))) {
+        if (fscanf(f, "%lu", &pages) != 1)
+            pages = 0;
+        fclose(f);
+    }
+    used = (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+    room = (size_t)rl.rlim_cur > used + SCRATCH_MARGIN ? (size_t)rl.rlim_cur - used - SCRATCH_MARGIN : 0;
+    fit = (int)(room / BLAS_THREAD_BYTES);
+    if (fit < 1)
+        return xerr(err, errlen, "out of memory: the address-space limit (ulimit -v) of %zu MB "
+                    "leaves %zu MB, and each thread needs about %zu MB (OpenBLAS maps 128 MB of "
+                    "work space per thread)", (size_t)rl.rlim_cur >> 20,
+                    ((size_t)rl.rlim_cur > used ? (size_t)rl.rlim_cur - used : 0) >> 20,
+                    (BLAS_THREAD_BYTES + SCRATCH_MARGIN) >> 20);
+    return threads < fit ? threads : fit;
 }
 
 typedef struct {

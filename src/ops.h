@@ -8,6 +8,9 @@
 
 /* Tells OpenBLAS to run single-threaded: xlate splits the work over its own pool. */
 void ops_init(void);
+/* How many of `threads` can call OpenBLAS under the process's address-space limit (all of
+ * them when there is none); -1 with a message when not even one can. */
+int ops_threads_that_fit(int threads, char *err, size_t errlen);
 
 /* The products of a linear layer, arranged so that each row's result depends only on its own
  * data: never on the batch it is in, nor on the thread count (a sentence translates the same
