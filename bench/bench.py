@@ -294,17 +294,19 @@ def report(a, info, cal, rows, st, sc, cost):
       f"`OMP_WAIT_POLICY=PASSIVE`, OMP and OpenBLAS threads = xlate's `--threads`")
     P(f"- input: {info['nsent']} sentences, {info['nsrc']} source tokens; model "
       f"{os.path.relpath(a.model, TOP)}; tokens/s = target tokens written (eos not counted) / "
-      f"the program's own translate time (load excluded), best of {a.runs} runs (PyTorch with "
-      f"`F.linear` at batch 1: 1 run), xlate and "
-      f"PyTorch alternating; wall = whole process (PyTorch's includes `import torch`); "
+      f"the program's own translate time (load excluded), best of {a.runs} runs"
+      f"{' (PyTorch with `F.linear` at batch 1: 1 run)' if a.plain else ''}, xlate and "
+      f"PyTorch alternating; wall = whole process (PyTorch's includes `import torch`); CPU = "
+      f"user + system time of that process (steadier than wall on a loaded machine, but it "
+      f"counts spinning threads); "
       f"RSS = peak resident set (/usr/bin/time). At batch 1 the PyTorch column sends one row "
       f"through `torch.addmv` (this OpenBLAS runs a 1-row sgemm ~5× slower than sgemv); in "
       f"parentheses, PyTorch with plain `F.linear`, as most code is written")
     P()
     P("| threads | batch | xlate tok/s | PyTorch tok/s | xlate/PyTorch | xlate sent/s | "
-      "PyTorch sent/s | xlate wall s | PyTorch wall s | xlate RSS MB | PyTorch RSS MB | "
-      "identical outputs |")
-    P("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+      "PyTorch sent/s | xlate wall s | PyTorch wall s | xlate CPU s | PyTorch CPU s | "
+      "xlate RSS MB | PyTorch RSS MB | identical outputs |")
+    P("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in rows:
         x, p = r["x"], r["p"]
         same = ("yes" if r["same"] else "NO") + \
@@ -315,7 +317,8 @@ def report(a, info, cal, rows, st, sc, cost):
         P(f"| {r['threads']} | {r['batch']} | {f0(r['tokens'] / x['translate'])} | "
           f"{f0(r['tokens'] / p['translate'])} | **{p['translate'] / x['translate']:.2f}×**{plain} | "
           f"{r['sentences'] / x['translate']:,.1f} | {r['sentences'] / p['translate']:,.1f} | "
-          f"{x['wall']:.2f} | {p['wall']:.2f} | {x['rss_mb']:.0f} | {p['rss_mb']:.0f} | {same} |")
+          f"{x['wall']:.2f} | {p['wall']:.2f} | {x['cpu']:.2f} | {p['cpu']:.2f} | "
+          f"{x['rss_mb']:.0f} | {p['rss_mb']:.0f} | {same} |")
     P()
     P("### Distance from the limit\n")
     sw, sb = cost["step_weights"], cost["step_bytes"]
