@@ -12,6 +12,12 @@ enum {
     XLATE_EXIT_INTERNAL = 5 /* out of memory, thread failure */
 };
 
+/* SIGBUS while reading the mapped weights (the file was truncated under xlate) ends xlate with
+ * a message naming the file (cli_name_weights) and status 2 instead of a bus error
+ * (cli_common.c). */
+void cli_catch_sigbus(void);
+void cli_name_weights(const char *dir, const char *weights);
+
 /* xlate [options] [TEXT...]: translate (cli_translate.c). */
 int cmd_translate(int argc, char **argv);
 /* xlate info [DIR]: what a model is (cli_info.c). */

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -376,4 +377,36 @@ void warn_stderr(void *quiet, const char *msg)
     if (quiet && *(int *)quiet)
         return;
     fprintf(stderr, "xlate: warning: %s\n", msg);
+}
+
+/* The weights are read in place from the mapped file; if another program truncates that file
+ * while xlate runs, reading a vanished page raises SIGBUS. Say so and stop, instead of dying of
+ * a bus error. The message is composed ahead, since a signal handler may only write(). This is
+ * the program's one piece of global state: a signal handler has no other way to its data. */
+static char sigbus_msg[4096 + 256] = "xlate: the model's weights file shrank or changed while "
+                                     "xlate was reading it (SIGBUS): run again once it is "
+                                     "complete\n";
+
+void cli_name_weights(const char *dir, const char *weights)
+{
+    snprintf(sigbus_msg, sizeof sigbus_msg, "xlate: %s/%s: the weights file shrank or changed "
+             "while xlate was reading it (SIGBUS): run again once it is complete\n", dir, weights);
+}
+
+static void on_sigbus(int sig)
+{
+    (void)sig;
+    if (write(STDERR_FILENO, sigbus_msg, strlen(sigbus_msg)) < 0) {
+        /* nothing more can be said */
+    }
+    _exit(2); /* XLATE_EXIT_MODEL */
+}
+
+void cli_catch_sigbus(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigbus;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, NULL);
 }

@@ -784,6 +784,7 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
         return XLATE_EXIT_MODEL;
     }
     r->info = xlate_model_get_info(r->model);
+    cli_name_weights(dir, r->info.weights);
     if (!r->info.has_tokenizer && (o->in_fmt == FMT_TEXT || o->out_fmt == FMT_TEXT)) {
         fprintf(stderr, "xlate: %s: the model has no tokenizer (config field \"tokenizer\"): "
                 "use --input-format ids --output-format ids\n", dir);

@@ -8,6 +8,7 @@ int main(int argc, char **argv)
 {
     /* A closed stdout shows up as EPIPE on write, handled where output is written. */
     signal(SIGPIPE, SIG_IGN);
+    cli_catch_sigbus();
     if (argc > 1) {
         if (strcmp(argv[1], "encode") == 0)
             return cmd_encode(argc - 1, argv + 1);

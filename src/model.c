@@ -82,11 +82,12 @@ static int fill(binder *b, const st_tensor *t, float *dst)
     return check_finite(b, t, dst, (size_t)t->numel);
 }
 
-/* Whether t can be used in place: f32, little-endian host. */
+/* Whether t can be used in place: f32 at a float-aligned address (the format does not promise
+ * alignment), little-endian host. */
 static int viewable(const st_tensor *t)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    return t->dtype == ST_F32;
+    return t->dtype == ST_F32 && (uintptr_t)t->data % sizeof(float) == 0;
 #else
     (void)t;
     return 0;

@@ -211,7 +211,7 @@ int st_open(st_file *f, const char *path, char *err, size_t errlen)
     void *map = NULL;
     int fd;
     memset(f, 0, sizeof *f);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO must not hang the open */
     if (fd < 0)
         return xerr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {

@@ -5,14 +5,11 @@
  * compute. */
 #include "search.h"
 #include "ops.h"
+#include "simd.h"
 #include "util.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-int search_beam(const model_weights *m, pool *pl, decoder_state *st, search_scratch *s, int n,
-                const int *max_len, const xlate_decode_params *p, xlate_result *out, char *err,
-                size_t errlen);
 
 void search_needs(const xlate_decode_params *p, int n, const int *max_len, int *n_slots,
                   int *max_rows, int *cap)
@@ -64,6 +61,19 @@ int hyp_alloc(xlate_hypothesis *h, int max_len, int token_scores)
     return !h->ids || (token_scores && !h->token_logprobs) ? -1 : 0;
 }
 
+/* Logits that are not finite (weights so large that the activations overflow, or NaN in a
+ * changed weights file) make any choice garbage. */
+int check_logits(const float *logits, int rows, int V, const int *sentence, int pos, char *err,
+                 size_t errlen)
+{
+    for (int r = 0; r < rows; r++)
+        if (!simd_all_finite(logits + (size_t)r * V, V))
+            return xerr(err, errlen, "the model computed non-finite logits (inf or NaN) for "
+                        "sentence %d of the batch at step %d: its weights overflow or are "
+                        "corrupt", sentence[r] + 1, pos + 1);
+    return 0;
+}
+
 static int greedy(const model_weights *m, pool *pl, decoder_state *st, search_scratch *s, int n,
                   const int *max_len, const xlate_decode_params *p, xlate_result *out, char *err,
                   size_t errlen)
@@ -88,6 +98,8 @@ static int greedy(const model_weights *m, pool *pl, decoder_state *st, search_sc
         int w = 0;
         /* rows are their own sources: slot i decodes source i */
         decoder_step(m, pl, st, rows, tokens, slots, slots, pos, s->logits);
+        if (check_logits(s->logits, rows, V, act, pos, err, errlen))
+            return -1;
         for (int r = 0; r < rows; r++) {
             int i = act[r];
             const float *row = s->logits + (size_t)r * V;

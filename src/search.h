@@ -30,4 +30,17 @@ void search_needs(const xlate_decode_params *p, int n, const int *max_len, int *
 
 void search_scratch_free(search_scratch *s);
 
+/* Shared by the strategies (search.c, search_beam.c). */
+int search_beam(const model_weights *m, pool *pl, decoder_state *st, search_scratch *s, int n,
+                const int *max_len, const xlate_decode_params *p, xlate_result *out, char *err,
+                size_t errlen);
+/* Grows the scratch to hold these many logits, ints and floats. */
+int search_grow(search_scratch *s, size_t logits, size_t ints, size_t floats, char *err,
+                size_t errlen);
+/* A hypothesis with room for max_len tokens (and their log-probs when token_scores). */
+int hyp_alloc(xlate_hypothesis *h, int max_len, int token_scores);
+/* An error naming the sentence and step when a row of logits[rows, V] is not finite. */
+int check_logits(const float *logits, int rows, int V, const int *sentence, int pos, char *err,
+                 size_t errlen);
+
 #endif

@@ -23,9 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int search_grow(search_scratch *s, size_t logits, size_t ints, size_t floats, char *err,
-                size_t errlen);
-int hyp_alloc(xlate_hypothesis *h, int max_len, int token_scores);
 
 /* A candidate: parent beam (rank) and token, with its cumulative log-prob. */
 typedef struct {
@@ -185,6 +182,8 @@ int search_beam(const model_weights *m, pool *pl, decoder_state *st, search_scra
         if (rows == 0)
             break;
         decoder_step(m, pl, st, rows, tokens, slots, srcs, pos, sc->logits);
+        if (check_logits(sc->logits, rows, V, row_sent, pos, err, errlen))
+            goto done;
         for (int r = 0; r < rows; r++)
             row_lse[r] = logsumexp(sc->logits + (size_t)r * V, V);
 

@@ -1,11 +1,14 @@
 /* util.c — error messages, whole-file reads, paths, time. */
 #include "util.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 int xerr(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -20,41 +23,46 @@ int xerr(char *err, size_t errlen, const char *fmt, ...)
 
 int read_file(const char *path, char **data, size_t *len, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
+    struct stat sb;
     char *buf = NULL;
-    size_t cap = 0, n = 0;
+    size_t n = 0;
+    /* O_NONBLOCK: a FIFO without a writer must not hang the open; it is refused below */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     *data = NULL;
     *len = 0;
-    if (!f)
+    if (fd < 0)
         return xerr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-    for (;;) {
-        if (cap - n < 65536 + 1) {
-            size_t ncap = cap ? cap * 2 : 65536 * 2;
-            char *nb = realloc(buf, ncap);
-            if (!nb) {
-                xerr(err, errlen, "%s: out of memory reading %zu bytes", path, ncap);
-                goto fail;
-            }
-            buf = nb;
-            cap = ncap;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0) {
-            if (ferror(f)) {
-                xerr(err, errlen, "%s: read error: %s", path, strerror(errno));
-                goto fail;
-            }
-            break;
-        }
+    if (fstat(fd, &sb) != 0) {
+        xerr(err, errlen, "%s: cannot stat: %s", path, strerror(errno));
+        goto fail;
     }
-    fclose(f);
+    if (!S_ISREG(sb.st_mode)) {
+        xerr(err, errlen, "%s: not a regular file", path);
+        goto fail;
+    }
+    if (!(buf = malloc((size_t)sb.st_size + 1))) {
+        xerr(err, errlen, "%s: out of memory reading %lld bytes", path, (long long)sb.st_size);
+        goto fail;
+    }
+    while (n < (size_t)sb.st_size) {
+        ssize_t got = read(fd, buf + n, (size_t)sb.st_size - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            xerr(err, errlen, "%s: read error: %s", path, strerror(errno));
+            goto fail;
+        }
+        if (got == 0)
+            break; /* shrank while being read: take what is there */
+        n += (size_t)got;
+    }
+    close(fd);
     buf[n] = '\0';
     *data = buf;
     *len = n;
     return 0;
 fail:
-    fclose(f);
+    close(fd);
     free(buf);
     return -1;
 }

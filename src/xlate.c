@@ -132,6 +132,7 @@ xlate_model_info xlate_model_get_info(const xlate_model *m)
     i.activation = activation_name(c->activation);
     i.norm_placement = c->pre_norm ? "pre" : "post";
     i.positions = positions_name(c->positions);
+    i.weights = c->weights;
     i.shared_embeddings = c->shared_embeddings;
     i.tied_output = c->tied_output;
     return i;

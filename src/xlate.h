@@ -41,6 +41,7 @@ typedef struct {
     size_t n_params;
     int has_tokenizer;
     const char *activation, *norm_placement, *positions;
+    const char *weights;       /* the weights file, relative to the model directory */
     int shared_embeddings, tied_output;
 } xlate_model_info;
 xlate_model_info xlate_model_get_info(const xlate_model *m);
