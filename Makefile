@@ -68,6 +68,12 @@ sanitize:
 bench: xlate
 	sh bench/run.sh
 
+fuzz:
+	sh fuzz/build.sh && sh fuzz/run.sh
+
+# test_hardening.c replays the fuzz targets, which it includes
+$(BUILD)/tests/test_hardening: $(wildcard fuzz/*.c fuzz/*.h)
+
 install: xlate
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/models $(DESTDIR)$(MANDIR)
 	install -m 755 xlate $(DESTDIR)$(BINDIR)/xlate
@@ -80,4 +86,4 @@ uninstall:
 clean:
 	rm -rf build build-san build-fuzz xlate
 
-.PHONY: all test tests parity sanitize bench install uninstall clean
+.PHONY: all test tests parity sanitize bench fuzz install uninstall clean
