@@ -204,6 +204,34 @@ static int take_qkv(binder *b, linear *l, const char *prefix, int d)
     return 0;
 }
 
+/* A layer's self-attention: `prefix.self_attn.{q,k,v,o}` and `prefix.self_attn_norm`. */
+static int take_self_attn(binder *b, const char *prefix, linear *qkv, linear *o, norm *n, int d)
+{
+    char name[128];
+    snprintf(name, sizeof name, "%s.self_attn", prefix);
+    if (take_qkv(b, qkv, name, d))
+        return -1;
+    snprintf(name, sizeof name, "%s.self_attn.o", prefix);
+    if (take_linear(b, o, name, d, d, 1))
+        return -1;
+    snprintf(name, sizeof name, "%s.self_attn_norm", prefix);
+    return take_norm(b, n, name, d);
+}
+
+/* A layer's feed-forward: `prefix.ffn.fc1`, `prefix.ffn.fc2` and `prefix.ffn_norm`. */
+static int take_ffn(binder *b, const char *prefix, linear *fc1, linear *fc2, norm *n, int d, int F)
+{
+    char name[128];
+    snprintf(name, sizeof name, "%s.ffn.fc1", prefix);
+    if (take_linear(b, fc1, name, F, d, 1))
+        return -1;
+    snprintf(name, sizeof name, "%s.ffn.fc2", prefix);
+    if (take_linear(b, fc2, name, d, F, 1))
+        return -1;
+    snprintf(name, sizeof name, "%s.ffn_norm", prefix);
+    return take_norm(b, n, name, d);
+}
+
 void model_sinusoid(float *pe, int p0, int p1, int d, int interleaved)
 {
     for (int i = 0; i < d / 2; i++) {
@@ -241,25 +269,10 @@ static int bind_all(binder *b, model_weights *m)
 
     for (int l = 0; l < c->encoder_layers; l++) {
         encoder_layer *e = &m->enc[l];
-        char p[128];
+        char p[64];
         snprintf(p, sizeof p, "encoder.layers.%d", l);
-        snprintf(name, sizeof name, "%s.self_attn", p);
-        if (take_qkv(b, &e->qkv, name, d))
-            return -1;
-        snprintf(name, sizeof name, "%s.self_attn.o", p);
-        if (take_linear(b, &e->o, name, d, d, 1))
-            return -1;
-        snprintf(name, sizeof name, "%s.self_attn_norm", p);
-        if (take_norm(b, &e->attn_norm, name, d))
-            return -1;
-        snprintf(name, sizeof name, "%s.ffn.fc1", p);
-        if (take_linear(b, &e->fc1, name, F, d, 1))
-            return -1;
-        snprintf(name, sizeof name, "%s.ffn.fc2", p);
-        if (take_linear(b, &e->fc2, name, d, F, 1))
-            return -1;
-        snprintf(name, sizeof name, "%s.ffn_norm", p);
-        if (take_norm(b, &e->ffn_norm, name, d))
+        if (take_self_attn(b, p, &e->qkv, &e->o, &e->attn_norm, d) ||
+            take_ffn(b, p, &e->fc1, &e->fc2, &e->ffn_norm, d, F))
             return -1;
     }
 
@@ -278,16 +291,9 @@ static int bind_all(binder *b, model_weights *m)
     }
     for (int l = 0; l < L; l++) {
         decoder_layer *e = &m->dec[l];
-        char p[128];
+        char p[64];
         snprintf(p, sizeof p, "decoder.layers.%d", l);
-        snprintf(name, sizeof name, "%s.self_attn", p);
-        if (take_qkv(b, &e->qkv, name, d))
-            return -1;
-        snprintf(name, sizeof name, "%s.self_attn.o", p);
-        if (take_linear(b, &e->o, name, d, d, 1))
-            return -1;
-        snprintf(name, sizeof name, "%s.self_attn_norm", p);
-        if (take_norm(b, &e->self_norm, name, d))
+        if (take_self_attn(b, p, &e->qkv, &e->o, &e->self_norm, d))
             return -1;
         snprintf(name, sizeof name, "%s.cross_attn.q", p);
         if (take_linear(b, &e->cross_q, name, d, d, 1))
@@ -296,16 +302,8 @@ static int bind_all(binder *b, model_weights *m)
         if (take_linear(b, &e->cross_o, name, d, d, 1))
             return -1;
         snprintf(name, sizeof name, "%s.cross_attn_norm", p);
-        if (take_norm(b, &e->cross_norm, name, d))
-            return -1;
-        snprintf(name, sizeof name, "%s.ffn.fc1", p);
-        if (take_linear(b, &e->fc1, name, F, d, 1))
-            return -1;
-        snprintf(name, sizeof name, "%s.ffn.fc2", p);
-        if (take_linear(b, &e->fc2, name, d, F, 1))
-            return -1;
-        snprintf(name, sizeof name, "%s.ffn_norm", p);
-        if (take_norm(b, &e->ffn_norm, name, d))
+        if (take_norm(b, &e->cross_norm, name, d) ||
+            take_ffn(b, p, &e->fc1, &e->fc2, &e->ffn_norm, d, F))
             return -1;
     }
     if (c->encoder_final_norm && take_norm(b, &m->enc_norm, "encoder.final_norm", d))
