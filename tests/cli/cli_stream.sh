@@ -16,25 +16,15 @@ head -n 20000 "$T/200k" > "$T/20k"
 # high-water mark VmHWM of the command's own process image, read while it runs (it only grows,
 # and xlate's memory is all taken early). getrusage would count the parent's pages copied at
 # fork; /usr/bin/time is not always installed.
-rss() {
+rss() { # peak resident set (KB) of CMD reading INP into OUT (-1 if it failed), from wait4's
+        # rusage: exact, and not fooled by a run shorter than any polling interval
   "$PYTHON" - "$@" <<'EOF'
-import subprocess, sys, time
+import os, subprocess, sys
 inp, out, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
-peak = 0
 with open(inp, "rb") as i, open(out, "wb") as o, open(out + ".err", "wb") as e:
     p = subprocess.Popen(cmd, stdin=i, stdout=o, stderr=e)
-    while p.poll() is None:
-        try:
-            with open(f"/proc/{p.pid}/cmdline", "rb") as f:
-                mine = f.read().split(b"\0")[0] == cmd[0].encode()
-            with open(f"/proc/{p.pid}/status") as f:
-                hwm = [int(l.split()[1]) for l in f if l.startswith("VmHWM:")]
-            if mine and hwm:
-                peak = max(peak, hwm[0])
-        except (OSError, ValueError):
-            pass
-        time.sleep(0.01)
-print(peak if p.returncode == 0 and peak > 0 else -1)
+    _, status, usage = os.wait4(p.pid, 0)
+print(usage.ru_maxrss if os.waitstatus_to_exitcode(status) == 0 and usage.ru_maxrss > 0 else -1)
 EOF
 }
 # Under AddressSanitizer (make sanitize) freed memory waits in a quarantine that grows with the
