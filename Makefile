@@ -30,7 +30,12 @@ LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
+# ./xlate is the default build's; other build dirs (build-san) leave it alone
+ifeq ($(BUILD),build)
 all: xlate
+else
+all: $(BUILD)/xlate
+endif
 
 xlate: $(BUILD)/xlate
 	cp $< $@.tmp && mv -f $@.tmp $@
@@ -65,7 +70,7 @@ sanitize:
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 	  LDFLAGS="-fsanitize=address,undefined" test
 
-bench: xlate
+bench: all
 	sh bench/run.sh
 
 fuzz:
@@ -74,9 +79,9 @@ fuzz:
 # test_hardening.c replays the fuzz targets, which it includes
 $(BUILD)/tests/test_hardening: $(wildcard fuzz/*.c fuzz/*.h)
 
-install: xlate
+install: $(BUILD)/xlate
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/models $(DESTDIR)$(MANDIR)
-	install -m 755 xlate $(DESTDIR)$(BINDIR)/xlate
+	install -m 755 $(BUILD)/xlate $(DESTDIR)$(BINDIR)/xlate
 	if [ -d models/en-de ]; then cp -r models/en-de $(DESTDIR)$(DATADIR)/models/; fi
 	if [ -f xlate.1 ]; then install -m 644 xlate.1 $(DESTDIR)$(MANDIR)/xlate.1; fi
 
