@@ -119,7 +119,7 @@ def env_torch(threads):
 
 def run_xlate(a, ids, out, threads, batch, extra=()):
     cmd = [a.xlate, "-v", "-q", "-m", a.model, "--input-format", "ids", "--output-format", "ids",
-           "--batch-size", str(batch), "--threads", str(threads)] + list(extra)
+           "--batch-size", str(batch), "--threads", str(threads)] + list(extra) + a.xlate_flags
     r = timed(cmd, env_xlate(), ids, out)
     m = re.search(r"translate ([0-9.]+) s", r["stderr"])
     r["translate"] = float(m.group(1)) if m else r["wall"]
@@ -428,6 +428,8 @@ def main():
     ap.add_argument("--no-scaling", action="store_true")
     ap.add_argument("--no-calibration", action="store_true")
     ap.add_argument("--json", help="also write the raw measurements here")
+    ap.add_argument("--xlate-flags", default="", type=shlex.split,
+                    help="extra xlate options for every run, e.g. --xlate-flags=--fast")
     a = ap.parse_args()
     a.threads = [int(x) for x in a.threads.split(",")]
     a.batches = [int(x) for x in a.batches.split(",")]

@@ -32,6 +32,7 @@ typedef struct {
     const char *model, *input, *output;
     int in_fmt, out_fmt;
     long batch_size, batch_tokens, threads, max_input_length, window;
+    int fast;          /* --fast: whole-batch products, not batch-invariant */
     int quiet, verbose, scores;
     xlate_decode_params dp;
     char *const *texts;
@@ -110,6 +111,10 @@ static void usage(FILE *f)
         "      --window N          lines read ahead, sorted by length (default: 16\n"
         "                          batches)\n"
         "      --threads N         threads (default 0: every core)\n"
+        "      --fast              whole-batch products: about 1.4x faster with\n"
+        "                          batches of 32+ sentences, but a translation may\n"
+        "                          then differ, in rare near-ties, with the batch\n"
+        "                          size and thread count (default: never)\n"
         "Messages:\n"
         "  -q, --quiet             no warnings, no progress line\n"
         "  -v, --verbose           model, timings, sentences/s and tokens/s on stderr\n"
@@ -142,7 +147,7 @@ static void usage(FILE *f)
 static int parse_options(options *o, int argc, char **argv)
 {
     enum { O_IN_FMT = 256, O_OUT_FMT, O_BATCH, O_BATCH_TOK, O_THREADS, O_MAXLEN, O_MAXIN,
-           O_BEAM, O_NBEST, O_LP, O_SCORES, O_VERSION, O_WINDOW };
+           O_BEAM, O_NBEST, O_LP, O_SCORES, O_VERSION, O_WINDOW, O_FAST };
     static const struct option longopts[] = {
         {"model", required_argument, 0, 'm'},
         {"input", required_argument, 0, 'i'},
@@ -159,6 +164,7 @@ static int parse_options(options *o, int argc, char **argv)
         {"length-penalty", required_argument, 0, O_LP},
         {"scores", no_argument, 0, O_SCORES},
         {"window", required_argument, 0, O_WINDOW},
+        {"fast", no_argument, 0, O_FAST},
         {"quiet", no_argument, 0, 'q'},
         {"verbose", no_argument, 0, 'v'},
         {"version", no_argument, 0, O_VERSION},
@@ -185,6 +191,9 @@ static int parse_options(options *o, int argc, char **argv)
         case 'v': o->verbose = 1; break;
         case 'h': usage(stdout); return -2;
         case O_VERSION: printf("xlate %s\n", XLATE_VERSION); return -2;
+        case O_FAST:
+            o->fast = 1;
+            break;
         case O_SCORES: o->scores = 1; break;
         case O_IN_FMT:
         case O_OUT_FMT: {
@@ -815,6 +824,7 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
         fprintf(stderr, "xlate: %s\n", err);
         return XLATE_EXIT_INTERNAL;
     }
+    xlate_ctx_set_batch_invariant(r->ctx, !o->fast);
     r->t_load = now_seconds() - r->t_start;
     if (o->verbose)
         fprintf(stderr, "xlate: model %s: %zu parameters, %d+%d layers, d_model %d; threads %d, "

@@ -76,7 +76,10 @@ int decoder_begin(const model_weights *m, pool *p, decoder_state *st, const floa
     st->max_src = max_src;
     st->max_rows = max_rows;
     st->pos = pos;
-    gemm_groups(p, st->mem_kv, enc, &m->cross_kv, n_src, st->src_off, GEMM_SET, NO_ACT);
+    if (st->whole_batch)
+        gemm_whole(p, st->mem_kv, enc, &m->cross_kv, (int)N, GEMM_SET, NO_ACT);
+    else
+        gemm_groups(p, st->mem_kv, enc, &m->cross_kv, n_src, st->src_off, GEMM_SET, NO_ACT);
     return 0;
 }
 
@@ -125,6 +128,7 @@ void decoder_step(const model_weights *m, pool *p, decoder_state *st, int rows,
     const model_config *c = &m->cfg;
     int d = c->d_model, dh = d / c->heads, H = c->heads;
     float eps = c->layer_norm_eps;
+    const gemm_fn gemm = st->whole_batch ? gemm_whole : gemm_rows;
     step_job job = {m, st, slots, srcs, 0, pos,
                     (size_t)(st->cap > st->max_src ? st->cap : st->max_src)};
 
@@ -144,7 +148,7 @@ void decoder_step(const model_weights *m, pool *p, decoder_state *st, int rows,
             layernorm_rows(st->h, st->x, &L->self_norm, rows, d, eps);
             in = st->h;
         }
-        gemm_rows(p, st->qkv, in, &L->qkv, rows, GEMM_SET, NO_ACT);
+        gemm(p, st->qkv, in, &L->qkv, rows, GEMM_SET, NO_ACT);
         for (int r = 0; r < rows; r++) {
             const float *k = st->qkv + (size_t)r * 3 * d + d, *v = k + d;
             for (int h = 0; h < H; h++) {
@@ -154,7 +158,7 @@ void decoder_step(const model_weights *m, pool *p, decoder_state *st, int rows,
             }
         }
         pool_run(p, rows * H, self_attn_task, &job);
-        gemm_rows(p, st->x, st->ctx, &L->o, rows, GEMM_ADD, NO_ACT);
+        gemm(p, st->x, st->ctx, &L->o, rows, GEMM_ADD, NO_ACT);
         if (!c->pre_norm)
             layernorm_rows(st->x, st->x, &L->self_norm, rows, d, eps);
 
@@ -164,9 +168,9 @@ void decoder_step(const model_weights *m, pool *p, decoder_state *st, int rows,
             layernorm_rows(st->h, st->x, &L->cross_norm, rows, d, eps);
             in = st->h;
         }
-        gemm_rows(p, st->qkv, in, &L->cross_q, rows, GEMM_SET, NO_ACT);
+        gemm(p, st->qkv, in, &L->cross_q, rows, GEMM_SET, NO_ACT);
         pool_run(p, rows * H, cross_attn_task, &job);
-        gemm_rows(p, st->x, st->ctx, &L->cross_o, rows, GEMM_ADD, NO_ACT);
+        gemm(p, st->x, st->ctx, &L->cross_o, rows, GEMM_ADD, NO_ACT);
         if (!c->pre_norm)
             layernorm_rows(st->x, st->x, &L->cross_norm, rows, d, eps);
 
@@ -176,16 +180,16 @@ void decoder_step(const model_weights *m, pool *p, decoder_state *st, int rows,
             layernorm_rows(st->h, st->x, &L->ffn_norm, rows, d, eps);
             in = st->h;
         }
-        gemm_rows(p, st->ff, in, &L->fc1, rows, GEMM_ACT, c->activation);
-        gemm_rows(p, st->x, st->ff, &L->fc2, rows, GEMM_ADD, NO_ACT);
+        gemm(p, st->ff, in, &L->fc1, rows, GEMM_ACT, c->activation);
+        gemm(p, st->x, st->ff, &L->fc2, rows, GEMM_ADD, NO_ACT);
         if (!c->pre_norm)
             layernorm_rows(st->x, st->x, &L->ffn_norm, rows, d, eps);
     }
     if (m->dec_norm.g) {
         layernorm_rows(st->h, st->x, &m->dec_norm, rows, d, eps);
-        gemm_rows(p, logits, st->h, &m->out, rows, GEMM_SET, NO_ACT);
+        gemm(p, logits, st->h, &m->out, rows, GEMM_SET, NO_ACT);
     } else {
-        gemm_rows(p, logits, st->x, &m->out, rows, GEMM_SET, NO_ACT);
+        gemm(p, logits, st->x, &m->out, rows, GEMM_SET, NO_ACT);
     }
 }
 

@@ -78,6 +78,7 @@ typedef struct {
     const int *off;   /* [n_groups + 1] row offsets; NULL: every row is its own group */
     int n_groups;
     int per_task;     /* groups per task */
+    int chunk;        /* output columns per chunk */
     int n_chunks;
     enum gemm_out out;
     activation_kind act;
@@ -117,7 +118,7 @@ static void gemm_task(void *arg, int task, int thread)
     const gemm_job *j = arg;
     int chunk = task % j->n_chunks, g0 = task / j->n_chunks * j->per_task;
     int g1 = g0 + j->per_task < j->n_groups ? g0 + j->per_task : j->n_groups;
-    int n0 = chunk * GEMM_CHUNK, n1 = n0 + GEMM_CHUNK < j->l->out ? n0 + GEMM_CHUNK : j->l->out;
+    int n0 = chunk * j->chunk, n1 = n0 + j->chunk < j->l->out ? n0 + j->chunk : j->l->out;
     (void)thread;
     for (int g = g0; g < g1; g++) {
         if (j->off)
@@ -132,6 +133,7 @@ static void gemm_run(pool *p, gemm_job *j)
     int nt = pool_threads(p), tasks;
     if (j->n_groups <= 0)
         return;
+    j->chunk = GEMM_CHUNK;
     j->n_chunks = (j->l->out + GEMM_CHUNK - 1) / GEMM_CHUNK;
     /* Enough tasks to balance the threads; chunk-major, so a task reuses its chunk of W. */
     tasks = 4 * nt > j->n_chunks ? (4 * nt + j->n_chunks - 1) / j->n_chunks : 1;
@@ -142,17 +144,33 @@ static void gemm_run(pool *p, gemm_job *j)
     pool_run(p, tasks * j->n_chunks, gemm_task, j);
 }
 
+void gemm_whole(pool *p, float *y, const float *x, const linear *l, int M, enum gemm_out out,
+                activation_kind act)
+{
+    int off[2] = {0, M}, nt = pool_threads(p);
+    gemm_job j = {y, x, l, off, 1, 1, 0, 0, out, act};
+    if (M <= 1) {
+        gemm_rows(p, y, x, l, M, out, act);
+        return;
+    }
+    /* one block of columns per thread: big blocks, so that each sgemm packs x once for many
+     * columns */
+    j.chunk = ((l->out + nt - 1) / nt + 15) & ~15;
+    j.n_chunks = (l->out + j.chunk - 1) / j.chunk;
+    pool_run(p, j.n_chunks, gemm_task, &j);
+}
+
 void gemm_rows(pool *p, float *y, const float *x, const linear *l, int M, enum gemm_out out,
                activation_kind act)
 {
-    gemm_job j = {y, x, l, NULL, M, 0, 0, out, act};
+    gemm_job j = {y, x, l, NULL, M, 0, 0, 0, out, act};
     gemm_run(p, &j);
 }
 
 void gemm_groups(pool *p, float *y, const float *x, const linear *l, int n_groups,
                  const int *off, enum gemm_out out, activation_kind act)
 {
-    gemm_job j = {y, x, l, off, n_groups, 0, 0, out, act};
+    gemm_job j = {y, x, l, off, n_groups, 0, 0, 0, out, act};
     gemm_run(p, &j);
 }
 

@@ -18,6 +18,7 @@ typedef struct {
     float *ff;     /* [N, F] */
     float *scores; /* [threads, S*S] */
     size_t cap_tokens, cap_scores;
+    int whole_batch; /* 1: one sgemm over the batch (not batch-invariant), 0: one per sentence */
 } encoder_scratch;
 
 /* Runs the encoder over n sentences: ids[i] holds lens[i] ids (eos included), each len in
@@ -40,6 +41,7 @@ typedef struct {
     int max_src;    /* longest source */
     int max_rows;   /* rows a step can take */
     const float *pos; /* position table, at least cap rows of d */
+    int whole_batch; /* 1: one sgemm per product over all rows (not batch-invariant) */
     float *x, *h, *qkv, *ctx, *ff; /* [rows, d|d|3d|d|F] */
     float *scores;  /* [threads, max(cap, max_src)] */
     size_t cap_floats[8]; /* current sizes of the buffers above, to grow them */

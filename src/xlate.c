@@ -251,6 +251,12 @@ static const float *positions(xlate_ctx *ctx, int src, int rows, char *err, size
 
 int xlate_ctx_threads(const xlate_ctx *ctx) { return pool_threads(ctx->pool); }
 
+void xlate_ctx_set_batch_invariant(xlate_ctx *ctx, int on)
+{
+    ctx->enc.whole_batch = !on;
+    ctx->dec.whole_batch = !on;
+}
+
 /* Copies the sources with eos appended (and checks them) into one block; *ids_out[i] points
  * into it. */
 static int with_eos(const model_config *c, int n, const int *const *src, const int *src_len,

@@ -17,6 +17,10 @@ head -n $N "$REF/test_2016_flickr.ids" > "$T/want.ids"
 if cmp -s "$T/out.ids" "$T/want.ids"; then ok "first $N sentences: ids identical to PyTorch's"
 else notok "first $N sentences: ids identical to PyTorch's" "$(diff "$T/out.ids" "$T/want.ids" | head -4)"; fi
 
+"$XLATE" -i "$T/in.en" --output-format ids --fast --batch-size 64 > "$T/out.ids" 2> "$T/err"
+if cmp -s "$T/out.ids" "$T/want.ids"; then ok "first $N sentences with --fast (whole-batch products): ids identical to PyTorch's"
+else notok "first $N sentences with --fast: ids identical to PyTorch's" "$(diff "$T/out.ids" "$T/want.ids" | head -4)"; fi
+
 # The model is found beside the executable, through $XLATE_MODEL, and after make install.
 cp "$XLATE" "$T/xlate-copy"
 echo "A dog." | XLATE_MODEL=$PWD/models/en-de "$T/xlate-copy" > "$T/out" 2> "$T/err"
