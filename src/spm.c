@@ -1058,6 +1058,21 @@ static size_t charsmap_match(const normspec *ns, const unsigned char *s, size_t 
     return best;
 }
 
+/* Length of the longest user-defined symbol that s[0..n) starts with; 0 when none does. */
+static size_t longest_user(const spm_model *m, const unsigned char *s, size_t n)
+{
+    uint32_t node = 0;
+    size_t best = 0;
+    for (size_t i = 0; i < n; i++) {
+        node = trie_child(&m->user, node, s[i]);
+        if (!node)
+            break;
+        if (trie_value(&m->user, node) >= 0)
+            best = i + 1;
+    }
+    return best;
+}
+
 /* Normalizer::NormalizePrefix: the replacement for the longest rule at s, and how many input
  * bytes it consumes. */
 static size_t normalize_prefix(const spm_model *m, const normspec *ns, int use_matcher,
@@ -1068,15 +1083,7 @@ static size_t normalize_prefix(const spm_model *m, const normspec *ns, int use_m
     uint32_t value = 0;
     if (use_matcher && m->has_user) {
         /* PrefixMatcher: the longest user-defined symbol passes through unnormalized. */
-        uint32_t node = 0;
-        size_t best = 0;
-        for (size_t i = 0; i < n; i++) {
-            node = trie_child(&m->user, node, s[i]);
-            if (!node)
-                break;
-            if (trie_value(&m->user, node) >= 0)
-                best = i + 1;
-        }
+        size_t best = longest_user(m, s, n);
         if (best) {
             *outp = (const char *)s;
             *outn = best;
@@ -1262,15 +1269,7 @@ static size_t prefix_match(const spm_model *m, const unsigned char *s, size_t n,
 {
     *found = 0;
     if (m->has_user) {
-        uint32_t node = 0;
-        size_t best = 0;
-        for (size_t i = 0; i < n; i++) {
-            node = trie_child(&m->user, node, s[i]);
-            if (!node)
-                break;
-            if (trie_value(&m->user, node) >= 0)
-                best = i + 1;
-        }
+        size_t best = longest_user(m, s, n);
         if (best) {
             *found = 1;
             return best;
