@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 void openblas_set_num_threads(int n);
+int openblas_get_num_threads(void);
 /* OpenBLAS (pthread builds) exports this for its fork handler; weak: other builds lack it. */
 int blas_thread_shutdown_(void) __attribute__((weak));
 
@@ -31,8 +32,11 @@ void ops_init(void)
 {
     pthread_t t;
     pthread_attr_t attr;
+    /* the xlate program re-executes itself with OPENBLAS_NUM_THREADS=1 (preinit.c): then
+     * OpenBLAS has no workers and there is nothing to stop */
+    int had = openblas_get_num_threads();
     openblas_set_num_threads(1);
-    if (!blas_thread_shutdown_ || pthread_attr_init(&attr) != 0)
+    if (had <= 1 || !blas_thread_shutdown_ || pthread_attr_init(&attr) != 0)
         return;
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_create(&t, &attr, stop_openblas_threads, NULL);
