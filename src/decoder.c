@@ -76,10 +76,8 @@ int decoder_begin(const model_weights *m, pool *p, decoder_state *st, const floa
     st->max_src = max_src;
     st->max_rows = max_rows;
     st->pos = pos;
-    if (st->whole_batch)
-        gemm_whole(p, st->mem_kv, enc, &m->cross_kv, (int)N, GEMM_SET, NO_ACT);
-    else
-        gemm_groups(p, st->mem_kv, enc, &m->cross_kv, n_src, st->src_off, GEMM_SET, NO_ACT);
+    gemm_sentences(p, st->mem_kv, enc, &m->cross_kv, n_src, st->src_off, st->whole_batch,
+                   GEMM_SET, NO_ACT);
     return 0;
 }
 

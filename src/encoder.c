@@ -20,17 +20,6 @@ static int grow(float **buf, size_t n, char *err, size_t errlen)
     return 0;
 }
 
-/* One linear layer over the packed batch: an sgemm per sentence (its result depends on nothing
- * else), or one over the whole batch when s->whole_batch. */
-static void product(pool *p, const encoder_scratch *s, float *y, const float *x, const linear *l,
-                    int n, const int *off, enum gemm_out out, activation_kind act)
-{
-    if (s->whole_batch)
-        gemm_whole(p, y, x, l, off[n], out, act);
-    else
-        gemm_groups(p, y, x, l, n, off, out, act);
-}
-
 typedef struct {
     const model_weights *m;
     encoder_scratch *s;
@@ -98,9 +87,9 @@ int encoder_forward(const model_weights *m, pool *p, encoder_scratch *s, const f
             layernorm_rows(s->h, s->x, &L->attn_norm, (int)N, d, c->layer_norm_eps);
             in = s->h;
         }
-        product(p, s, s->qkv, in, &L->qkv, n, off, GEMM_SET, NO_ACT);
+        gemm_sentences(p, s->qkv, in, &L->qkv, n, off, s->whole_batch, GEMM_SET, NO_ACT);
         pool_run(p, n * c->heads, attn_task, &job);
-        product(p, s, s->x, s->ctx, &L->o, n, off, GEMM_ADD, NO_ACT);
+        gemm_sentences(p, s->x, s->ctx, &L->o, n, off, s->whole_batch, GEMM_ADD, NO_ACT);
         if (!c->pre_norm)
             layernorm_rows(s->x, s->x, &L->attn_norm, (int)N, d, c->layer_norm_eps);
 
@@ -109,8 +98,9 @@ int encoder_forward(const model_weights *m, pool *p, encoder_scratch *s, const f
             layernorm_rows(s->h, s->x, &L->ffn_norm, (int)N, d, c->layer_norm_eps);
             in = s->h;
         }
-        product(p, s, s->ff, in, &L->fc1, n, off, GEMM_ACT, c->activation);
-        product(p, s, s->x, s->ff, &L->fc2, n, off, GEMM_ADD, NO_ACT);
+        gemm_sentences(p, s->ff, in, &L->fc1, n, off, s->whole_batch, GEMM_ACT,
+                       c->activation);
+        gemm_sentences(p, s->x, s->ff, &L->fc2, n, off, s->whole_batch, GEMM_ADD, NO_ACT);
         if (!c->pre_norm)
             layernorm_rows(s->x, s->x, &L->ffn_norm, (int)N, d, c->layer_norm_eps);
     }

@@ -164,6 +164,15 @@ void gemm_whole(pool *p, float *y, const float *x, const linear *l, int M, enum 
     pool_run(p, j.n_chunks, gemm_task, &j);
 }
 
+void gemm_sentences(pool *p, float *y, const float *x, const linear *l, int n, const int *off,
+                    int whole, enum gemm_out out, activation_kind act)
+{
+    if (whole)
+        gemm_whole(p, y, x, l, off[n], out, act);
+    else
+        gemm_groups(p, y, x, l, n, off, out, act);
+}
+
 void gemm_rows(pool *p, float *y, const float *x, const linear *l, int M, enum gemm_out out,
                activation_kind act)
 {

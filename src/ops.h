@@ -36,6 +36,10 @@ void gemm_groups(pool *p, float *y, const float *x, const linear *l, int n_group
  * thread count (xlate_ctx_set_batch_invariant(ctx, 0)). Same signature as gemm_rows. */
 void gemm_whole(pool *p, float *y, const float *x, const linear *l, int M, enum gemm_out out,
                 activation_kind act);
+/* Sentences packed as groups [off[g], off[g+1]), g < n: gemm_groups, or gemm_whole over all
+ * off[n] rows when whole (not batch-invariant). */
+void gemm_sentences(pool *p, float *y, const float *x, const linear *l, int n, const int *off,
+                    int whole, enum gemm_out out, activation_kind act);
 typedef void (*gemm_fn)(pool *p, float *y, const float *x, const linear *l, int M,
                         enum gemm_out out, activation_kind act);
 

@@ -2,7 +2,7 @@
  *
  * Workers spin for a short while (XLATE_SPIN_US, default 100 us) after a job, so that the
  * back-to-back regions of a decoder step hand over in well under a microsecond, then sleep on a
- * condition variable, so an idle xlate uses no CPU (unlike OpenMP's default spin of 200 ms). */
+ * futex, so an idle xlate uses no CPU (unlike OpenMP's default spin of 200 ms). */
 #ifndef XLATE_POOL_H
 #define XLATE_POOL_H
 
