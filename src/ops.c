@@ -132,13 +132,34 @@ static void gemm_task(void *arg, int task, int thread)
     }
 }
 
+/* One row: a task is a run of consecutive chunks, done as one sgemv. */
+static void gemm_run_task(void *arg, int task, int thread)
+{
+    const gemm_job *j = arg;
+    int n0 = task * j->chunk, n1 = n0 + j->chunk < j->l->out ? n0 + j->chunk : j->l->out;
+    (void)thread;
+    gemm_block(j, 0, 1, n0, n1);
+}
+
 static void gemm_run(pool *p, gemm_job *j)
 {
     int nt = pool_threads(p), tasks;
     if (j->n_groups <= 0)
         return;
-    j->chunk = GEMM_CHUNK;
-    j->n_chunks = (j->l->out + GEMM_CHUNK - 1) / GEMM_CHUNK;
+    /* sgemv: 32 columns (32 KB of W at d = 256) stay in L1 while the rows stream past them,
+     * 1.2x the rate of 128. sgemm (a sentence's rows): 128, so x is packed less often. */
+    j->chunk = j->off ? GEMM_CHUNK : GEMV_CHUNK;
+    j->n_chunks = (j->l->out + j->chunk - 1) / j->chunk;
+    if (!j->off && j->n_groups == 1) {
+        /* A lone row reuses nothing: fewer, longer calls (4 per thread, 128 columns at least:
+         * below that the pool costs more than it saves). The same numbers as
+         * chunk by chunk, since the calls still start on the chunk grid (sgemv groups its
+         * outputs from the start of a call in 4s or 8s; tests/test_ops.c checks it) */
+        int per = (j->n_chunks + 4 * nt - 1) / (4 * nt);
+        j->chunk *= per > 4 ? per : 4;
+        pool_run(p, (j->l->out + j->chunk - 1) / j->chunk, gemm_run_task, j);
+        return;
+    }
     /* Enough tasks to balance the threads; chunk-major, so a task reuses its chunk of W. */
     tasks = 4 * nt > j->n_chunks ? (4 * nt + j->n_chunks - 1) / j->n_chunks : 1;
     if (tasks > j->n_groups)

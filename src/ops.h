@@ -25,6 +25,9 @@ int ops_threads_that_fit(int threads, char *err, size_t errlen);
  * out: GEMM_SET (y = ...), GEMM_ADD (y += ..., a fused residual add) or GEMM_ACT (y =
  * act(...), the feed-forward activation fused, `act` naming it). */
 #define GEMM_CHUNK 128
+#ifndef GEMV_CHUNK
+#define GEMV_CHUNK 32
+#endif
 enum gemm_out { GEMM_SET, GEMM_ADD, GEMM_ACT };
 #define NO_ACT ACT_RELU /* the act argument when out is not GEMM_ACT (ignored) */
 void gemm_rows(pool *p, float *y, const float *x, const linear *l, int M, enum gemm_out out,
