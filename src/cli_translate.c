@@ -100,6 +100,8 @@ static void usage(FILE *f)
         "      --length-penalty A  beam: rank by logprob / length^A (default 1.0)\n"
         "      --max-length N      at most N generated tokens, eos counted (default:\n"
         "                          3 * (source tokens + 1) + 10, at most max_positions)\n"
+        "      --min-length N      no eos before N tokens (default 0); raises the\n"
+        "                          default --max-length to N + 1 where it is lower\n"
         "      --max-input-length N\n"
         "                          keep the first N source tokens of longer lines,\n"
         "                          with a warning naming the line (default and at\n"
@@ -147,7 +149,7 @@ static void usage(FILE *f)
 static int parse_options(options *o, int argc, char **argv)
 {
     enum { O_IN_FMT = 256, O_OUT_FMT, O_BATCH, O_BATCH_TOK, O_THREADS, O_MAXLEN, O_MAXIN,
-           O_BEAM, O_NBEST, O_LP, O_SCORES, O_VERSION, O_WINDOW, O_FAST };
+           O_BEAM, O_NBEST, O_LP, O_SCORES, O_VERSION, O_WINDOW, O_FAST, O_MINLEN };
     static const struct option longopts[] = {
         {"model", required_argument, 0, 'm'},
         {"input", required_argument, 0, 'i'},
@@ -158,6 +160,7 @@ static int parse_options(options *o, int argc, char **argv)
         {"batch-tokens", required_argument, 0, O_BATCH_TOK},
         {"threads", required_argument, 0, O_THREADS},
         {"max-length", required_argument, 0, O_MAXLEN},
+        {"min-length", required_argument, 0, O_MINLEN},
         {"max-input-length", required_argument, 0, O_MAXIN},
         {"beam-size", required_argument, 0, O_BEAM},
         {"n-best", required_argument, 0, O_NBEST},
@@ -216,11 +219,12 @@ static int parse_options(options *o, int argc, char **argv)
             o->dp.length_penalty = (float)f;
             break;
         case O_BATCH: case O_BATCH_TOK: case O_THREADS: case O_MAXLEN: case O_MAXIN:
-        case O_BEAM: case O_NBEST: case O_WINDOW: {
+        case O_BEAM: case O_NBEST: case O_WINDOW: case O_MINLEN: {
             const char *name = c == O_BATCH       ? "--batch-size"
                                : c == O_BATCH_TOK ? "--batch-tokens"
                                : c == O_THREADS   ? "--threads"
                                : c == O_MAXLEN    ? "--max-length"
+                               : c == O_MINLEN    ? "--min-length"
                                : c == O_MAXIN     ? "--max-input-length"
                                : c == O_BEAM      ? "--beam-size"
                                : c == O_NBEST     ? "--n-best"
@@ -230,13 +234,15 @@ static int parse_options(options *o, int argc, char **argv)
                       : c == O_BATCH  ? MAX_BATCH
                       : c == O_WINDOW ? MAX_WINDOW
                                       : 1L << 30;
-            if (parse_int_opt(name, optarg, c == O_THREADS ? 0 : 1, hi, &v, err, sizeof err))
+            if (parse_int_opt(name, optarg, c == O_THREADS || c == O_MINLEN ? 0 : 1, hi, &v, err,
+                              sizeof err))
                 goto bad;
             switch (c) {
             case O_BATCH: o->batch_size = v; break;
             case O_BATCH_TOK: o->batch_tokens = v; break;
             case O_THREADS: o->threads = v; break;
             case O_MAXLEN: o->dp.max_length = (int)v; break;
+            case O_MINLEN: o->dp.min_length = (int)v; break;
             case O_MAXIN: o->max_input_length = v; break;
             case O_BEAM: o->dp.beam_size = (int)v; break;
             case O_NBEST: o->dp.n_best = (int)v; break;

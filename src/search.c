@@ -1,8 +1,8 @@
 /* search.c — greedy decoding (and beam search, search_beam.c) over decoder steps.
  *
  * Greedy: every sentence starts from bos; at each step each unfinished sentence takes the
- * argmax token; a sentence leaves the batch at eos or at its max_len, so it stops costing
- * compute. */
+ * argmax token (eos's logit -inf before min_length tokens); a sentence leaves the batch at eos or
+ * at its max_len, so it stops costing compute. */
 #include "search.h"
 #include "ops.h"
 #include "simd.h"
@@ -102,8 +102,11 @@ static int greedy(const model_weights *m, pool *pl, decoder_state *st, search_sc
             return -1;
         for (int r = 0; r < rows; r++) {
             int i = act[r];
-            const float *row = s->logits + (size_t)r * V;
-            int tok = argmax(row, V), done;
+            float *row = s->logits + (size_t)r * V;
+            int tok, done;
+            if (pos < p->min_length)
+                row[c->eos_id] = -INFINITY;
+            tok = argmax(row, V);
             xlate_hypothesis *h = out[i].hyps;
             if (p->scores || p->token_scores) {
                 float lp = row[tok] - logsumexp(row, V);

@@ -4,7 +4,8 @@
  *   - Each sentence starts with one live hypothesis, [bos], log-probability 0.
  *   - At each step every live hypothesis is extended by every token; a candidate's log-prob is
  *     its parent's plus log_softmax(logits)[token]. Candidates are ranked by log-prob, ties by
- *     the parent's rank, then by the lower token id.
+ *     the parent's rank, then by the lower token id. Before min_length tokens, eos's logit is
+ *     -inf (so it is never a candidate, and the others' log-probs are renormalized).
  *   - Of the 2K best candidates (K = beam size): a candidate ending in eos and ranked within the
  *     first K is finished; the first K candidates not ending in eos are the next live
  *     hypotheses, in rank order.
@@ -184,8 +185,11 @@ int search_beam(const model_weights *m, pool *pl, decoder_state *st, search_scra
         decoder_step(m, pl, st, rows, tokens, slots, srcs, pos, sc->logits);
         if (check_logits(sc->logits, rows, V, row_sent, pos, err, errlen))
             goto done;
-        for (int r = 0; r < rows; r++)
+        for (int r = 0; r < rows; r++) {
+            if (pos < p->min_length)
+                sc->logits[(size_t)r * V + c->eos_id] = -INFINITY;
             row_lse[r] = logsumexp(sc->logits + (size_t)r * V, V);
+        }
 
         for (int r0 = 0; r0 < rows;) {
             int i = row_sent[r0], r1 = r0, nt = 0, new_live = 0, nfree = 0;

@@ -38,7 +38,7 @@ xlate_model_params xlate_model_default_params(void)
 
 xlate_decode_params xlate_decode_default_params(void)
 {
-    xlate_decode_params p = {1, 1, 1.0f, 0, 0, 0};
+    xlate_decode_params p = {1, 1, 1.0f, 0, 0, 0, 0};
     return p;
 }
 
@@ -171,6 +171,12 @@ int xlate_decode_params_check(const xlate_model *m, const xlate_decode_params *p
     if (p->max_length < 0 || p->max_length > m->w.cfg.max_positions)
         return xerr(err, errlen, "--max-length: expected 1 to the model's max_positions (%d), "
                     "got %d", m->w.cfg.max_positions, p->max_length);
+    if (p->min_length < 0 || p->min_length > m->w.cfg.max_positions)
+        return xerr(err, errlen, "--min-length: expected 0 to the model's max_positions (%d), "
+                    "got %d", m->w.cfg.max_positions, p->min_length);
+    if (p->max_length > 0 && p->min_length > p->max_length)
+        return xerr(err, errlen, "--min-length %d exceeds --max-length %d", p->min_length,
+                    p->max_length);
     return 0;
 }
 
@@ -361,6 +367,8 @@ int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src
     }
     for (int i = 0; i < n; i++) {
         int bound = 3 * lens[i] + 10;
+        if (bound < p->min_length + 1)
+            bound = p->min_length + 1;
         max_len[i] = p->max_length > 0 ? p->max_length : bound;
         if (max_len[i] > c->max_positions)
             max_len[i] = c->max_positions;

@@ -58,6 +58,11 @@ typedef struct {
     float length_penalty; /* beam: rank by logprob / length^penalty (default 1.0) */
     int max_length;       /* generated tokens at most, eos counted; 0: the default bound,
                              min(3 * (source length + 1) + 10, max_positions) */
+    int min_length;       /* eos is not chosen before N tokens (default 0): its logit counts
+                             as -inf, the other tokens' log-probabilities are renormalized.
+                             Raises the default bound to N + 1 where it is lower; with an
+                             explicit max_length it must not exceed it (equal: exactly N
+                             tokens, unfinished) */
     int scores;           /* 1: compute logprob and score (greedy skips the softmax otherwise) */
     int token_scores;     /* 1: also fill xlate_hypothesis.token_logprobs (implies scores) */
 } xlate_decode_params;

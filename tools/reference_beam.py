@@ -85,25 +85,29 @@ def default_max_length(n_src, max_positions=512):
     return min(3 * (n_src + 1) + 10, max_positions)
 
 
-def step_log_probs(model, memory, mask, prefixes, fastpath):
+def step_log_probs(model, memory, mask, prefixes, fastpath, ban=None):
     """log_softmax of the next-token logits [len(prefixes), Vt] (float32) for decoder inputs
-    `prefixes` (equal lengths, each starting with bos), the whole prefix recomputed."""
+    `prefixes` (equal lengths, each starting with bos), the whole prefix recomputed; token
+    `ban` (if not None) gets logit -inf first (--min-length)."""
     tgt = torch.tensor(prefixes, dtype=torch.long)
     mem = memory.expand(len(prefixes), -1, -1)
     msk = mask.expand(len(prefixes), -1)
     h = tm.decode(model, tgt, mem, msk, fastpath)
     with tm.reference_math(model, fastpath):
         logits = model.project(h[:, -1]).detach()
+    if ban is not None:
+        logits[:, ban] = float("-inf")
     return torch.log_softmax(logits.float(), dim=-1)
 
 
 def search(model, src_ids, beam, max_length, bos_id=tm.BOS, eos_id=tm.EOS, fastpath=False,
-           batched=False):
+           batched=False, min_length=0):
     """Beam search of one sentence. Returns every finished hypothesis, in the order they
     finished (Hyp.order). batched=False (the default) runs each live hypothesis through the
     decoder alone, so that equal prefixes give bit-identical log-probs and exact ties stay
     exact; batched=True runs the live hypotheses of a step as one batch: the same math, about
-    twice as fast, but PyTorch's batched kernels may round rows differently."""
+    twice as fast, but PyTorch's batched kernels may round rows differently. min_length: eos
+    gets logit -inf while fewer than min_length tokens are generated (xlate --min-length)."""
     K = beam
     src = torch.tensor([list(src_ids) + [eos_id]], dtype=torch.long)
     mask = torch.zeros_like(src, dtype=torch.bool)
@@ -117,10 +121,11 @@ def search(model, src_ids, beam, max_length, bos_id=tm.BOS, eos_id=tm.EOS, fastp
 
     for pos in range(max_length):
         prefixes = [[bos_id] + h.ids for h in live]
+        ban = eos_id if pos < min_length else None
         if batched:
-            logp = step_log_probs(model, memory, mask, prefixes, fastpath)
+            logp = step_log_probs(model, memory, mask, prefixes, fastpath, ban)
         else:
-            logp = torch.cat([step_log_probs(model, memory, mask, [p], fastpath)
+            logp = torch.cat([step_log_probs(model, memory, mask, [p], fastpath, ban)
                               for p in prefixes])
         V = logp.shape[1]
         # candidate log-probs, float32: parent + log_softmax
@@ -434,6 +439,8 @@ def main(argv=None):
     ap.add_argument("--length-penalty", type=float, default=1.0)
     ap.add_argument("--max-length", type=int, default=0,
                     help="generated tokens at most, eos counted (0: xlate's default bound)")
+    ap.add_argument("--min-length", type=int, default=0,
+                    help="no eos before N tokens (raises the default bound to N + 1)")
     ap.add_argument("--spm", help="SentencePiece model: add \"translation\"")
     ap.add_argument("--scores", action="store_true", help="add \"token_logprobs\"")
     ap.add_argument("--fastpath", action="store_true", help="plain torch.no_grad()")
@@ -462,8 +469,10 @@ def main(argv=None):
     for src in read_ids(a.src_ids):
         best = [(Hyp([], np.float32(0), [np.float32(0)], True), np.float32(0))] * a.n_best
         if src:
-            ml = a.max_length if a.max_length > 0 else default_max_length(len(src), maxpos)
-            fin = search(model, src, a.beam, ml, fastpath=a.fastpath, batched=a.batch_beams)
+            ml = a.max_length if a.max_length > 0 else min(
+                max(default_max_length(len(src), maxpos), a.min_length + 1), maxpos)
+            fin = search(model, src, a.beam, ml, fastpath=a.fastpath, batched=a.batch_beams,
+                         min_length=a.min_length)
             best = n_best(fin, a.n_best, a.length_penalty, greedy=a.beam == 1)
         out.write(json.dumps(result_json(best, a.n_best, sp, a.scores), ensure_ascii=False,
                              separators=(",", ":")) + "\n")

@@ -112,7 +112,8 @@ fi
 # usage errors: exit 1, one line naming the option
 for args in "--batch-size 0" "--batch-size x" "--batch-size 5000" "--threads -1" "--window 0" \
             "--output-format xml" "--input-format jsonl" "--bogus" "-Z" "--n-best 2" "--scores" \
-            "--length-penalty nan" "--max-length"; do
+            "--length-penalty nan" "--max-length" "--min-length -1" "--min-length 9 --max-length 8" \
+            "--min-length 513"; do
   # shellcheck disable=SC2086
   X $args "$s1" > "$T/out" 2> "$T/err"
   rc=$?

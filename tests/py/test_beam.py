@@ -249,6 +249,46 @@ def check_live(tmp):
               live)
 
 
+def check_min_length(tmp):
+    """--min-length against live PyTorch (eos banned, the others renormalized): greedy and beam
+    4, with an explicit --max-length (equal to it too: exactly that many tokens) and with the
+    default bound raised to min-length + 1."""
+    torch.set_num_threads(1)
+    cases = (("post_relu_tied", None, 10, 16), ("post_relu_tied", None, 16, 16),
+             ("pre_gelu_untied", None, 12, 0), ("en-de", 2, 25, 0))
+    for name, pick, minlen, maxlen in cases:
+        d = os.path.join(FIX, name)
+        with open(os.path.join(d, "model.json")) as f:
+            meta = json.load(f)
+        srcs = RB.read_ids(os.path.join(d, "src.ids"))
+        idx = list(range(len(srcs)))
+        if pick:  # the shortest sentences
+            idx = sorted(idx, key=lambda i: len(srcs[i]))[:pick]
+        srcs = [srcs[i] for i in idx]
+        for K in (1, 4):
+            def run():
+                model, maxpos = RB.fixture_model(dict(meta, name=name))
+                want = []
+                for src in srcs:
+                    ml = maxlen or min(max(RB.default_max_length(len(src), maxpos), minlen + 1),
+                                       maxpos)
+                    fin = RB.search(model, src, K, ml, min_length=minlen)
+                    if any(len(h.ids) < minlen for h in fin):
+                        return f"PyTorch itself ended a hypothesis before {minlen} tokens"
+                    want.append((ml, fin))
+                args = ["-m", c_model_dir(name, meta, tmp), "--input-format", "ids",
+                        "--output-format", "jsonl", "-q", "--beam-size", str(K), "--n-best",
+                        str(K), "--min-length", str(minlen)]
+                if maxlen:
+                    args += ["--max-length", str(maxlen)]
+                src_text = "".join(" ".join(map(str, x)) + "\n" for x in srcs)
+                got = jsonl(xlate(args, src_text))
+                return compare(got, want, K, 1.0, TOL_BY_MODEL.get(name, TOL), greedy=K == 1)
+            check(f"--min-length {minlen}{' --max-length ' + str(maxlen) if maxlen else ''}, "
+                  f"{name}, {'greedy' if K == 1 else 'beam 4'}: the same hypotheses and "
+                  f"log-probs as PyTorch with eos banned before {minlen} tokens", run)
+
+
 def check_text():
     import sentencepiece as spm
     sp = spm.SentencePieceProcessor(model_file=os.path.join(EN_DE, "spm.model"))
@@ -348,6 +388,7 @@ def main():
             check_model(name, tmp, timings)
         check_text()
         check_live(tmp)
+        check_min_length(tmp)
     print(f"# {time.time() - t0:.1f} s; " + ", ".join(f"{n} {t:.1f} s" for n, t in timings),
           file=sys.stderr)
     return 1 if failures else 0
