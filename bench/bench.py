@@ -279,12 +279,61 @@ def scaling(a, srcs, cost):
     return out
 
 
+def step_cost(a, srcs, cost, cfg):
+    """Per-step cost against the prefix: sources of 10 tokens, exactly L tokens generated for
+    L in a.step_lengths; the cost of steps [L1, L2) is (T(L2) - T(L1)) / (L2 - L1), T the
+    program's own translate time (start-up and the encoder cancel out). A least-squares line
+    c(t) = c0 + slope * t through those points, t the step's position."""
+    flat = [t for s in srcs for t in s]
+    out = []
+    t = a.scale_threads
+    for b in a.step_batches:
+        n = b if b > 1 else a.step_n1
+        lines = [flat[(i * 991) % (len(flat) - 10):][:10] for i in range(n)]
+        path = os.path.join(a.tmp, f"steps_{b}.ids")
+        with open(path, "w") as f:
+            f.write("".join(" ".join(map(str, x)) + "\n" for x in lines))
+        T = {"x": [], "p": []}
+        for L in a.step_lengths:
+            log(f"bench: steps: {n} sources of 10 tokens, exactly {L} generated, batch {b}, "
+                f"threads {t}  (load {loadavg()})")
+            extra = ["--max-length", str(L), "--min-length", str(L)]
+            xr, pr = [], []
+            for _ in range(a.step_runs):
+                xr.append(run_xlate(a, path, path + ".x", t, b, extra))
+                pr.append(run_torch(a, path, path + ".p", t, b, extra))
+            same = open(path + ".x").read() == open(path + ".p").read()
+            T["x"].append(best(xr)["translate"])
+            T["p"].append(best(pr)["translate"])
+            out.append(dict(batch=b, n=n, L=L, same=same))
+        res = dict(batch=b, n=n, threads=t, points=[])
+        Ls = a.step_lengths
+        for k in ("x", "p"):
+            pts = []
+            for i in range(1, len(Ls)):
+                mid = (Ls[i - 1] + Ls[i] - 1) / 2
+                per = (T[k][i] - T[k][i - 1]) / (Ls[i] - Ls[i - 1]) / n  # s per row-step
+                pts.append((mid, per))
+            # least squares c0 + slope * t
+            m = len(pts)
+            sx = sum(p[0] for p in pts); sy = sum(p[1] for p in pts)
+            sxx = sum(p[0] ** 2 for p in pts); sxy = sum(p[0] * p[1] for p in pts)
+            slope = (m * sxy - sx * sy) / (m * sxx - sx * sx)
+            c0 = (sy - slope * sx) / m
+            dev = max(abs(p[1] - (c0 + slope * p[0])) / p[1] for p in pts)
+            res[k] = dict(T=T[k], pts=pts, c0=c0, slope=slope, dev=dev)
+        res["same"] = all(o["same"] for o in out if o["batch"] == b)
+        res["attn_macs"] = 2 * cfg["d_model"] * cfg["decoder_layers"]  # per row per position
+        a.step_out.append(res)
+    return a.step_out
+
+
 # ---------------------------------------------------------------------------- printing
 def f0(v):
     return f"{v:,.0f}"
 
 
-def report(a, info, cal, rows, st, sc, cost):
+def report(a, info, cal, rows, st, sc, cost, steps=None):
     P = print
     P("## xlate vs PyTorch: greedy translation of Multi30k test_2016_flickr (en→de)\n")
     P(f"- machine: {info['cpu']}, {info['ncpu']} cores; load average at start {info['load0']}, "
@@ -396,6 +445,28 @@ def report(a, info, cal, rows, st, sc, cost):
         P()
         P("(tok/s here counts decoder rows, eos included, so that every step is counted.)")
         P()
+    if steps:
+        P("### Per-step cost against the prefix\n")
+        P(f"Sources of 10 tokens, exactly L tokens generated (`--min-length L --max-length L`) "
+          f"for L = {', '.join(map(str, a.step_lengths))}, {steps[0]['threads']} thread(s), "
+          f"best of {a.step_runs}; the cost of the steps between two lengths is the difference of "
+          f"the translate times over the difference of the lengths (start-up, encoder and "
+          f"batch set-up cancel out), per row. Fit: cost(t) = c0 + slope × t, t = the step's "
+          f"position; the attention over the prefix adds {steps[0]['attn_macs']:,} multiply-adds "
+          f"per row per position ({len(a.step_lengths)} lengths).")
+        P()
+        P("| batch | program | " + " | ".join(
+            f"steps {a.step_lengths[i - 1]}–{a.step_lengths[i]} µs/row"
+            for i in range(1, len(a.step_lengths))) + " | c0 µs | slope ns/position | "
+            "largest deviation from the line | identical |")
+        P("|---:|---|" + "---:|" * (len(a.step_lengths) - 1) + "---:|---:|---:|---|")
+        for r in steps:
+            for k, name in (("x", "xlate"), ("p", "PyTorch")):
+                f = r[k]
+                P(f"| {r['batch']} | {name} | " + " | ".join(f"{1e6 * p[1]:.1f}" for p in f["pts"])
+                  + f" | {1e6 * f['c0']:.1f} | {1e9 * f['slope']:.1f} | {100 * f['dev']:.0f}% | "
+                  + ("yes" if r["same"] else "NO") + " |")
+        P()
     P("### Commands\n")
     P("```")
     if rows:
@@ -435,10 +506,14 @@ def main():
     a.batches = [int(x) for x in a.batches.split(",")]
     a.lengths, a.scale_batches, a.scale_threads = [10, 50, 200], [1, 32], max(a.threads)
     a.scale_n, a.scale_n1, a.scale_runs, a.hf_runs = 32, 16, 2, 20
+    a.step_lengths, a.step_batches, a.step_n1, a.step_runs = [50, 100, 200, 300, 400, 500], \
+        [1, 32], 4, 3
+    a.step_out = []
     if a.quick:
         a.sentences = a.sentences or 200
         a.runs = 1
         a.scale_n, a.scale_n1, a.scale_runs, a.hf_runs = 32, 4, 1, 10
+        a.step_lengths, a.step_runs = [50, 200, 500], 1
     for p in (a.xlate, a.model, a.checkpoint, a.src, a.ref, "/usr/bin/time", PY):
         if not os.path.exists(p):
             raise SystemExit(f"bench: {p} not found")
@@ -478,7 +553,8 @@ def main():
         rows = main_table(a, ids, ref, cost, srcs)
         st = None if a.no_startup else startup(a)
         sc = None if a.no_scaling else scaling(a, srcs, cost)
-        report(a, info, cal, rows, st, sc, cost)
+        steps = None if a.no_scaling or not a.min_len else step_cost(a, srcs, cost, cfg)
+        report(a, info, cal, rows, st, sc, cost, steps)
         print(f"\n(bench took {time.time() - t0:.0f} s)")
         if a.json:
             strip = lambda r: {k: v for k, v in r.items() if k != "stderr"}  # noqa: E731
@@ -486,7 +562,8 @@ def main():
                 json.dump(dict(info=info, calibration=cal,
                                main=[dict(r, x=strip(r["x"]), p=strip(r["p"])) for r in rows],
                                scaling=[dict(s, x=strip(s["x"]), p=strip(s["p"]))
-                                        for s in (sc or [])], startup=st), f, indent=1,
+                                        for s in (sc or [])], startup=st, steps=steps), f,
+                          indent=1,
                           default=str)
         bad = [r for r in rows if not r["same"] or r["x_ref"] != r["n_ref"]
                or r["p_ref"] != r["n_ref"]]
