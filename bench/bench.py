@@ -248,8 +248,6 @@ def scaling(a, srcs, cost):
     (exactly L when xlate has --min-length: eos banned before L tokens)."""
     flat = [t for s in srcs for t in s]
     out = []
-    a.min_len = "--min-length" in subprocess.run([a.xlate, "--help"], capture_output=True,
-                                                 text=True).stdout
     for L in a.lengths:
         for b in a.scale_batches:
             n = a.scale_n if b > 1 else a.scale_n1
@@ -497,6 +495,7 @@ def main():
                     help="skip PyTorch with F.linear for one row at batch 1 (the common code)")
     ap.add_argument("--no-startup", action="store_true")
     ap.add_argument("--no-scaling", action="store_true")
+    ap.add_argument("--no-steps", action="store_true", help="skip the per-step cost")
     ap.add_argument("--no-calibration", action="store_true")
     ap.add_argument("--json", help="also write the raw measurements here")
     ap.add_argument("--xlate-flags", default="", type=shlex.split,
@@ -507,7 +506,7 @@ def main():
     a.lengths, a.scale_batches, a.scale_threads = [10, 50, 200], [1, 32], max(a.threads)
     a.scale_n, a.scale_n1, a.scale_runs, a.hf_runs = 32, 16, 2, 20
     a.step_lengths, a.step_batches, a.step_n1, a.step_runs = [50, 100, 200, 300, 400, 500], \
-        [1, 32], 4, 3
+        [1, 32], 8, 3
     a.step_out = []
     if a.quick:
         a.sentences = a.sentences or 200
@@ -518,6 +517,8 @@ def main():
         if not os.path.exists(p):
             raise SystemExit(f"bench: {p} not found")
 
+    a.min_len = "--min-length" in subprocess.run([a.xlate, "--help"], capture_output=True,
+                                                 text=True).stdout
     with tempfile.TemporaryDirectory(prefix="xlate-bench.") as tmp:
         a.tmp = tmp
         ids = os.path.join(tmp, "src.ids")
@@ -553,7 +554,7 @@ def main():
         rows = main_table(a, ids, ref, cost, srcs)
         st = None if a.no_startup else startup(a)
         sc = None if a.no_scaling else scaling(a, srcs, cost)
-        steps = None if a.no_scaling or not a.min_len else step_cost(a, srcs, cost, cfg)
+        steps = None if a.no_steps or not a.min_len else step_cost(a, srcs, cost, cfg)
         report(a, info, cal, rows, st, sc, cost, steps)
         print(f"\n(bench took {time.time() - t0:.0f} s)")
         if a.json:

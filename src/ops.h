@@ -16,8 +16,11 @@ int ops_threads_that_fit(int threads, char *err, size_t errlen);
  * data: never on the batch it is in, nor on the thread count (a sentence translates the same
  * alone or in a batch, with 1 thread or 16).
  *
- * Output features are cut into chunks on a fixed grid (GEMM_CHUNK columns); a task computes one
- * chunk for a block of row groups, so a chunk of W stays in cache while rows stream past it.
+ * Output features are cut into chunks on a fixed grid; a task computes one chunk for a block of
+ * row groups, so a chunk of W stays in cache while rows stream past it: GEMV_CHUNK columns for
+ * sgemv (32: 32 KB of W at in = 256, in L1), GEMM_CHUNK for sgemm (128: x is packed per call).
+ * A lone row is done in runs of chunks, one sgemv per run: the same numbers, as sgemv groups a
+ * call's outputs from its start (bench/blas_rows.sh measures it, tests/test_ops.c checks it).
  *
  * gemm_rows:   y[M, out] = x[M, in] W^T + b, each row by itself (sgemv).
  * gemm_groups: the same, with the rows cut in groups [off[g], off[g+1]) that each go through one
@@ -25,9 +28,7 @@ int ops_threads_that_fit(int threads, char *err, size_t errlen);
  * out: GEMM_SET (y = ...), GEMM_ADD (y += ..., a fused residual add) or GEMM_ACT (y =
  * act(...), the feed-forward activation fused, `act` naming it). */
 #define GEMM_CHUNK 128
-#ifndef GEMV_CHUNK
 #define GEMV_CHUNK 32
-#endif
 enum gemm_out { GEMM_SET, GEMM_ADD, GEMM_ACT };
 #define NO_ACT ACT_RELU /* the act argument when out is not GEMM_ACT (ignored) */
 void gemm_rows(pool *p, float *y, const float *x, const linear *l, int M, enum gemm_out out,
