@@ -31,7 +31,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
 import torch
 
@@ -58,29 +57,7 @@ PENALTIES = (0.0, 1.0, 0.6)
 TOL = 1e-4
 TOL_BY_MODEL = {"post_gelu_untied": 2e-3}
 
-failures = 0
-
-
-def ok(what):
-    print(f"ok - {what}", flush=True)
-
-
-def not_ok(what, why):
-    global failures
-    failures += 1
-    print(f"not ok - {what}: {why}", flush=True)
-
-
-def check(what, fn):
-    try:
-        why = fn()
-    except Exception as e:  # noqa: BLE001
-        traceback.print_exc()
-        why = f"{type(e).__name__}: {e}"
-    if why:
-        not_ok(what, why)
-    else:
-        ok(what)
+from checks import check, done, ok, not_ok  # noqa: E402,F401
 
 
 def xlate(args, stdin):
@@ -391,7 +368,7 @@ def main():
         check_min_length(tmp)
     print(f"# {time.time() - t0:.1f} s; " + ", ".join(f"{n} {t:.1f} s" for n, t in timings),
           file=sys.stderr)
-    return 1 if failures else 0
+    return done()
 
 
 if __name__ == "__main__":

@@ -17,31 +17,7 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 sys.path.insert(0, os.path.join(TOP, 'tools'))
 BLEU_PY = os.path.join(TOP, 'tools', 'bleu.py')
 
-fails = 0
-
-
-def ok(what):
-    print(f'ok - {what}')
-
-
-def notok(what, why):
-    global fails
-    fails += 1
-    print(f'not ok - {what}: {why}')
-
-
-def expect_eq(what, got, want):
-    if got == want:
-        ok(what)
-    else:
-        notok(what, f'got [{got}] expected [{want}]')
-
-
-def expect_close(what, got, want, tol=1e-9):
-    if abs(got - want) <= tol:
-        ok(what)
-    else:
-        notok(what, f'got {got!r} expected {want!r}')
+from checks import done, expect_close, expect_eq, ok, not_ok as notok  # noqa: E402,F401
 
 
 try:
@@ -273,4 +249,4 @@ with tempfile.TemporaryDirectory() as d:
     else:
         notok('cli: missing reference file is an error', f'rc={p.returncode} {p.stderr!r}')
 
-sys.exit(1 if fails else 0)
+sys.exit(done())

@@ -14,7 +14,6 @@ import struct
 import subprocess
 import sys
 import tempfile
-import traceback
 import zlib
 
 import numpy as np
@@ -29,29 +28,7 @@ import torch_model as tm  # noqa: E402
 
 FIXTURES = os.path.join(TOP, "tests", "fixtures", "parity")
 SPM = os.path.join(TOP, "..", "shared", "models", "multi30k-en-de", "spm.model")
-failures = 0
-
-
-def ok(what):
-    print(f"ok - {what}")
-
-
-def not_ok(what, why):
-    global failures
-    failures += 1
-    print(f"not ok - {what}: {why}")
-
-
-def check(what, fn):
-    try:
-        why = fn()
-    except Exception as e:  # noqa: BLE001
-        traceback.print_exc()
-        why = f"{type(e).__name__}: {e}"
-    if why:
-        not_ok(what, why)
-    else:
-        ok(what)
+from checks import check, done, ok, not_ok  # noqa: E402,F401
 
 
 # ---------------------------------------------------------------- an independent reader
@@ -477,7 +454,7 @@ def main():
                 check_fixture(os.path.join(FIXTURES, n))
     else:
         not_ok("parity fixtures", f"{FIXTURES} missing")
-    return 1 if failures else 0
+    return done()
 
 
 if __name__ == "__main__":

@@ -32,17 +32,7 @@ DATA = [os.path.join(M30K, f) for f in (
 DATA.append(os.path.join(SHARED, "data", "tokenizer", "unicode.txt"))
 SHARED_MODEL = os.path.join(SHARED, "models", "multi30k-en-de", "spm.model")
 
-failures = 0
-
-
-def ok(what):
-    print("ok - " + what, flush=True)
-
-
-def notok(what, why):
-    global failures
-    failures += 1
-    print("not ok - %s: %s" % (what, why), flush=True)
+from checks import done, ok, not_ok as notok  # noqa: E402,F401
 
 
 def lines_of(data):
@@ -440,7 +430,7 @@ def main():
             check_model(label, m, tmp, small, ties=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return 1 if failures else 0
+    return done()
 
 
 if __name__ == "__main__":
