@@ -1,8 +1,8 @@
 #!/bin/sh
 # run.sh — xlate against PyTorch on the default model (what `make bench` runs; see README.md here).
-#   sh bench/run.sh            the full benchmark, about 10 minutes: threads 1 and 2, batches 1,
-#                              32, 64, best of 3 runs; start-up; scaling with length
-#   sh bench/run.sh --quick    about 2 minutes: the first 200 sentences, 1 run
+#   sh bench/run.sh            the full benchmark, about 7 minutes: threads 1 and 2, batches 1,
+#                              32, 64, best of 3 runs; start-up; scaling with length; per-step cost
+#   sh bench/run.sh --quick    about 1 minute: the first 200 sentences, 1 run
 # Other options go to bench/bench.py (--help). Prints a markdown report on stdout, progress on
 # stderr; exits 1 if xlate's and PyTorch's outputs differ, 2 if something is missing.
 set -u
