@@ -478,7 +478,7 @@ def report(a, info, cal, rows, st, sc, cost, steps=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="about 2 minutes: 200 sentences, 1 run")
+    ap.add_argument("--quick", action="store_true", help="about 1 minute: 200 sentences, 1 run")
     ap.add_argument("--xlate", default=os.path.join(TOP, "xlate"))
     ap.add_argument("--model", default=os.path.join(TOP, "models", "en-de"))
     ap.add_argument("--checkpoint",
