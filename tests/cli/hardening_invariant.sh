@@ -6,7 +6,8 @@
 #     with one thread (DEVELOPERS.md: arithmetic never depends on the batch or threads), and
 #     has as many lines as the input;
 #   ids (the PyTorch fixture post_relu_tied): random valid id lines and empty lines; line i of
-#     every configuration equals translating line i alone (a separate run per line).
+#     every configuration equals translating line i alone (a separate run per line); with
+#     --min-length 20 every configuration gives the same lines, none non-empty under 20 ids.
 . tests/cli/lib.sh
 F=tests/fixtures/parity/post_relu_tied
 SEED=${HARDENING_SEED:-1}
@@ -106,6 +107,22 @@ for b in 1 3 32; do
       if [ $rc -eq 0 ] && [ "$n" -eq "$NI" ] && cmp -s "$T/ids.out" "$want"; then ok "$what"
       else notok "$what" "exit $rc, $n lines; $(diff "$T/ids.out" "$want" | head -n 3 | tr '\n' ' ') $(head -c 200 "$T/err")"; fi
     done
+  done
+done
+# --min-length: the same lines whatever the batch and threads, none ending before 20 tokens
+for b in 1 3 32; do
+  for th in 1 2; do
+    "$XLATE" -m "$F" --input-format ids --output-format ids -q --max-length 24 --min-length 20 \
+      --batch-size $b --threads $th -i "$T/ids.in" -o "$T/ids.out" 2> "$T/err"
+    rc=$?
+    [ -f "$T/ids.min.ref" ] || cp "$T/ids.out" "$T/ids.min.ref"
+    short=$(awk 'NF > 0 && NF < 20' "$T/ids.out" | wc -l)
+    what="ids --min-length 20, batch $b, $th threads: $NI lines, as batch 1, none non-empty under 20 ids"
+    if [ $rc -eq 0 ] && [ "$(lines_of "$T/ids.out")" -eq "$NI" ] && [ "$short" -eq 0 ] && cmp -s "$T/ids.out" "$T/ids.min.ref"; then
+      ok "$what"
+    else
+      notok "$what" "exit $rc, $short short lines; $(diff "$T/ids.out" "$T/ids.min.ref" | head -n 3 | tr '\n' ' ')"
+    fi
   done
 done
 finish
