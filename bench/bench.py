@@ -277,7 +277,7 @@ def scaling(a, srcs, cost):
     return out
 
 
-def step_cost(a, srcs, cost, cfg):
+def step_cost(a, srcs, cfg):
     """Per-step cost against the prefix: sources of 10 tokens, exactly L tokens generated for
     L in a.step_lengths; the cost of steps [L1, L2) is (T(L2) - T(L1)) / (L2 - L1), T the
     program's own translate time (start-up and the encoder cancel out). A least-squares line
@@ -286,6 +286,7 @@ def step_cost(a, srcs, cost, cfg):
     out = []
     t = a.scale_threads
     for b in a.step_batches:
+        same = True
         n = b if b > 1 else a.step_n1
         lines = [flat[(i * 991) % (len(flat) - 10):][:10] for i in range(n)]
         path = os.path.join(a.tmp, f"steps_{b}.ids")
@@ -300,11 +301,10 @@ def step_cost(a, srcs, cost, cfg):
             for _ in range(a.step_runs):
                 xr.append(run_xlate(a, path, path + ".x", t, b, extra))
                 pr.append(run_torch(a, path, path + ".p", t, b, extra))
-            same = open(path + ".x").read() == open(path + ".p").read()
+            same = same and open(path + ".x").read() == open(path + ".p").read()
             T["x"].append(best(xr)["translate"])
             T["p"].append(best(pr)["translate"])
-            out.append(dict(batch=b, n=n, L=L, same=same))
-        res = dict(batch=b, n=n, threads=t, points=[])
+        res = dict(batch=b, n=n, threads=t, same=same)
         Ls = a.step_lengths
         for k in ("x", "p"):
             pts = []
@@ -320,10 +320,9 @@ def step_cost(a, srcs, cost, cfg):
             c0 = (sy - slope * sx) / m
             dev = max(abs(p[1] - (c0 + slope * p[0])) / p[1] for p in pts)
             res[k] = dict(T=T[k], pts=pts, c0=c0, slope=slope, dev=dev)
-        res["same"] = all(o["same"] for o in out if o["batch"] == b)
         res["attn_macs"] = 2 * cfg["d_model"] * cfg["decoder_layers"]  # per row per position
-        a.step_out.append(res)
-    return a.step_out
+        out.append(res)
+    return out
 
 
 # ---------------------------------------------------------------------------- printing
@@ -507,7 +506,6 @@ def main():
     a.scale_n, a.scale_n1, a.scale_runs, a.hf_runs = 32, 16, 2, 20
     a.step_lengths, a.step_batches, a.step_n1, a.step_runs = [50, 100, 200, 300, 400, 500], \
         [1, 32], 8, 3
-    a.step_out = []
     if a.quick:
         a.sentences = a.sentences or 200
         a.runs = 1
@@ -554,7 +552,7 @@ def main():
         rows = main_table(a, ids, ref, cost, srcs)
         st = None if a.no_startup else startup(a)
         sc = None if a.no_scaling else scaling(a, srcs, cost)
-        steps = None if a.no_steps or not a.min_len else step_cost(a, srcs, cost, cfg)
+        steps = None if a.no_steps or not a.min_len else step_cost(a, srcs, cfg)
         report(a, info, cal, rows, st, sc, cost, steps)
         print(f"\n(bench took {time.time() - t0:.0f} s)")
         if a.json:

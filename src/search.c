@@ -61,16 +61,24 @@ int hyp_alloc(xlate_hypothesis *h, int max_len, int token_scores)
     return !h->ids || (token_scores && !h->token_logprobs) ? -1 : 0;
 }
 
-/* Logits that are not finite (weights so large that the activations overflow, or NaN in a
- * changed weights file) make any choice garbage. */
-int check_logits(const float *logits, int rows, int V, const int *sentence, int pos, char *err,
-                 size_t errlen)
+int search_step(const model_weights *m, pool *pl, decoder_state *st,
+                const xlate_decode_params *p, int rows, const int *tokens, const int *slots,
+                const int *srcs, const int *sentence, int pos, float *logits, char *err,
+                size_t errlen)
 {
-    for (int r = 0; r < rows; r++)
-        if (!simd_all_finite(logits + (size_t)r * V, V))
+    int V = m->cfg.tgt_vocab;
+    decoder_step(m, pl, st, rows, tokens, slots, srcs, pos, logits);
+    for (int r = 0; r < rows; r++) {
+        float *row = logits + (size_t)r * V;
+        /* Logits that are not finite (weights so large that the activations overflow, or NaN
+         * in a changed weights file) make any choice garbage. */
+        if (!simd_all_finite(row, V))
             return xerr(err, errlen, "the model computed non-finite logits (inf or NaN) for "
                         "sentence %d of the batch at step %d: its weights overflow or are "
                         "corrupt", sentence[r] + 1, pos + 1);
+        if (pos < p->min_length)
+            row[m->cfg.eos_id] = -INFINITY;
+    }
     return 0;
 }
 
@@ -97,16 +105,13 @@ static int greedy(const model_weights *m, pool *pl, decoder_state *st, search_sc
     for (int pos = 0; rows > 0; pos++) {
         int w = 0;
         /* rows are their own sources: slot i decodes source i */
-        decoder_step(m, pl, st, rows, tokens, slots, slots, pos, s->logits);
-        if (check_logits(s->logits, rows, V, act, pos, err, errlen))
+        if (search_step(m, pl, st, p, rows, tokens, slots, slots, act, pos, s->logits, err,
+                        errlen))
             return -1;
         for (int r = 0; r < rows; r++) {
             int i = act[r];
-            float *row = s->logits + (size_t)r * V;
-            int tok, done;
-            if (pos < p->min_length)
-                row[c->eos_id] = -INFINITY;
-            tok = argmax(row, V);
+            const float *row = s->logits + (size_t)r * V;
+            int tok = argmax(row, V), done;
             xlate_hypothesis *h = out[i].hyps;
             if (p->scores || p->token_scores) {
                 float lp = row[tok] - logsumexp(row, V);

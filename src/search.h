@@ -39,8 +39,12 @@ int search_grow(search_scratch *s, size_t logits, size_t ints, size_t floats, ch
                 size_t errlen);
 /* A hypothesis with room for max_len tokens (and their log-probs when token_scores). */
 int hyp_alloc(xlate_hypothesis *h, int max_len, int token_scores);
-/* An error naming the sentence and step when a row of logits[rows, V] is not finite. */
-int check_logits(const float *logits, int rows, int V, const int *sentence, int pos, char *err,
-                 size_t errlen);
+/* One decoder step (decoder_step's arguments) and what every strategy does to its logits
+ * [rows, Vt] before choosing: an error naming sentence[r] and the step when a row is not finite;
+ * eos's logit set to -inf before p->min_length tokens. */
+int search_step(const model_weights *m, pool *pl, decoder_state *st,
+                const xlate_decode_params *p, int rows, const int *tokens, const int *slots,
+                const int *srcs, const int *sentence, int pos, float *logits, char *err,
+                size_t errlen);
 
 #endif

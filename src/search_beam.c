@@ -182,14 +182,11 @@ int search_beam(const model_weights *m, pool *pl, decoder_state *st, search_scra
         }
         if (rows == 0)
             break;
-        decoder_step(m, pl, st, rows, tokens, slots, srcs, pos, sc->logits);
-        if (check_logits(sc->logits, rows, V, row_sent, pos, err, errlen))
+        if (search_step(m, pl, st, p, rows, tokens, slots, srcs, row_sent, pos, sc->logits, err,
+                        errlen))
             goto done;
-        for (int r = 0; r < rows; r++) {
-            if (pos < p->min_length)
-                sc->logits[(size_t)r * V + c->eos_id] = -INFINITY;
+        for (int r = 0; r < rows; r++)
             row_lse[r] = logsumexp(sc->logits + (size_t)r * V, V);
-        }
 
         for (int r0 = 0; r0 < rows;) {
             int i = row_sent[r0], r1 = r0, nt = 0, new_live = 0, nfree = 0;

@@ -80,9 +80,10 @@ def score(h, penalty, greedy=False):
                                     dtype=np.float32))
 
 
-def default_max_length(n_src, max_positions=512):
-    """xlate's default bound: min(3 * (source length + 1) + 10, max_positions)."""
-    return min(3 * (n_src + 1) + 10, max_positions)
+def default_max_length(n_src, max_positions=512, min_length=0):
+    """xlate's default bound: min(max(3 * (source length + 1) + 10, min_length + 1),
+    max_positions)."""
+    return min(max(3 * (n_src + 1) + 10, min_length + 1), max_positions)
 
 
 def step_log_probs(model, memory, mask, prefixes, fastpath, ban=None):
@@ -469,8 +470,8 @@ def main(argv=None):
     for src in read_ids(a.src_ids):
         best = [(Hyp([], np.float32(0), [np.float32(0)], True), np.float32(0))] * a.n_best
         if src:
-            ml = a.max_length if a.max_length > 0 else min(
-                max(default_max_length(len(src), maxpos), a.min_length + 1), maxpos)
+            ml = a.max_length if a.max_length > 0 else default_max_length(len(src), maxpos,
+                                                                          a.min_length)
             fin = search(model, src, a.beam, ml, fastpath=a.fastpath, batched=a.batch_beams,
                          min_length=a.min_length)
             best = n_best(fin, a.n_best, a.length_penalty, greedy=a.beam == 1)

@@ -242,13 +242,12 @@ def check_min_length(tmp):
         if pick:  # the shortest sentences
             idx = sorted(idx, key=lambda i: len(srcs[i]))[:pick]
         srcs = [srcs[i] for i in idx]
+        model, maxpos = RB.fixture_model(dict(meta, name=name))
         for K in (1, 4):
             def run():
-                model, maxpos = RB.fixture_model(dict(meta, name=name))
                 want = []
                 for src in srcs:
-                    ml = maxlen or min(max(RB.default_max_length(len(src), maxpos), minlen + 1),
-                                       maxpos)
+                    ml = maxlen or RB.default_max_length(len(src), maxpos, minlen)
                     fin = RB.search(model, src, K, ml, min_length=minlen)
                     if any(len(h.ids) < minlen for h in fin):
                         return f"PyTorch itself ended a hypothesis before {minlen} tokens"
