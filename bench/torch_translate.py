@@ -20,7 +20,8 @@ as `spm_encode --output_format=id` prints them; or text with --text (sentencepie
 Output: one line of target ids (without bos/eos) per input line, in input order; an empty input
 line gives an empty output line. At most min(3 * (source ids + 1) + 10, max_positions)
 tokens are generated per sentence, eos counted (xlate's default), or --max-length N;
---min-length N bans eos for the first N tokens (with --max-length N too: exactly N tokens).
+--min-length N bans eos for the first N tokens and, as in xlate, raises the default bound to
+N + 1 (with --max-length N too: exactly N tokens).
 
 Timing goes to stderr as one JSON line: import, load and translate seconds, sentences,
 target tokens (written, without eos) and decoder rows (tokens + eos: what was computed).
@@ -248,10 +249,11 @@ class Model:
         return out, steps
 
 
-def max_len_rule(n_src, max_positions, forced):
+def max_len_rule(n_src, max_positions, forced, min_length=0):
+    """xlate's bound: --max-length, else 3 * (n + 1) + 10 raised to min_length + 1."""
     if forced:
         return min(forced, max_positions)
-    return min(3 * (n_src + 1) + 10, max_positions)
+    return min(max(3 * (n_src + 1) + 10, min_length + 1), max_positions)
 
 
 def main():
@@ -303,7 +305,8 @@ def main():
             idx = order[b: b + a.batch_size]
             got, st = m.translate_batch([srcs[i] for i in idx],
                                         [max_len_rule(len(srcs[i]), m.max_positions,
-                                                      a.max_length) for i in idx],
+                                                      a.max_length, a.min_length)
+                                         for i in idx],
                                         a.min_length)
             steps += st
             for i, o in zip(idx, got):
