@@ -2,6 +2,7 @@
  * fallbacks. exp is a degree-7 polynomial after range reduction (relative error < 1e-6 on the
  * range softmax uses). */
 #include "simd.h"
+#include "cpu.h"
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -11,7 +12,7 @@
 #define HAVE_X86 1
 #define AVX2 __attribute__((target("avx2,fma")))
 
-static int has_avx2(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+static int has_avx2(void) { return cpu_isa() >= ISA_AVX2; }
 
 AVX2 static float hmax8(__m256 v)
 {

@@ -1,0 +1,54 @@
+/* cpu.c — the instruction-set level of the vector code, from the CPU and XLATE_FORCE_ISA.
+ *
+ * The level is computed once (the environment and the CPU do not change under a running
+ * process) and cached in an atomic: the one piece of process-wide state in the library, and it
+ * is read-only after the first call. Any thread may make that first call; they all compute the
+ * same value. */
+#include "cpu.h"
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <strings.h>
+
+static const char *const names[] = {"generic", "avx2", "avx512"};
+
+const char *cpu_isa_name(enum cpu_isa isa)
+{
+    return (unsigned)isa < sizeof names / sizeof *names ? names[isa] : "?";
+}
+
+int cpu_isa_parse(const char *s)
+{
+    for (unsigned i = 0; s && i < sizeof names / sizeof *names; i++)
+        if (strcasecmp(s, names[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
+enum cpu_isa cpu_isa_detected(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+        return ISA_GENERIC;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
+        return ISA_AVX512;
+    return ISA_AVX2;
+#else
+    return ISA_GENERIC;
+#endif
+}
+
+enum cpu_isa cpu_isa(void)
+{
+    static atomic_int cached = -1;
+    int v = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (v < 0) {
+        int forced = cpu_isa_parse(getenv("XLATE_FORCE_ISA"));
+        v = (int)cpu_isa_detected();
+        if (forced >= 0 && forced < v)
+            v = forced;
+        atomic_store_explicit(&cached, v, memory_order_relaxed);
+    }
+    return (enum cpu_isa)v;
+}
