@@ -25,8 +25,10 @@ XCFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Isrc $(PKG_CFLAGS) \
            -DXLATE_DATADIR='"$(DATADIR)"'
 LDLIBS  := $(PKG_LIBS) -lm -lpthread
 
-LIB_SRC  := $(filter-out src/main.c src/preinit.c,$(wildcard src/*.c))
-LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/%.o)
+# src/ is one folder per room (DEVELOPERS.md); the library is every .c but the program's entry
+LIB_SRC  := $(filter-out src/cli/main.c src/cli/preinit.c,$(wildcard src/*.c src/*/*.c))
+LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o)
+HEADERS  := $(wildcard src/*.h src/*/*.h)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
@@ -40,17 +42,18 @@ endif
 xlate: $(BUILD)/xlate
 	cp $< $@.tmp && mv -f $@.tmp $@
 
-$(BUILD)/xlate: $(BUILD)/main.o $(BUILD)/preinit.o $(BUILD)/libxlate.a
+$(BUILD)/xlate: $(BUILD)/obj/cli/main.o $(BUILD)/obj/cli/preinit.o $(BUILD)/libxlate.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 	ln -sfn ../models $(BUILD)/models # the default model is found beside the executable
 
 $(BUILD)/libxlate.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/%.o: src/%.c $(wildcard src/*.h) | $(BUILD)
+$(BUILD)/obj/%.o: src/%.c $(HEADERS) | $(BUILD)
+	@mkdir -p $(dir $@)
 	$(CC) $(XCFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libxlate.a $(wildcard src/*.h tests/*.h) | $(BUILD)/tests
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libxlate.a $(HEADERS) $(wildcard tests/*.h) | $(BUILD)/tests
 	$(CC) $(XCFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libxlate.a $(LDLIBS)
 
 $(BUILD) $(BUILD)/tests:

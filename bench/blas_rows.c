@@ -1,6 +1,6 @@
 /* blas_rows.c — does OpenBLAS compute a row of x W^T the same whatever rows share the call?
  *
- * The evidence behind xlate's default products (src/ops.h): for each of the default model's
+ * The evidence behind xlate's default products (src/kernels/ops.h): for each of the default model's
  * product shapes, each row of a random x is computed alone, then inside calls of M = 2..64 rows
  * at every position, and the rows that differ bitwise from the row alone are counted:
  *   sgemm    one cblas_sgemm over the M rows (--fast, and what PyTorch does)

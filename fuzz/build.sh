@@ -1,7 +1,7 @@
 #!/bin/sh
 # fuzz/build.sh — builds the libFuzzer targets fuzz/fuzz_*.c into build-fuzz/fuzz_* with
 # Debian's clang, AddressSanitizer and UndefinedBehaviorSanitizer (every UB report aborts, so
-# the fuzzer records it as a crash). The library is every src/*.c except main.c (the program's
+# the fuzzer records it as a crash). The library is every src/*.c and src/*/*.c except cli/main.c (the program's
 # entry) and preinit.c (it re-executes the program to set OPENBLAS_NUM_THREADS: not for a
 # fuzzer). Objects are rebuilt when their source or any header is newer.
 #   sh fuzz/build.sh            all targets
@@ -20,11 +20,11 @@ CFLAGS="-std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Isrc -Ifuzz $(pkg-config --
 LIBS="$(pkg-config --libs openblas libcjson) -lm -lpthread"
 mkdir -p "$OUT/obj"
 
-newest_header=$(ls -t src/*.h fuzz/*.h | head -n 1)
+newest_header=$(ls -t src/*.h src/*/*.h fuzz/*.h | head -n 1)
 objs=""
-for src in src/*.c; do
-  case "$src" in src/main.c|src/preinit.c) continue ;; esac
-  obj="$OUT/obj/$(basename "$src" .c).o"
+for src in src/*.c src/*/*.c; do
+  case "$src" in src/cli/main.c|src/cli/preinit.c) continue ;; esac
+  obj="$OUT/obj/$(echo "${src#src/}" | tr / _ | sed 's/\.c$//').o"
   if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ "$newest_header" -nt "$obj" ] || [ fuzz/build.sh -nt "$obj" ]; then
     echo "  CC $src"
     # shellcheck disable=SC2086

@@ -1,8 +1,8 @@
-/* fuzz_config.c — config.json text into config_parse (src/config.c).
+/* fuzz_config.c — config.json text into config_parse (src/model/config.c).
  * Properties: a failure leaves a message and nothing allocated (LeakSanitizer); a success
  * satisfies every rule docs/FORMAT.md states (heads divide d_model, special ids inside both
  * vocabularies, sizes in range, a weights file name). */
-#include "config.h"
+#include "model/config.h"
 #include "fuzz.h"
 #include <math.h>
 

@@ -1,5 +1,5 @@
 /* fuzz_ids_cli.c — the id-line pipe end to end: the input is written to a file and translated
- * by cmd_translate (src/cli_translate.c, what `xlate` runs) as
+ * by cmd_translate (src/cli/cli_translate.c, what `xlate` runs) as
  *   xlate -m tests/fixtures/parity/post_relu_tied --input-format ids --output-format ids
  *         -i IN -o OUT -q [options chosen by the input's first byte]
  * (the id-line parser is static in cli_translate.c, so it is reached through the command).
@@ -9,7 +9,7 @@
  * (a last line without "\n" counts), each empty or ids of the target vocabulary, and the same
  * bytes as batch size 1 with one thread (a translation does not depend on its batch); with 3,
  * fewer output lines than input lines. */
-#include "cli.h"
+#include "cli/cli.h"
 #include "fuzz.h"
 #include <fcntl.h>
 #include <unistd.h>

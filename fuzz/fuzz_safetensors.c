@@ -1,14 +1,14 @@
-/* fuzz_safetensors.c — a .safetensors image into st_parse (src/safetensors.c), then model_bind
- * (src/model.c) against three tiny configs, so that a fuzzed file can get all the way through
+/* fuzz_safetensors.c — a .safetensors image into st_parse (src/model/safetensors.c), then model_bind
+ * (src/model/model.c) against three tiny configs, so that a fuzzed file can get all the way through
  * binding (the seeds in fuzz/corpus/safetensors/ are complete weights for each config).
  * Properties: every indexed tensor lies inside the image with nbytes = numel * dtype size, names
  * are unique and found by st_find; a bound model has exactly the parameter count the config
  * implies (computed here from docs/FORMAT.md's table) and every bound float is readable and
  * finite; failures leave a message and no leak. */
-#include "config.h"
+#include "model/config.h"
 #include "fuzz.h"
-#include "model.h"
-#include "safetensors.h"
+#include "model/model.h"
+#include "model/safetensors.h"
 #include <math.h>
 
 /* A: the common case (shared + tied, sinusoidal). B: untied, learned positions, output bias,

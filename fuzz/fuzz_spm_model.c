@@ -1,11 +1,11 @@
 /* fuzz_spm_model.c — a SentencePiece .model (protobuf ModelProto) into spm_load_from_memory
- * (src/spm.c); a model that loads then encodes fixed texts (and the input's own first bytes)
+ * (src/text/spm.c); a model that loads then encodes fixed texts (and the input's own first bytes)
  * and decodes every id. Seeds: small models trained by spm_train (fuzz/make_corpus.sh).
  * Properties: a failure leaves a message and no leak; a loaded model has pieces, special ids
  * that are -1 or in range, a non-empty piece for every id; encode gives ids in range; decode
  * of any in-range ids succeeds, of an out-of-range id fails with a message. */
 #include "fuzz.h"
-#include "spm.h"
+#include "text/spm.h"
 
 static const char *const fuzz_spm_texts[] = {
     "Hello world.", "  Two  dogs\tplay in the snow.  ", "", " ", "\xe2\x96\x81", "<unk>",

@@ -1,12 +1,12 @@
 /* xlate.c — the public library: a model (weights + tokenizers) and a context (threads + run
  * state) that turns batches of source ids into hypotheses. */
 #include "xlate.h"
-#include "model.h"
-#include "ops.h"
-#include "search.h"
-#include "spm.h"
-#include "transformer.h"
-#include "util.h"
+#include "model/model.h"
+#include "kernels/ops.h"
+#include "decode/search.h"
+#include "text/spm.h"
+#include "decode/transformer.h"
+#include "base/util.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

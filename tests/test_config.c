@@ -1,7 +1,7 @@
 /* test_config.c — config.json validation: every bad field is named, unknown fields warn,
  * defaults are the documented ones (docs/FORMAT.md). */
 #include "check.h"
-#include "config.h"
+#include "model/config.h"
 #include <math.h>
 #include <string.h>
 

@@ -12,7 +12,7 @@
 #include "../fuzz/fuzz_spm_model.c"
 #include "../fuzz/fuzz_spm_text.c"
 #include "check.h"
-#include "config.h"
+#include "model/config.h"
 #include <dirent.h>
 #include <sys/wait.h>
 
@@ -104,7 +104,7 @@ static void number_field_in_float_range(const char *field, const char *value)
 /* Found by fuzz_safetensors: F32 tensors were used in place from the file even when their data
  * starts at an address that is not a multiple of 4 (a header whose length is not a multiple of
  * 4 is valid safetensors), so every read of those weights was a misaligned float access
- * (undefined behaviour; UBSan: "load of misaligned address" in src/simd.c). */
+ * (undefined behaviour; UBSan: "load of misaligned address" in src/kernels/simd.c). */
 static void misaligned_weights(void)
 {
     const char *path = "fuzz/crashes/safetensors/f32-data-misaligned";

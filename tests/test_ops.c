@@ -3,7 +3,7 @@
  * lone row) as among other rows (32-column calls), at every position and thread count, and a
  * sentence's (gemm_groups) the same whatever sentences surround it. */
 #include "check.h"
-#include "ops.h"
+#include "kernels/ops.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

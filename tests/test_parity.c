@@ -2,7 +2,7 @@
  * (written by tools/reference.py): encoder outputs and teacher-forced logits within 1e-4 of
  * their scale, greedy sequences identical. The expected values are PyTorch's. */
 #include "check.h"
-#include "safetensors.h"
+#include "model/safetensors.h"
 #include "xlate.h"
 #include <dirent.h>
 #include <math.h>

@@ -4,7 +4,7 @@
  * Interleaved (PyTorch recipe): [sin 1, cos 1, sin .01, cos .01]; concat (Marian, fairseq):
  * [sin 1, sin .01, cos 1, cos .01]. Position 0 is [0, 1, 0, 1] / [0, 0, 1, 1]. */
 #include "check.h"
-#include "model.h"
+#include "model/model.h"
 #include <math.h>
 
 static int close4(const float *got, const float *want)

@@ -1,8 +1,8 @@
 /* test_safetensors.c — the weights file reader and the binding of tensors to a config: every
  * corruption is named (tensor, got vs expected); f16/bf16 decode to the hand-computed values. */
 #include "check.h"
-#include "model.h"
-#include "safetensors.h"
+#include "model/model.h"
+#include "model/safetensors.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,8 @@
-/* test_spm.c — unit tests of src/spm.c on hand-built models with hand-computed expectations,
+/* test_spm.c — unit tests of src/text/spm.c on hand-built models with hand-computed expectations,
  * error handling for malformed .model files, and thread safety. The library-parity tests (real
  * and trained models, every line of the data) are in tests/py/test_spm_parity.py. */
 #include "check.h"
-#include "spm.h"
+#include "text/spm.h"
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>

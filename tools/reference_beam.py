@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The PyTorch beam search oracle: the rules of the banner of src/search_beam.c, one sentence at
+"""The PyTorch beam search oracle: the rules of the banner of src/decode/search_beam.c, one sentence at
 a time, float32, the whole prefix recomputed at every step (no cache) — clarity over speed.
 
 usage: tools/reference_beam.py MODEL --src-ids FILE [--beam K] [--n-best N]

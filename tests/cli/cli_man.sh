@@ -1,5 +1,5 @@
 # cli_man.sh — the man page xlate.1: renders without warnings, documents every option of
-# --help, the exit statuses of src/cli.h, the environment and the sharding example; `make
+# --help, the exit statuses of src/cli/cli.h, the environment and the sharding example; `make
 # install` installs it.
 . tests/cli/lib.sh
 if command -v groff > /dev/null 2>&1; then
@@ -24,9 +24,9 @@ sed 's/\\-/-/g; s/\\f[BIRP]//g' xlate.1 > "$T/src"
 for opt in $(grep -o -- '--[a-z][a-z-]*' "$T/help" | sort -u); do
   if grep -q -- "$opt" "$T/src"; then ok "xlate.1 documents $opt"; else notok "xlate.1 documents $opt" "not found"; fi
 done
-# Exit statuses: the enum in src/cli.h, --help and the page agree.
+# Exit statuses: the enum in src/cli/cli.h, --help and the page agree.
 for code in 0 1 2 3 4 5; do
-  name=$(sed -n "s/.*XLATE_EXIT_\([A-Z]*\) = $code\b.*/\1/p" src/cli.h | tr 'A-Z' 'a-z')
+  name=$(sed -n "s/.*XLATE_EXIT_\([A-Z]*\) = $code\b.*/\1/p" src/cli/cli.h | tr 'A-Z' 'a-z')
   [ "$name" = ok ] && name=success
   expect_grep "--help: exit status $code is $name" "$T/help" "^  $code  $name"
   if awk -v c="$code" '/^\.SH EXIT STATUS/ { on = 1 } /^\.SH FILES/ { on = 0 } on && prev == ".B " c { print; exit } { prev = $0 }' xlate.1 | grep -qi "^$name"; then

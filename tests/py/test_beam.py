@@ -1,5 +1,5 @@
 """xlate's beam search (--beam-size, --n-best, --length-penalty) against the PyTorch oracle,
-tools/reference_beam.py, which implements the rules of src/search_beam.c's banner.
+tools/reference_beam.py, which implements the rules of src/decode/search_beam.c's banner.
 
 PyTorch recomputing every prefix is too slow to run on every model here, so its results are
 precomputed in tests/fixtures/beam/ (regenerate: /usr/bin/python3 tools/reference_beam.py

@@ -10,9 +10,9 @@
  * there. So memory stays bounded by the window, output starts before the input ends, and a
  * program can talk to xlate line by line with any batch size. A translation does not depend on
  * the batch it was in, so where the windows end changes nothing in the output. */
-#include "cli.h"
-#include "cli_common.h"
-#include "util.h"
+#include "cli/cli.h"
+#include "cli/cli_common.h"
+#include "base/util.h"
 #include "xlate.h"
 #include <cJSON.h>
 #include <errno.h>

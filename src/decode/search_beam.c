@@ -17,9 +17,9 @@
  * Each live hypothesis owns a cache slot. After a step, a parent's first child takes over its
  * slot; further children copy it into slots freed by parents without children, so the KV cache
  * is copied only where the beam branches. */
-#include "ops.h"
-#include "search.h"
-#include "util.h"
+#include "kernels/ops.h"
+#include "decode/search.h"
+#include "base/util.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

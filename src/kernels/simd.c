@@ -1,8 +1,8 @@
 /* simd.c — AVX2+FMA versions of the small vector loops, chosen at run time, with plain C
  * fallbacks. exp is a degree-7 polynomial after range reduction (relative error < 1e-6 on the
  * range softmax uses). */
-#include "simd.h"
-#include "cpu.h"
+#include "kernels/simd.h"
+#include "kernels/cpu.h"
 #include <math.h>
 #include <stdint.h>
 #include <string.h>

@@ -2,9 +2,9 @@
  * which are the only callers of OpenBLAS; the rest are small vector loops. */
 #ifndef XLATE_OPS_H
 #define XLATE_OPS_H
-#include "config.h"
-#include "model.h"
-#include "pool.h"
+#include "model/config.h"
+#include "model/model.h"
+#include "kernels/pool.h"
 
 /* Tells OpenBLAS to run single-threaded: xlate splits the work over its own pool. */
 void ops_init(void);

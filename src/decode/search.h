@@ -2,9 +2,9 @@
  * decoder for logits and choose; they know nothing of the tensors' layout. */
 #ifndef XLATE_SEARCH_H
 #define XLATE_SEARCH_H
-#include "model.h"
-#include "pool.h"
-#include "transformer.h"
+#include "model/model.h"
+#include "kernels/pool.h"
+#include "decode/transformer.h"
 #include "xlate.h"
 
 /* Scratch that lives across batches. */

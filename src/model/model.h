@@ -2,8 +2,8 @@
  * checked against config.json, converted to f32 and packed for compute once at load. */
 #ifndef XLATE_MODEL_H
 #define XLATE_MODEL_H
-#include "config.h"
-#include "safetensors.h"
+#include "model/config.h"
+#include "model/safetensors.h"
 #include <stddef.h>
 
 /* y = x W^T + b, as nn.Linear. */

@@ -8,8 +8,8 @@
  *   bpe:        merge the best-scoring adjacent pair (leftmost on ties) until none applies;
  *   populate:   runs of <unk> merge into one id, or become <0xXX> byte ids with byte_fallback.
  * Everything the model owns is immutable after load; encode/decode scratch lives on the call. */
-#include "spm.h"
-#include "util.h"
+#include "text/spm.h"
+#include "base/util.h"
 #include <float.h>
 #include <limits.h>
 #include <stdint.h>

@@ -3,10 +3,10 @@
  * Greedy: every sentence starts from bos; at each step each unfinished sentence takes the
  * argmax token (eos's logit -inf before min_length tokens); a sentence leaves the batch at eos or
  * at its max_len, so it stops costing compute. */
-#include "search.h"
-#include "ops.h"
-#include "simd.h"
-#include "util.h"
+#include "decode/search.h"
+#include "kernels/ops.h"
+#include "kernels/simd.h"
+#include "base/util.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* config.c — parse and validate config.json with cJSON. Every message names the field. */
-#include "config.h"
-#include "util.h"
+#include "model/config.h"
+#include "base/util.h"
 #include <cJSON.h>
 #include <math.h>
 #include <stdio.h>

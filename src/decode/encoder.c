@@ -4,9 +4,9 @@
  *   per layer, post-norm: x = LN1(x + SelfAttn(x));  x = LN2(x + FFN(x))
  *              pre-norm:  x = x + SelfAttn(LN1(x));  x = x + FFN(LN2(x))
  *   out = LN_final(x) (when the config has it) */
-#include "ops.h"
-#include "transformer.h"
-#include "util.h"
+#include "kernels/ops.h"
+#include "decode/transformer.h"
+#include "base/util.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

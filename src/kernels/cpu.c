@@ -4,7 +4,7 @@
  * process) and cached in an atomic: the one piece of process-wide state in the library, and it
  * is read-only after the first call. Any thread may make that first call; they all compute the
  * same value. */
-#include "cpu.h"
+#include "kernels/cpu.h"
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <strings.h>

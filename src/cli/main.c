@@ -1,6 +1,6 @@
 /* main.c — the xlate command: dispatches to a subcommand and returns its exit status.
  * The only place that exits. */
-#include "cli.h"
+#include "cli/cli.h"
 #include <signal.h>
 #include <string.h>
 

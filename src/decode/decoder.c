@@ -9,9 +9,9 @@
  *
  * The step's key and value are appended to the slot's cache, so the prefix is never
  * recomputed; attention reads the cache and the memory in place. */
-#include "ops.h"
-#include "transformer.h"
-#include "util.h"
+#include "kernels/ops.h"
+#include "decode/transformer.h"
+#include "base/util.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

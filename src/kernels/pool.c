@@ -10,7 +10,7 @@
  *
  * Idle workers spin for XLATE_SPIN_US (default 100 us: a decoder step's regions follow each
  * other within microseconds), then sleep on a futex; an idle xlate uses no CPU. */
-#include "pool.h"
+#include "kernels/pool.h"
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>

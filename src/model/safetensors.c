@@ -1,6 +1,6 @@
 /* safetensors.c — map a .safetensors file and check every tensor entry against the file. */
-#include "safetensors.h"
-#include "util.h"
+#include "model/safetensors.h"
+#include "base/util.h"
 #include <cJSON.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -1,11 +1,11 @@
 /* cli_info.c — `xlate info [--json] [DIR]`: the model's config, parameter count, dtypes,
  * vocabulary and file sizes, and whether the model loads (weights bound to the config,
  * tokenizer vocabulary = the config's). The exit status says it: 0, or 2 when it does not. */
-#include "cli.h"
-#include "cli_common.h"
-#include "config.h"
-#include "safetensors.h"
-#include "util.h"
+#include "cli/cli.h"
+#include "cli/cli_common.h"
+#include "model/config.h"
+#include "model/safetensors.h"
+#include "base/util.h"
 #include "xlate.h"
 #include <cJSON.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* cli_common.c — default model lookup, line reading, checked writing, option numbers. */
-#include "cli_common.h"
-#include "util.h"
+#include "cli/cli_common.h"
+#include "base/util.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -1,9 +1,9 @@
 /* ops.c — gemm (the one door to OpenBLAS), attention products, LayerNorm, softmax,
  * activations. */
-#include "ops.h"
-#include "simd.h"
+#include "kernels/ops.h"
+#include "kernels/simd.h"
 #include <cblas.h>
-#include "util.h"
+#include "base/util.h"
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>

@@ -5,9 +5,9 @@
  *
  * Binding runs twice: a sizing pass that only checks names, shapes and dtypes and counts the
  * arena's floats, then a filling pass into an arena of exactly that size. */
-#include "model.h"
-#include "simd.h"
-#include "util.h"
+#include "model/model.h"
+#include "kernels/simd.h"
+#include "base/util.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>

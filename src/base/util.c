@@ -1,5 +1,5 @@
 /* util.c — error messages, whole-file reads, paths, time. */
-#include "util.h"
+#include "base/util.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>

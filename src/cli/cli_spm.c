@@ -2,9 +2,9 @@
  *   spm_encode --model FILE --output_format=id   and   spm_decode --model FILE --input_format=id
  * Lines are split on '\n' only (a '\r' before it belongs to the line, as in spm_encode); a last
  * line without '\n' is a line; lines have no length limit and may hold NUL bytes. */
-#include "cli.h"
-#include "spm.h"
-#include "util.h"
+#include "cli/cli.h"
+#include "text/spm.h"
+#include "base/util.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>

@@ -5,8 +5,8 @@
  * masking the source padding is simply never looking past len[i]. */
 #ifndef XLATE_TRANSFORMER_H
 #define XLATE_TRANSFORMER_H
-#include "model.h"
-#include "pool.h"
+#include "model/model.h"
+#include "kernels/pool.h"
 #include <stddef.h>
 
 /* Encoder scratch, grown to the largest batch seen; owned by the caller. */
