@@ -94,7 +94,7 @@ int main(void)
         config_free(&c);
     }
 
-    bad("not JSON", "{\"d_model\": 4,,}", "cfg.json: line 1: not valid JSON");
+    bad("not JSON", "{\"d_model\": 4,,}", "cfg.json: line 1 (byte ");
     bad("JSON error line number", "{\n\"d_model\": 4\n,,}", "line 3");
     bad("top level not an object", "[1, 2]", "expected a JSON object");
     bad("missing model_type", "{\"d_model\": 4}", "missing field \"model_type\"");

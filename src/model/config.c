@@ -1,7 +1,7 @@
 /* config.c — parse and validate config.json with cJSON. Every message names the field. */
 #include "model/config.h"
+#include "base/json.h"
 #include "base/util.h"
-#include <cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,17 +60,6 @@ static const field_spec fields[] = {
 
 const char *activation_name(activation_kind a) { return activation_names[a]; }
 const char *positions_name(position_kind p) { return position_names[p]; }
-
-static const char *json_type_name(const cJSON *v)
-{
-    if (cJSON_IsNumber(v)) return "a number";
-    if (cJSON_IsString(v)) return "a string";
-    if (cJSON_IsBool(v)) return "a boolean";
-    if (cJSON_IsNull(v)) return "null";
-    if (cJSON_IsArray(v)) return "an array";
-    if (cJSON_IsObject(v)) return "an object";
-    return "an invalid value";
-}
 
 static int set_field(model_config *c, const field_spec *f, const cJSON *v, const char *name,
                      char *err, size_t errlen)
@@ -190,16 +179,9 @@ int config_parse(model_config *c, const char *json, size_t len, const char *name
     c->max_positions = 512;
     c->embedding_scale = -1; /* sqrt(d_model) unless given */
 
-    root = cJSON_ParseWithLength(json, len);
-    if (!root) {
-        const char *at = cJSON_GetErrorPtr();
-        size_t line = 1;
-        if (at && at >= json && at <= json + len)
-            for (const char *p = json; p < at; p++)
-                line += *p == '\n';
-        xerr(err, errlen, "%s: line %zu: not valid JSON", name, line);
+    root = json_parse_strict(json, len, name, err, errlen);
+    if (!root)
         goto done;
-    }
     if (!cJSON_IsObject(root)) {
         xerr(err, errlen, "%s: expected a JSON object at the top, got %s", name,
              json_type_name(root));

@@ -43,7 +43,7 @@ fixture() { rm -rf "$T/m"; mkdir -p "$T/m"; cp "$F/config.json" "$F/model.safete
 fixture; rm "$T/m/config.json"; mkdir "$T/m/config.json"
 ids "$T/m"; fails "config.json is a directory" 2 "config.json: (read error: Is a directory|not a regular file)"
 fixture; : > "$T/m/config.json"
-ids "$T/m"; fails "config.json is empty" 2 "config.json: line 1: not valid JSON"
+ids "$T/m"; fails "config.json is empty" 2 "config.json: empty, expected a JSON value"
 fixture; rm "$T/m/config.json"; ln -s "$T/nowhere" "$T/m/config.json"
 ids "$T/m"; fails "config.json is a dangling link" 2 "config.json: cannot open: No such file"
 fixture; rm "$T/m/config.json"; mkfifo "$T/m/config.json"
