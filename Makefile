@@ -1,7 +1,8 @@
 # xlate — build, test, install.
 #   make                 ./xlate
 #   make test            every test; ends with "N passed, N failed"
-#   make parity          regenerate the PyTorch fixtures (needs python3-torch) and compare live
+#   make parity          fresh PyTorch fixtures in $(BUILD)/parity (needs python3-torch), compared
+#                        live; the committed tests/fixtures are left as they are
 #   make sanitize        the tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make install PREFIX=/usr/local DESTDIR=
 PREFIX  ?= /usr/local
@@ -65,8 +66,10 @@ test: tests
 	XLATE=$(BUILD)/xlate TEST_BUILD=$(BUILD)/tests PYTHON=$(PYTHON) sh tests/run.sh
 
 parity: tests
-	$(PYTHON) tools/reference.py --out tests/fixtures/parity
-	XLATE=$(BUILD)/xlate TEST_BUILD=$(BUILD)/tests PYTHON=$(PYTHON) sh tests/run.sh test_parity ids_pipe
+	rm -rf $(BUILD)/parity
+	$(PYTHON) tools/reference.py --out $(BUILD)/parity
+	PARITY_DIR=$(BUILD)/parity XLATE=$(BUILD)/xlate TEST_BUILD=$(BUILD)/tests PYTHON=$(PYTHON) \
+	  sh tests/run.sh test_parity ids_pipe
 
 sanitize:
 	$(MAKE) BUILD=build-san OPT=-O1 \

@@ -19,7 +19,7 @@ import tempfile
 import time
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-SHARED = os.path.abspath(os.path.join(TOP, "..", "shared"))
+DATA = os.path.join(TOP, "tests", "data")
 PY = "/usr/bin/python3"
 TORCH = os.path.join(TOP, "bench", "torch_translate.py")
 
@@ -481,11 +481,10 @@ def main():
     ap.add_argument("--xlate", default=os.path.join(TOP, "xlate"))
     ap.add_argument("--model", default=os.path.join(TOP, "models", "en-de"))
     ap.add_argument("--checkpoint",
-                    default=os.path.join(SHARED, "models", "multi30k-en-de", "checkpoint.pt"))
-    ap.add_argument("--src", default=os.path.join(SHARED, "data", "multi30k",
-                                                  "test_2016_flickr.en"))
-    ap.add_argument("--ref", default=os.path.join(SHARED, "models", "multi30k-en-de",
-                                                  "reference", "test_2016_flickr.ids"))
+                    default=os.path.join(TOP, "models", "en-de"),
+                    help="what PyTorch runs: a checkpoint .pt or an xlate model directory")
+    ap.add_argument("--src", default=os.path.join(DATA, "multi30k", "test_2016_flickr.en"))
+    ap.add_argument("--ref", default=os.path.join(DATA, "reference", "test_2016_flickr.ids"))
     ap.add_argument("--sentences", type=int, default=0, help="only the first N (0: all)")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--threads", default="1,2")

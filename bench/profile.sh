@@ -17,7 +17,7 @@ N=${1:-200}
 BATCHES=${2:-1 32}
 T=${3:-1}
 FREQ=${PERF_FREQ:-4000}
-SRC=$top/../shared/data/multi30k/test_2016_flickr.en
+SRC=$top/tests/data/multi30k/test_2016_flickr.en
 MODEL=$top/models/en-de
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 

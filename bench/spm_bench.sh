@@ -2,15 +2,16 @@
 # spm_bench.sh — tokenizer throughput of `xlate encode` / `xlate decode` against sentencepiece's
 # spm_encode / spm_decode on the same input, measured in the same run (best of R runs each).
 #   sh bench/spm_bench.sh [MODEL] [TEXT] [COPIES] [RUNS]
-# Defaults: the shared multi30k model, train.en concatenated 10 times, 3 runs.
+# Defaults: the default model's spm.model, tests/data/multi30k/val.en concatenated 100 times
+# (101,400 lines), 3 runs.
 # Environment: XLATE (default ./xlate). Also checks that both programs print the same ids.
 # Extra models: SPM_BENCH_TRAIN=1 also trains a BPE model (vocab 8000) and benchmarks it.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 XLATE=${XLATE:-$top/xlate}
-MODEL=${1:-$top/../shared/models/multi30k-en-de/spm.model}
-TEXT=${2:-$top/../shared/data/multi30k/train.en}
-COPIES=${3:-10}
+MODEL=${1:-$top/models/en-de/spm.model}
+TEXT=${2:-$top/tests/data/multi30k/val.en}
+COPIES=${3:-100}
 RUNS=${4:-3}
 
 for p in "$XLATE" spm_encode spm_decode; do

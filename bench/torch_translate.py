@@ -10,7 +10,7 @@ baseline bench/run.sh compares xlate with.
   once an eighth of the batch has finished), so they stop costing compute.
 
 The decoder step is written by hand from the nn.Transformer weights of the checkpoint (the
-layout of ../shared/models/README.md): post- or pre-norm (args.norm_first), ReLU or GELU, tied or
+layout of docs/FORMAT.md's PyTorch section): post- or pre-norm (args.norm_first), ReLU or GELU, tied or
 untied embeddings, the final encoder/decoder LayerNorms nn.Transformer always adds. Attention
 follows PyTorch 1.13's F.multi_head_attention_forward (q scaled by 1/sqrt(head_dim) before
 q @ k^T, padding as -inf added to the scores), so the greedy argmax is PyTorch's own.
@@ -60,7 +60,7 @@ T_IMPORT = time.perf_counter() - T_START
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tools"))
-from torch_model import normalize_args, sinusoid  # noqa: E402
+from torch_model import from_model_dir, normalize_args, sinusoid  # noqa: E402
 
 PAD, BOS, EOS = 0, 2, 3
 # Finished rows ride along (their tokens ignored) until an eighth of the batch has finished,
@@ -68,15 +68,18 @@ PAD, BOS, EOS = 0, 2, 3
 # cost ~8% at batch 32-64 (measured here). --compact-at 1 compacts at every finish.
 KEEP_FRAC = DEFAULT_KEEP_FRAC = 0.875
 GEMV = True  # one row through addmv (--plain-linear: F.linear always, as most code does)
-DEFAULT_CKPT = os.path.join(HERE, "..", "..", "shared", "models", "multi30k-en-de",
-                            "checkpoint.pt")
+DEFAULT_CKPT = os.path.join(HERE, "..", "models", "en-de")  # a model directory or a .pt
 
 
 class Model:
     """The checkpoint's weights as plain contiguous fp32 tensors, and the forward passes."""
 
     def __init__(s, ckpt_path, max_positions=512):
-        ck = torch.load(ckpt_path, map_location="cpu")
+        if os.path.isdir(ckpt_path):  # an xlate model directory, loaded back into the layout
+            m = from_model_dir(ckpt_path)
+            ck = {"args": m.args, "model": m.state_dict()}
+        else:
+            ck = torch.load(ckpt_path, map_location="cpu")
         a = normalize_args(ck["args"])
         sd = {k: v.float().contiguous() for k, v in ck["model"].items()}
         s.d, s.h = a["d"], a["heads"]
@@ -258,7 +261,9 @@ def max_len_rule(n_src, max_positions, forced, min_length=0):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--checkpoint", default=DEFAULT_CKPT)
+    ap.add_argument("--checkpoint", default=DEFAULT_CKPT,
+                    help="a PyTorch checkpoint (.pt) or an xlate model directory (default: "
+                         "models/en-de)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--max-length", type=int, default=0,

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """make_corpus.py — writes the committed seed corpora fuzz/corpus/<target>/ and the BPE model
 fuzz/models/bpe_bytes.model. Run from anywhere with Debian's /usr/bin/python3 and spm_train
-(package sentencepiece); needs ../shared/data (Multi30k). Seeds are small (the whole corpus
+(package sentencepiece); needs tests/data (Multi30k). Seeds are small (the whole corpus
 stays well under 1 MB); the fuzzers grow their working corpora in build-fuzz/corpus/.
 
     /usr/bin/python3 fuzz/make_corpus.py
@@ -29,7 +29,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared"))
+TDATA = os.path.join(ROOT, "tests", "data")
 CORPUS = os.path.join(ROOT, "fuzz", "corpus")
 
 
@@ -181,15 +181,16 @@ def train(tmp, name, args, inp):
 
 
 def spm_seeds():
-    m30k = os.path.join(SHARED, "data", "multi30k")
+    m30k = os.path.join(TDATA, "multi30k")
     tmp = tempfile.mkdtemp()
     try:
         joint = os.path.join(tmp, "joint.txt")
         with open(joint, "wb") as out:
-            for f in ("train.en", "train.de"):
-                with open(os.path.join(m30k, f), "rb") as fh:
+            import gzip
+            for f in ("train.en.gz", "train.de.gz"):
+                with gzip.open(os.path.join(m30k, f), "rb") as fh:
                     out.write(b"".join(fh.readlines()[:3000]))
-            out.write(open(os.path.join(SHARED, "data", "tokenizer", "unicode.txt"), "rb").read())
+            out.write(open(os.path.join(TDATA, "tokenizer", "unicode.txt"), "rb").read())
         ident = ["--normalization_rule_name=identity"]
         bpe = train(tmp, "bpe_bytes", ["--model_type=bpe", "--vocab_size=600", "--byte_fallback=true",
                                        "--add_dummy_prefix=false", "--remove_extra_whitespaces=false",
@@ -225,14 +226,14 @@ def spm_seeds():
 
 # ---- text ----
 def text_seeds():
-    m30k = os.path.join(SHARED, "data", "multi30k")
+    m30k = os.path.join(TDATA, "multi30k")
     with open(os.path.join(m30k, "val.en"), "rb") as fh:
         en = fh.readlines()[:4]
     with open(os.path.join(m30k, "val.de"), "rb") as fh:
         de = fh.readlines()[:4]
     for i, line in enumerate(en + de):
         put("spm_text", line.rstrip(b"\n"), "sentence%d" % i)
-    uni = open(os.path.join(SHARED, "data", "tokenizer", "unicode.txt"), "rb").read().split(b"\n")
+    uni = open(os.path.join(TDATA, "tokenizer", "unicode.txt"), "rb").read().split(b"\n")
     for i, line in enumerate(l for l in uni if l):
         put("spm_text", line, "unicode%d" % i)
     put("spm_text", b"\xff\xfe\xc0\xaf \xed\xa0\x80 \xf4\x90\x80\x80 \xe2\x82 \xc3", "invalid-utf8")

@@ -554,7 +554,7 @@ static void test_malformed(void)
     check(1, "spm_free(NULL) is a no-op", "");
 }
 
-/* ---- the shared model, from a file, and threads ---- */
+/* ---- the default model's spm.model, from a file, and threads ---- */
 
 typedef struct {
     const spm_model *m;
@@ -582,26 +582,26 @@ static void *encode_all(void *arg)
 
 static void test_shared_model(void)
 {
-    const char *path = "../shared/models/multi30k-en-de/spm.model";
-    const char *data = "../shared/data/multi30k/val.de";
+    const char *path = "models/en-de/spm.model";
+    const char *data = "tests/data/multi30k/val.de";
     spm_model *m = NULL;
     char err[512];
-    if (access(path, R_OK) != 0 || access(data, R_OK) != 0) {
-        check(1, "shared model: not present, skipped", "");
+    if (!check(access(path, R_OK) == 0 && access(data, R_OK) == 0,
+               "default model's spm.model and val.de present (run from the repository root)",
+               "%s or %s missing", path, data))
         return;
-    }
-    if (!check(spm_load(&m, path, err, sizeof err) == 0, "shared model: loads", "%s", err))
+    if (!check(spm_load(&m, path, err, sizeof err) == 0, "default spm.model: loads", "%s", err))
         return;
     /* special ids as python3-sentencepiece reports them for this model */
     check(spm_vocab_size(m) == 8000 && spm_unk_id(m) == 1 && spm_bos_id(m) == 2 &&
               spm_eos_id(m) == 3 && spm_pad_id(m) == 0,
-          "shared model: vocab 8000, unk 1, bos 2, eos 3, pad 0", "vocab %d unk %d bos %d eos %d pad %d",
+          "default spm.model: vocab 8000, unk 1, bos 2, eos 3, pad 0", "vocab %d unk %d bos %d eos %d pad %d",
           spm_vocab_size(m), spm_unk_id(m), spm_bos_id(m), spm_eos_id(m), spm_pad_id(m));
     /* ids from spm_encode --model spm.model --output_format=id */
     expect_ids(m, "A man in an orange hat starring at something.",
                strlen("A man in an orange hat starring at something."),
                IDS(9, 21, 6, 29, 165, 95, 6492, 45, 267, 4),
-               "shared model: a sentence as spm_encode gives it");
+               "default spm.model: a sentence as spm_encode gives it");
 
     /* concurrent encodes on one model give the single-threaded ids */
     FILE *f = fopen(data, "r");
@@ -631,7 +631,7 @@ static void test_shared_model(void)
         bad += jobs[t].bad;
     }
     check(started == NT && nl == NL && bad == 0,
-          "shared model: 4 threads encoding at once agree with one", "%d threads, %d lines, %d bad",
+          "default spm.model: 4 threads encoding at once agree with one", "%d threads, %d lines, %d bad",
           started, nl, bad);
     for (int i = 0; i < nl; i++) {
         free(lines[i]);

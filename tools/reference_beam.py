@@ -10,10 +10,10 @@ usage: tools/reference_beam.py MODEL --src-ids FILE [--beam K] [--n-best N]
 
 The second form writes the fixtures of tests/py/test_beam.py (tests/fixtures/beam/README.md).
 
-MODEL is a PyTorch checkpoint (.pt, ../shared/models/README.md layout) or a parity fixture
-directory of tools/reference.py (tests/fixtures/parity/VARIANT, or just VARIANT): its
-checkpoint is rebuilt from the seed recorded in VARIANT/reference.safetensors exactly as
-tools/reference.py built it, and checked bit for bit against VARIANT/model.safetensors.
+MODEL is a PyTorch checkpoint (.pt, the layout of docs/FORMAT.md's "From PyTorch"), an xlate
+model directory (models/en-de), or a parity fixture directory of tools/reference.py
+(tests/fixtures/parity/VARIANT, or just VARIANT): a directory's stored weights are loaded into
+PyTorch (torch_model.from_model_dir), never rebuilt from a seed.
 
 FILE holds one source per line, space-separated ids WITHOUT eos. Prints one jsonl line per
 source, in xlate's --output-format jsonl: with --n-best 1 one hypothesis object
@@ -199,33 +199,10 @@ def read_metadata(path):
 
 def parity_model(vdir):
     """The PyTorch model (weights at the variant's precision, as float32) of a parity fixture
-    directory written by tools/reference.py: rebuilt from its seed and eos boost with
-    reference.py's own functions, and checked bit for bit against vdir/model.safetensors."""
-    import reference as R
-    name = os.path.basename(os.path.normpath(vdir))
-    vs = [v for v in R.VARIANTS if v["name"] == name]
-    if not vs:
-        raise SystemExit(f"reference_beam.py: {vdir}: not a variant of tools/reference.py "
-                         f"({', '.join(v['name'] for v in R.VARIANTS)})")
-    v = vs[0]
-    seed = int(read_metadata(os.path.join(vdir, "reference.safetensors"))["seed"])
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # as reference.py: deterministic reductions in `center`
-    try:
-        for boost in R.EOS_BOOSTS:  # the boost is not recorded; the weights say which it was
-            gen = torch.Generator().manual_seed(seed)
-            model = tm.Seq2Seq(v["args"], v["vs"], v["vt"])
-            R.liven(model, gen, boost, **v.get("init", {}))
-            m = R.rounded(model, v["dtype"])
-            try:
-                R.check_converted(vdir, m)
-            except AssertionError:
-                continue
-            return m
-    finally:
-        torch.set_num_threads(threads)
-    raise SystemExit(f"reference_beam.py: {vdir}: no eos boost of seed {seed} reproduces "
-                     f"model.safetensors")
+    directory written by tools/reference.py: its stored weights (model.safetensors) loaded
+    back, never rebuilt from the seed (PyTorch's initialisation arithmetic is not
+    bit-identical across CPUs)."""
+    return tm.from_model_dir(vdir)
 
 
 def load_model(spec):
@@ -236,9 +213,9 @@ def load_model(spec):
     vdir = spec
     if not os.path.isdir(vdir):
         vdir = os.path.join(PARITY, spec)
-    if not os.path.isfile(os.path.join(vdir, "reference.safetensors")):
-        raise SystemExit(f"reference_beam.py: {spec}: neither a checkpoint file nor a parity "
-                         f"fixture directory")
+    if not os.path.isfile(os.path.join(vdir, "model.safetensors")):
+        raise SystemExit(f"reference_beam.py: {spec}: neither a checkpoint file nor a model "
+                         f"directory")
     with open(os.path.join(vdir, "config.json")) as f:
         maxpos = json.load(f).get("max_positions", 512)
     return parity_model(vdir), maxpos
@@ -271,14 +248,13 @@ def read_ids(path):
 # ------------------------------------------------------------------------------- fixtures
 
 PARITY = os.path.join(SCRIPT_DIR, "..", "tests", "fixtures", "parity")
-SHARED = os.path.join(SCRIPT_DIR, "..", "..", "shared")
-CHECKPOINT = os.path.join(SHARED, "models", "multi30k-en-de", "checkpoint.pt")
-SPM = os.path.join(SHARED, "models", "multi30k-en-de", "spm.model")
-FLICKR_EN = os.path.join(SHARED, "data", "multi30k", "test_2016_flickr.en")
+EN_DE = os.path.join(SCRIPT_DIR, "..", "models", "en-de")
+SPM = os.path.join(EN_DE, "spm.model")
+FLICKR_EN = os.path.join(SCRIPT_DIR, "..", "tests", "data", "multi30k", "test_2016_flickr.en")
 FIXTURE_BEAMS = (1, 2, 4, 5)
 EN_DE_LINES = 30
 
-# name: the model (parity variant or "en-de": the shared checkpoint), ties, sources, max length
+# name: the model (parity variant or "en-de": models/en-de), ties, sources, max length
 # (0: xlate's default bound)
 FIXTURES = [dict(name=v, model=v, src="parity", max_length=16) for v in (
     "post_relu_tied", "pre_gelu_untied", "post_gelu_untied", "pre_relu_tied",
@@ -303,13 +279,14 @@ Each directory is one model:
 |---|---|---|---|
 {rows}
 
-Models: a `tests/fixtures/parity/VARIANT` random model is rebuilt from its seed by
-`tools/reference.py`'s own functions and checked bit for bit against its `model.safetensors`;
+Models: a `tests/fixtures/parity/VARIANT` random model is its stored `model.safetensors`
+loaded into PyTorch (`torch_model.from_model_dir`; never rebuilt from its seed, whose arithmetic
+is not bit-identical across CPUs);
 `pre_gelu_untied_ties` is that variant with target tokens 12 and 40 given exactly the weights of
 26 and 28 (`--tie 26:12 --tie 28:40`), so that candidates, parents and finished scores tie
-exactly and the tie-breaks decide; `en-de` is `../shared/models/multi30k-en-de/checkpoint.pt`
-(xlate's `models/en-de`), its sources the SentencePiece ids (python sentencepiece,
-`spm.model`) of the first {en_de_lines} lines of `../shared/data/multi30k/test_2016_flickr.en`.
+exactly and the tie-breaks decide; `en-de` is xlate's `models/en-de` loaded into
+PyTorch (bit for bit the weights of the training checkpoint), its sources the SentencePiece ids (python sentencepiece,
+`spm.model`) of the first {en_de_lines} lines of `tests/data/multi30k/test_2016_flickr.en`.
 Max length 0 is xlate's default bound, min(3 * (source length + 1) + 10, max_positions).
 
 Files of a directory:
@@ -327,7 +304,7 @@ Numbers are float32 values printed with 9 significant digits.
 def fixture_model(fx):
     """(PyTorch model, max_positions) of a fixture entry."""
     if fx["model"] == "en-de":
-        model, maxpos = tm.build(torch.load(CHECKPOINT, map_location="cpu")), 512
+        model, maxpos = tm.from_model_dir(EN_DE), 512
     else:
         model, maxpos = load_model(os.path.join(PARITY, fx["model"]))
     if fx.get("ties"):

@@ -118,6 +118,71 @@ def build(ckpt, max_positions=512):
     return m
 
 
+def read_safetensors(path):
+    """{name: float32 tensor} of a safetensors file (F32, F16 and BF16 widened to float32,
+    which is exact), read with numpy: no dependence on xlate's own reader."""
+    import json
+    import numpy as np
+    with open(path, "rb") as f:
+        raw = f.read()
+    n = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8: 8 + n])
+    data = raw[8 + n:]
+    out = {}
+    for name, e in header.items():
+        if name == "__metadata__":
+            continue
+        b = data[e["data_offsets"][0]: e["data_offsets"][1]]
+        if e["dtype"] == "BF16":
+            a = (np.frombuffer(b, "<u2").astype(np.uint32) << 16).view(np.float32)
+        else:
+            a = np.frombuffer(b, {"F32": "<f4", "F16": "<f2"}[e["dtype"]]).astype(np.float32)
+        out[name] = torch.from_numpy(a.reshape(e["shape"]).copy())
+    return out
+
+
+def args_from_config(cfg):
+    """The checkpoint-layout args of an xlate config.json (docs/FORMAT.md) that this layout
+    can express; ValueError naming the field that it cannot."""
+    need = {"positions": "sinusoidal-interleaved", "encoder_final_norm": True,
+            "decoder_final_norm": True, "layer_norm_eps": 1e-5,
+            "pad_id": PAD, "unk_id": UNK, "bos_id": BOS, "eos_id": EOS}
+    for k, v in need.items():
+        if cfg.get(k, v) != v:
+            raise ValueError(f'config field "{k}" is {cfg.get(k)!r}: the PyTorch layout has {v!r}')
+    tie = bool(cfg.get("shared_embeddings")) and bool(cfg.get("tied_output"))
+    if tie != bool(cfg.get("tied_output")) or cfg.get("output_bias", not tie) == tie:
+        raise ValueError("the PyTorch layout ties all three embeddings or none (with an output bias)")
+    if abs(cfg.get("embedding_scale", math.sqrt(cfg["d_model"])) - math.sqrt(cfg["d_model"])) > 1e-6:
+        raise ValueError('config field "embedding_scale" is not sqrt(d_model)')
+    return normalize_args(dict(d=cfg["d_model"], heads=cfg["heads"], ff=cfg["ffn_dim"],
+                               layers=cfg["encoder_layers"], dec_layers=cfg["decoder_layers"],
+                               norm_first=cfg["norm_placement"] == "pre",
+                               activation=cfg["activation"], tie=tie))
+
+
+def from_model_dir(path):
+    """The eval-mode PyTorch model of an xlate model directory (config.json +
+    model.safetensors, as tools/convert.py writes them): the inverse of convert.tensor_map,
+    q/k/v stacked back into in_proj, loaded with strict=True so that PyTorch itself checks
+    every name and shape. The tests' oracle for the shipped model: no checkpoint file needed."""
+    import json
+    import os
+    from convert import tensor_map
+    with open(os.path.join(path, "config.json"), encoding="utf-8") as f:
+        cfg = json.load(f)
+    a = args_from_config(cfg)
+    st = read_safetensors(os.path.join(path, cfg.get("weights", "model.safetensors")))
+    parts = {}
+    for name, key, rows in tensor_map(a):
+        parts.setdefault(key, []).append((rows[0] if rows else 0, st[name]))
+    sd = {k: torch.cat([t for _, t in sorted(v, key=lambda x: x[0])]) for k, v in parts.items()}
+    m = Seq2Seq(a, cfg["src_vocab_size"], cfg["tgt_vocab_size"], cfg.get("max_positions", 512))
+    m.load_state_dict(sd, strict=True)
+    m.eval()
+    return m
+
+
 def save_checkpoint(path, model, args=None, **extra):
     """torch.save of {"model": state_dict, "args": args, **extra}, the shared layout."""
     ckpt = {"model": {k: v.detach().clone() for k, v in model.state_dict().items()},

@@ -1,10 +1,10 @@
 # cli_basic.sh — the translate command's inputs, outputs, awkward lines, messages and exit
 # statuses, with the default en-de model. Expected translations come from PyTorch's own greedy
-# output (../shared/models/multi30k-en-de/reference/test_2016_flickr.de).
+# output (tests/data/reference/test_2016_flickr.de).
 . tests/cli/lib.sh
 M=models/en-de
-EN=../shared/data/multi30k/test_2016_flickr.en
-REF=../shared/models/multi30k-en-de/reference/test_2016_flickr.de
+EN=tests/data/multi30k/test_2016_flickr.en
+REF=tests/data/reference/test_2016_flickr.de
 X() { "$XLATE" -m "$M" --threads 1 "$@"; }
 head -n 3 "$EN" > "$T/3.en"; head -n 3 "$REF" > "$T/3.de"
 s1=$(sed -n 1p "$EN"); s2=$(sed -n 2p "$EN"); s3=$(sed -n 3p "$EN")

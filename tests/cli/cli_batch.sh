@@ -3,8 +3,8 @@
 # 1 and 2 threads, a token cap and a small window all give byte-identical output, equal to
 # PyTorch's own greedy translations (one sentence at a time) of the same lines.
 . tests/cli/lib.sh
-EN=../shared/data/multi30k/test_2016_flickr.en
-REF=../shared/models/multi30k-en-de/reference/test_2016_flickr.de
+EN=tests/data/multi30k/test_2016_flickr.en
+REF=tests/data/reference/test_2016_flickr.de
 N=200
 head -n $N "$EN" > "$T/in"
 head -n $N "$REF" > "$T/ref"

@@ -1,9 +1,9 @@
 # cli_info.sh — `xlate info` against the model's real values: the parameter count and the
-# architecture from the PyTorch checkpoint (torch is the oracle), the vocabulary from the
+# architecture of the nn.Transformer that PyTorch builds and loads the shipped weights into
+# (strict load: torch checks every name and shape; tools/torch_model.py from_model_dir), the vocabulary from the
 # sentencepiece library, file sizes from wc -c; --json; a model that does not load.
 . tests/cli/lib.sh
 M=models/en-de
-CKPT=../shared/models/multi30k-en-de/checkpoint.pt
 
 "$XLATE" info "$M" > "$T/info" 2> "$T/err"
 expect_rc "info: exit 0" $? 0
@@ -11,11 +11,13 @@ expect_eq "info: nothing on stderr" "$(cat "$T/err")" ""
 "$XLATE" info --json "$M" > "$T/info.json" 2> "$T/err"
 expect_rc "info --json: exit 0" $? 0
 
-"$PYTHON" - "$T" "$CKPT" "$M" <<'EOF' > "$T/want"
+"$PYTHON" - "$T" "$M" <<'EOF' > "$T/want"
 import sys, torch, sentencepiece as spm
-T, ckpt, M = sys.argv[1:]
-c = torch.load(ckpt, map_location="cpu")
-sd, a = c["model"], c["args"]
+sys.path.insert(0, "tools")
+import torch_model as tm
+T, M = sys.argv[1:]
+model = tm.from_model_dir(M)
+sd, a = model.state_dict(), model.args
 n = sum(v.numel() for v in sd.values())
 d, heads, ff, layers = a["d"], a["heads"], a["ff"], a["layers"]
 dec = a.get("dec_layers", layers)
@@ -32,11 +34,11 @@ want() { sed -n "s/^$1 //p" "$T/want"; }
 field() { sed -n "s/^$1  *//p" "$T/info"; }
 n=$(want parameters)
 expect_eq "parameters: PyTorch's count ($n)" "$(field parameters | cut -d' ' -f1)" "$n"
-expect_eq "architecture: the checkpoint's" "$(field architecture)" "$(want architecture)"
-expect_eq "size: the checkpoint's" "$(field size)" "$(want size)"
+expect_eq "architecture: PyTorch's" "$(field architecture)" "$(want architecture)"
+expect_eq "size: PyTorch's" "$(field size)" "$(want size)"
 v=$(want vocabulary | cut -d' ' -f1); p=$(want vocabulary | cut -d' ' -f3)
 expect_eq "vocabulary: the embedding's rows" "$(field vocabulary | cut -d, -f1,2)" "source $v, target $v"
-expect_eq "dtypes: the checkpoint's (float32), every parameter" "$(want dtypes)|$(field dtypes)" "torch.float32|F32 $n"
+expect_eq "dtypes: PyTorch's (float32), every parameter" "$(want dtypes)|$(field dtypes)" "torch.float32|F32 $n"
 expect_eq "tokenizer: size and the sentencepiece library's piece count" "$(field tokenizer)" \
   "spm.model, $(wc -c < "$M/spm.model") bytes ($(awk -v b="$(wc -c < "$M/spm.model")" 'BEGIN { printf "%.1f kB", b / 1e3 }')), $p pieces"
 expect_grep "weights: exact size" "$T/info" "^weights  +model.safetensors, $(wc -c < "$M/model.safetensors") bytes \("

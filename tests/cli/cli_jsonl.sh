@@ -1,10 +1,10 @@
 # cli_jsonl.sh — --output-format jsonl: one strict JSON object per line with the translation,
 # the target ids, the sequence log-probability and (--scores) the per-token log-probabilities.
-# Oracle: PyTorch scoring xlate's ids by teacher forcing on the shared checkpoint (log_softmax at
-# each chosen id, eos included); source ids from the sentencepiece library.
+# Oracle: PyTorch scoring xlate's ids by teacher forcing on the shipped weights loaded into
+# nn.Transformer (tools/torch_model.py from_model_dir; log_softmax at each chosen id, eos
+# included); source ids from the sentencepiece library.
 . tests/cli/lib.sh
-EN=../shared/data/multi30k/test_2016_flickr.en
-CKPT=../shared/models/multi30k-en-de/checkpoint.pt
+EN=tests/data/multi30k/test_2016_flickr.en
 { sed -n 101,124p "$EN"; echo; echo "  "; sed -n 125,130p "$EN"; } > "$T/in"
 "$XLATE" -m models/en-de --threads 1 --output-format jsonl --scores -i "$T/in" > "$T/out.jsonl" 2> "$T/err"
 expect_rc "jsonl --scores: exit 0" $? 0
@@ -12,10 +12,10 @@ expect_rc "jsonl --scores: exit 0" $? 0
 "$XLATE" -m models/en-de --threads 1 --output-format ids -i "$T/in" > "$T/out.ids"
 "$XLATE" -m models/en-de --threads 1 --output-format jsonl -i "$T/in" > "$T/plain.jsonl"
 
-"$PYTHON" - "$T" "$CKPT" <<'EOF'
+"$PYTHON" - "$T" <<'EOF'
 import json, sys
 sys.path.insert(0, "tools")
-T, ckpt = sys.argv[1], sys.argv[2]
+T = sys.argv[1]
 fails = 0
 def check(what, cond, why=""):
     global fails
@@ -51,10 +51,10 @@ plain = [json.loads(l) for l in open(f"{T}/plain.jsonl", encoding="utf-8")]
 check("without --scores: no token_logprobs, the same logprob",
       all("token_logprobs" not in p and p["logprob"] == o["logprob"] for p, o in zip(plain, objs)))
 
-# The oracle: PyTorch teacher forcing on the checkpoint.
+# The oracle: PyTorch teacher forcing on the shipped weights.
 import torch, sentencepiece as spm
 import torch_model as tm
-model = tm.build(torch.load(ckpt, map_location="cpu"))
+model = tm.from_model_dir("models/en-de")
 sp = spm.SentencePieceProcessor(model_file="models/en-de/spm.model")
 worst_seq = worst_tok = 0.0
 for k, o in enumerate(objs):

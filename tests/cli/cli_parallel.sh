@@ -6,7 +6,7 @@ if ! parallel --version 2> /dev/null | grep -q 'GNU parallel'; then
   ok "GNU parallel sharding # SKIP GNU parallel is not installed (apt-get install parallel)"
   finish
 fi
-EN=../shared/data/multi30k/test_2016_flickr.en
+EN=tests/data/multi30k/test_2016_flickr.en
 head -n 150 "$EN" | awk '{ print } NR % 40 == 0 { print "" }' > "$T/in"
 "$XLATE" -m models/en-de -q --threads 2 < "$T/in" > "$T/single"
 

@@ -97,7 +97,7 @@ coprocess() { # WHAT ARGS...
     notok "co-process, $what: each line answered before the next" "$n answers, exit $crc: $(head -c 300 "$T/cerr")"
   fi
 }
-{ head -n 3 ../shared/data/multi30k/test_2016_flickr.en; echo; echo "   "; sed -n 4p ../shared/data/multi30k/test_2016_flickr.en; } > "$T/co.en"
+{ head -n 3 tests/data/multi30k/test_2016_flickr.en; echo; echo "   "; sed -n 4p tests/data/multi30k/test_2016_flickr.en; } > "$T/co.en"
 "$XLATE" -m models/en-de --threads 1 < "$T/co.en" > "$T/co.want"
 coprocess "--batch-size 1" --batch-size 1
 coprocess "default batch size" 
@@ -133,7 +133,7 @@ expect_eq "EPIPE (ids): nothing on stderr, exit 4" "$(cat "$T/err")|$(cat "$T/rc
 # A reader that is gone before xlate writes anything (`true` exits at once; xlate loads its
 # model first): text and jsonl alike. (With `head -n 1` and a small output, whether a write
 # fails at all depends on when head exits.)
-head -n 20 ../shared/data/multi30k/test_2016_flickr.en > "$T/20.en"
+head -n 20 tests/data/multi30k/test_2016_flickr.en > "$T/20.en"
 { "$XLATE" -m models/en-de --threads 1 --batch-size 8 -i "$T/20.en" 2> "$T/err"; echo $? > "$T/rc"; } | true
 expect_eq "EPIPE (text, reader gone): nothing on stderr, exit 4" "$(cat "$T/err")|$(cat "$T/rc")" "|4"
 { "$XLATE" -m models/en-de --threads 1 --output-format jsonl < "$T/20.en" 2> "$T/err"; echo $? > "$T/rc"; } | true

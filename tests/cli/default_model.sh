@@ -1,11 +1,10 @@
 # default_model.sh — the shipped model, end to end, text in and text out, against PyTorch's
-# own greedy translations of Multi30k test_2016_flickr (../shared/models/multi30k-en-de/reference).
+# own greedy translations of Multi30k test_2016_flickr (tests/data/reference).
 . tests/cli/lib.sh
-SH=../shared
-REF=$SH/models/multi30k-en-de/reference
+REF=tests/data/reference
 N=150
 
-head -n $N "$SH/data/multi30k/test_2016_flickr.en" > "$T/in.en"
+head -n $N tests/data/multi30k/test_2016_flickr.en > "$T/in.en"
 head -n $N "$REF/test_2016_flickr.de" > "$T/want.de"
 "$XLATE" -i "$T/in.en" -o "$T/out.de" 2> "$T/err"
 expect_rc "default model translates without -m" $? 0

@@ -12,7 +12,7 @@
 F=tests/fixtures/parity/post_relu_tied
 SEED=${HARDENING_SEED:-1}
 
-"$PYTHON" - "$T" "$SEED" ../shared/data/multi30k/val.en <<'EOF'
+"$PYTHON" - "$T" "$SEED" tests/data/multi30k/val.en <<'EOF'
 import random, sys
 T, seed, en = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 rng = random.Random(seed)

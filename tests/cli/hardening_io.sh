@@ -174,7 +174,7 @@ oom "text model" "-m $TEXT" 200 1 "$T/want-text" "$T/en"
 oom "text model" "-m $TEXT" 400 2 "$T/want-text" "$T/en"
 oom "text model" "-m $TEXT" 1000 2 "$T/want-text" "$T/en"
 # Enough to load, not enough for the decoder state of 64 sentences x 5 beams (~113 MB).
-head -n 100 ../shared/data/multi30k/test_2016_flickr.en > "$T/en100"
+head -n 100 tests/data/multi30k/test_2016_flickr.en > "$T/en100"
 "$XLATE" -m "$TEXT" -q --beam-size 5 --batch-size 64 -i "$T/en100" > "$T/want100" 2> "$T/err"
 oom "text model, 100 lines, beam 5, batch 64" "-m $TEXT --beam-size 5 --batch-size 64" 400 1 "$T/want100" "$T/en100"
 finish

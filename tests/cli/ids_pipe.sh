@@ -1,7 +1,7 @@
 # ids_pipe.sh — `xlate --input-format ids --output-format ids` on the PyTorch fixtures, and
 # every bad input of the id pipe and the model directory: message, exit status.
 . tests/cli/lib.sh
-F=tests/fixtures/parity
+F=${PARITY_DIR:-tests/fixtures/parity} # make parity: fresh fixtures in build/parity
 
 # Greedy outputs through the pipe equal PyTorch's (fixtures from tools/reference.py).
 for d in "$F"/*/; do

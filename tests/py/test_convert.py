@@ -5,7 +5,7 @@ model directory reproduces PyTorch's numbers).
 
 Run with Debian's /usr/bin/python3 (torch). Prints "ok - what" / "not ok - what: why".
 The expected tensor names and the numpy model below are written from docs/FORMAT.md and
-../shared/models/README.md, not taken from tools/convert.py.
+docs/FORMAT.md's PyTorch layout, not taken from tools/convert.py.
 """
 import json
 import math
@@ -27,7 +27,7 @@ import reference  # noqa: E402
 import torch_model as tm  # noqa: E402
 
 FIXTURES = os.path.join(TOP, "tests", "fixtures", "parity")
-SPM = os.path.join(TOP, "..", "shared", "models", "multi30k-en-de", "spm.model")
+SPM = os.path.join(TOP, "models", "en-de", "spm.model")
 from checks import check, done, ok, not_ok  # noqa: E402,F401
 
 

@@ -3,7 +3,7 @@
 
 The oracle is the library itself: python3-sentencepiece for text lines, the C++ spm_encode /
 spm_decode programs for raw bytes (invalid UTF-8, NUL bytes), which the Python API cannot take.
-Models: the shared multi30k model, models trained here with spm_train (BPE + byte fallback,
+Models: the default model's spm.model (multi30k), models trained here with spm_train (BPE + byte fallback,
 unigram nfkc_cf + split_digits, char, word, user-defined symbols without extra-whitespace removal
 or dummy prefix, whitespace as suffix, identity normalization + byte fallback, control symbols,
 custom normalization + denormalization rules)
@@ -25,12 +25,14 @@ import sentencepiece as spm
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 XLATE = os.path.abspath(os.environ.get("XLATE", os.path.join(ROOT, "xlate")))
-SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared"))
-M30K = os.path.join(SHARED, "data", "multi30k")
+TDATA = os.path.join(ROOT, "tests", "data")
+M30K = os.path.join(TDATA, "multi30k")
+# train.{en,de} are stored gzipped (1.2 MB instead of 3.9); unpacked into the temp dir by main()
+TRAIN_GZ = [os.path.join(M30K, f) for f in ("train.en.gz", "train.de.gz")]
 DATA = [os.path.join(M30K, f) for f in (
-    "train.en", "train.de", "val.en", "val.de", "test_2016_flickr.en", "test_2016_flickr.de")]
-DATA.append(os.path.join(SHARED, "data", "tokenizer", "unicode.txt"))
-SHARED_MODEL = os.path.join(SHARED, "models", "multi30k-en-de", "spm.model")
+    "val.en", "val.de", "test_2016_flickr.en", "test_2016_flickr.de")]
+DATA.append(os.path.join(TDATA, "tokenizer", "unicode.txt"))
+SHARED_MODEL = os.path.join(ROOT, "models", "en-de", "spm.model")
 
 from checks import done, ok, not_ok as notok  # noqa: E402,F401
 
@@ -353,6 +355,13 @@ def main():
         return 1
     tmp = tempfile.mkdtemp(prefix="xlate-spm-")
     try:
+        import gzip
+        train_text = []
+        for gz in TRAIN_GZ:
+            train_text.append(os.path.join(tmp, os.path.basename(gz)[:-3]))
+            with gzip.open(gz, "rb") as fi, open(train_text[-1], "wb") as fo:
+                fo.write(fi.read())
+        DATA[:0] = train_text
         check_model("multi30k spm", SHARED_MODEL, tmp, DATA, ties=True)
         check_cli(SHARED_MODEL, tmp)
         joint = os.path.join(tmp, "joint.txt")
