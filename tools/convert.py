@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Convert a PyTorch checkpoint (../shared/models/README.md) to an xlate model directory
+"""Convert a PyTorch checkpoint (docs/CHECKPOINT.md) to an xlate model directory
 (docs/FORMAT.md).
 
 usage: tools/convert.py CHECKPOINT.pt OUTDIR [--spm SPM] [--dtype f32|f16|bf16]

@@ -1,6 +1,6 @@
 """PyTorch helpers shared by tools/convert.py, tools/reference.py and tests/py/.
 
-The model is the one of the shared checkpoint layout (../shared/models/README.md), built exactly
+The model is the one of the shared checkpoint layout (docs/CHECKPOINT.md), built exactly
 as multi30k-en-de/train.py's Seq2Seq builds it:
 
   transformer  nn.Transformer(d, heads, layers, dec_layers, ff, batch_first=True,
