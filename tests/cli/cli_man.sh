@@ -35,7 +35,10 @@ for code in 0 1 2 3 4 5; do
     notok "xlate.1: exit status $code is $name" "not in EXIT STATUS"
   fi
 done
-for v in XLATE_MODEL XLATE_SPIN_US; do
+# every XLATE_* variable the sources read is documented
+vars=$(grep -rhoE 'getenv\("XLATE_[A-Z0-9_]+"\)' src | sed 's/getenv("\(.*\)")/\1/' | sort -u)
+[ -n "$vars" ] || notok "environment variables found in src/" "none"
+for v in $vars; do
   expect_grep "xlate.1 ENVIRONMENT: $v" "$T/src" "^\.B $v\$"
 done
 expect_grep "xlate.1 EXAMPLES: GNU parallel sharding" "$T/src" '^parallel --pipe --keep-order -N 1000 xlate -q --threads 1'
