@@ -1,0 +1,202 @@
+/* test_simd.c — the vector loops of simd.c on both paths: the CPU's best (AVX2+FMA where it
+ * has it) in this process, the plain-C twins in a child forked before any vector code ran,
+ * with XLATE_FORCE_ISA=generic (cpu_isa() decides once per process). Each path is checked
+ * against the same sums in double precision computed here, within float rounding bounds
+ * stated below; max, find, all_finite, scale and relu must agree bit for bit. */
+#include "check.h"
+#include "kernels/cpu.h"
+#include "kernels/simd.h"
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const int sizes[] = {1, 2, 7, 8, 9, 15, 16, 17, 31, 64, 100, 1000, 4099};
+#define NS (int)(sizeof sizes / sizeof *sizes)
+#define MAXN 4099
+
+/* What one path computed for every size. */
+typedef struct {
+    int isa;
+    float max[NS];
+    int find[NS][3];   /* a value present (first of two copies), the last element, absent */
+    float exp_sum[NS];
+    float exp_out[NS][MAXN];
+    float scale[NS][MAXN];
+    float sum[NS], sqdev[NS];
+    float norm[NS][MAXN];
+    int finite[NS][4]; /* clean, inf at the last element, NaN at the first, inf mid-vector */
+    float relu[NS][MAXN];
+} results;
+
+/* Deterministic values in [-4, 4). */
+static void fill(float *x, int n, uint32_t seed)
+{
+    for (int i = 0; i < n; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        x[i] = (float)((seed >> 8) * (8.0 / 16777216.0) - 4.0);
+    }
+}
+
+static void compute(results *r)
+{
+    static float x[MAXN], g[MAXN], b[MAXN], t[MAXN];
+    r->isa = (int)cpu_isa();
+    for (int s = 0; s < NS; s++) {
+        int n = sizes[s];
+        fill(x, n, 11 + s);
+        fill(g, n, 101 + s);
+        fill(b, n, 1001 + s);
+        r->max[s] = simd_max(x, n);
+        memcpy(t, x, n * sizeof *t);
+        t[n / 2] = 7.5f;
+        t[n - 1] = 7.5f;
+        r->find[s][0] = simd_find(t, n, 7.5f);
+        t[n / 2] = 0.5f;
+        r->find[s][1] = simd_find(t, n, 7.5f);
+        r->find[s][2] = simd_find(x, n, 9.0f);
+        r->exp_sum[s] = simd_exp_sum(r->exp_out[s], x, n, r->max[s]);
+        memcpy(r->scale[s], x, n * sizeof *x);
+        simd_scale(r->scale[s], n, 0.3f);
+        r->sum[s] = simd_sum(x, n);
+        r->sqdev[s] = simd_sqdev(x, n, 0.25f);
+        simd_norm(r->norm[s], x, g, b, n, 0.25f, 1.7f);
+        r->finite[s][0] = simd_all_finite(x, n);
+        memcpy(t, x, n * sizeof *t);
+        t[n - 1] = INFINITY;
+        r->finite[s][1] = simd_all_finite(t, n);
+        t[n - 1] = x[n - 1];
+        t[0] = NAN;
+        r->finite[s][2] = simd_all_finite(t, n);
+        t[0] = x[0];
+        t[n / 2] = -INFINITY;
+        r->finite[s][3] = simd_all_finite(t, n);
+        memcpy(r->relu[s], x, n * sizeof *x);
+        simd_relu(r->relu[s], n);
+    }
+}
+
+/* Checks one path against double-precision sums. Bounds: a sum of n terms in float is within
+ * n * eps * sum|terms| of the exact sum; exp has a relative error below 1e-6 (simd.c); a
+ * product or an fma of a few terms is within 4 eps of each term's size. */
+static int against_double(const results *r, char *why, size_t len)
+{
+    static float x[MAXN], g[MAXN], b[MAXN];
+    const double eps = FLT_EPSILON;
+    for (int s = 0; s < NS; s++) {
+        int n = sizes[s];
+        double mx = -1e30, es = 0, sum = 0, abssum = 0, sq = 0;
+        int last;
+        fill(x, n, 11 + s);
+        fill(g, n, 101 + s);
+        fill(b, n, 1001 + s);
+        for (int i = 0; i < n; i++) {
+            mx = x[i] > mx ? x[i] : mx;
+            sum += x[i];
+            abssum += fabs(x[i]);
+            sq += ((double)x[i] - 0.25) * ((double)x[i] - 0.25);
+        }
+        if (r->max[s] != (float)mx)
+            return snprintf(why, len, "n=%d max %g, want %g", n, r->max[s], mx), 0;
+        /* the second copy is gone when it was the first (n / 2 == n - 1) */
+        last = n / 2 == n - 1 ? n : n - 1;
+        if (r->find[s][0] != n / 2 || r->find[s][1] != last || r->find[s][2] != n)
+            return snprintf(why, len, "n=%d find %d %d %d, want %d %d %d", n, r->find[s][0],
+                            r->find[s][1], r->find[s][2], n / 2, last, n), 0;
+        for (int i = 0; i < n; i++) {
+            double e = exp((double)x[i] - mx);
+            es += e;
+            if (fabs(r->exp_out[s][i] - e) > 2e-6 * e)
+                return snprintf(why, len, "n=%d exp[%d] %.9g, want %.9g", n, i,
+                                r->exp_out[s][i], e), 0;
+            if (r->scale[s][i] != (float)(x[i] * 0.3f))
+                return snprintf(why, len, "n=%d scale[%d]", n, i), 0;
+            {
+                double y = ((double)x[i] - 0.25) * 1.7 * g[i] + b[i];
+                double size = fabs(((double)x[i] - 0.25) * 1.7 * g[i]) + fabs(b[i]);
+                if (fabs(r->norm[s][i] - y) > 4 * eps * size)
+                    return snprintf(why, len, "n=%d norm[%d] %.9g, want %.9g", n, i,
+                                    r->norm[s][i], y), 0;
+            }
+            if (r->relu[s][i] != (x[i] > 0 ? x[i] : 0))
+                return snprintf(why, len, "n=%d relu[%d]", n, i), 0;
+        }
+        if (fabs(r->exp_sum[s] - es) > (2e-6 + n * eps) * es)
+            return snprintf(why, len, "n=%d exp_sum %.9g, want %.9g", n, r->exp_sum[s], es), 0;
+        if (fabs(r->sum[s] - sum) > n * eps * abssum)
+            return snprintf(why, len, "n=%d sum %.9g, want %.9g", n, r->sum[s], sum), 0;
+        if (fabs(r->sqdev[s] - sq) > (n + 2) * eps * sq)
+            return snprintf(why, len, "n=%d sqdev %.9g, want %.9g", n, r->sqdev[s], sq), 0;
+        if (r->finite[s][0] != 1 || r->finite[s][1] != 0 || r->finite[s][2] != 0 ||
+            r->finite[s][3] != 0)
+            return snprintf(why, len, "n=%d all_finite %d %d %d %d, want 1 0 0 0", n,
+                            r->finite[s][0], r->finite[s][1], r->finite[s][2],
+                            r->finite[s][3]), 0;
+    }
+    return 1;
+}
+
+int main(void)
+{
+    static results best, plain;
+    int fd[2], status = 0;
+    pid_t pid;
+    char why[256] = "";
+
+    /* the plain-C twins, in a child that has not asked cpu_isa() yet */
+    if (pipe(fd) || (pid = fork()) < 0)
+        return check(0, "fork a child for the plain-C path", "pipe or fork failed"), 1;
+    if (pid == 0) {
+        size_t off = 0;
+        setenv("XLATE_FORCE_ISA", "generic", 1);
+        close(fd[0]);
+        compute(&plain);
+        while (off < sizeof plain) {
+            ssize_t w = write(fd[1], (char *)&plain + off, sizeof plain - off);
+            if (w <= 0)
+                _exit(1);
+            off += w;
+        }
+        _exit(0);
+    }
+    close(fd[1]);
+    {
+        size_t off = 0;
+        ssize_t got;
+        while (off < sizeof plain && (got = read(fd[0], (char *)&plain + off,
+                                                  sizeof plain - off)) > 0)
+            off += got;
+        close(fd[0]);
+        waitpid(pid, &status, 0);
+        if (!check(off == sizeof plain && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                   "the child computed the plain-C path", "read %zu of %zu bytes", off,
+                   sizeof plain))
+            return check_done();
+    }
+    compute(&best);
+
+    check(plain.isa == ISA_GENERIC, "child: XLATE_FORCE_ISA=generic selects the plain-C twins",
+          "isa %s", cpu_isa_name(plain.isa));
+    printf("# this process: %s (the CPU's best: %s)\n", cpu_isa_name(best.isa),
+           cpu_isa_name(cpu_isa_detected()));
+    check(against_double(&plain, why, sizeof why), "plain C: within float rounding of double "
+          "sums", "%s", why);
+    check(against_double(&best, why, sizeof why), "vector path: within float rounding of "
+          "double sums", "%s", why);
+    {
+        int same = 1;
+        for (int s = 0; s < NS; s++) {
+            int n = sizes[s];
+            same &= best.max[s] == plain.max[s];
+            same &= memcmp(best.find[s], plain.find[s], sizeof best.find[s]) == 0;
+            same &= memcmp(best.finite[s], plain.finite[s], sizeof best.finite[s]) == 0;
+            same &= memcmp(best.scale[s], plain.scale[s], n * sizeof(float)) == 0;
+            same &= memcmp(best.relu[s], plain.relu[s], n * sizeof(float)) == 0;
+        }
+        check(same, "max, find, all_finite, scale, relu: both paths bit for bit", "differ");
+    }
+    return check_done();
+}
