@@ -2,8 +2,10 @@
  * type (f32, int8, bf16, f16) and every instruction-set path this CPU has:
  *   - the plain-C path against a double-precision computation written here: for f32 within the
  *     bound of a K-term float sum, (K + 1) 2^-24 sum|x w|; for bf16/f16 the weights rounded
- *     here by hand first; for int8 the quantization as specified (linear.h, gemm.c) done here in
- *     integers, then the float steps in double;
+ *     here by hand first; for int8 the activations quantized here as gemm.c specifies (int16,
+ *     L = min(32767, (2^31 - 1) / (127 K4)) levels a row), the integer sums over the packed
+ *     int8 weights read back from the layout linear.h documents, then the float steps in
+ *     double; and the weights' rounding no worse than plain max-abs rounding, row by row;
  *   - each vector path bit-identical to the plain-C path (every output is the same chain / the
  *     same exact integer sum);
  *   - batch invariance: a row computed alone, or among 2..37 rows at any position, with 1 or 3
@@ -45,34 +47,40 @@ static double wq(weight_type t, float w)
 }
 
 /* y (computed with the plain-C path) against the oracle; returns the worst error over the bound */
-static double oracle_err(const float *y, const float *y0, const float *x, const float *w,
-                         const float *b, int M, int N, int K, weight_type t, enum gemm_out out)
+/* int8 weight [n][k] of the packed layout */
+static int qw_at(const linear *l, int n, int k)
 {
+    int K4 = (l->in + 3) & ~3;
+    return ((const int8_t *)l->packed)[(size_t)(n / 16) * K4 * 16 + (k / 4) * 64 + (n % 16) * 4 +
+                                       k % 4];
+}
+
+static double oracle_err(const float *y, const float *y0, const float *x, const float *w,
+                         const linear *l, int M, int N, int K, weight_type t, enum gemm_out out)
+{
+    const float *b = l->b;
     double worst = 0;
     for (int r = 0; r < M; r++) {
         const float *xr = x + (size_t)r * K;
         double sx = 0, xmax = 0;
-        int8_t qx[2048];
+        long qx[2048];
         for (int k = 0; k < K; k++)
             xmax = fabs(xr[k]) > xmax ? fabs(xr[k]) : xmax;
         if (t == WT_INT8) {
-            float inv = xmax > 0 ? 127.0f / (float)xmax : 0;
-            sx = (float)xmax / 127.0f;
+            long long L = 2147483647LL / (127LL * ((K + 3) & ~3));
+            float Lf = (float)(L > 32767 ? 32767 : L), inv = xmax > 0 ? Lf / (float)xmax : 0;
+            sx = (float)xmax / Lf;
             for (int k = 0; k < K; k++)
-                qx[k] = (int8_t)lrintf(xr[k] * inv);
+                qx[k] = lrintf(xr[k] * inv);
         }
         for (int n = 0; n < N; n++) {
             const float *wn = w + (size_t)n * K;
             double s = 0, mag = 0, want, got = y[(size_t)r * N + n], bound;
             if (t == WT_INT8) {
-                float wmax = 0, inv;
                 long long is = 0;
                 for (int k = 0; k < K; k++)
-                    wmax = fabsf(wn[k]) > wmax ? fabsf(wn[k]) : wmax;
-                inv = wmax > 0 ? 127.0f / wmax : 0;
-                for (int k = 0; k < K; k++)
-                    is += (long long)qx[k] * lrintf(wn[k] * inv);
-                s = (double)is * ((float)sx * (wmax / 127.0f));
+                    is += (long long)qx[k] * qw_at(l, n, k);
+                s = (double)is * ((float)sx * l->scale[n]);
                 mag = fabs(s) + 1e-30;
                 bound = 4 * 0x1p-24; /* three float roundings in the epilogue */
             } else {
@@ -143,8 +151,30 @@ static void shape(int N, int K, weight_type t, int with_bias, enum gemm_out out)
     gemm_packed(NULL, ref, x, &l, MAXM, out, ACT_RELU, ISA_GENERIC);
     snprintf(what, sizeof what, "%s: plain C within the oracle's bound", tag);
     {
-        double e = oracle_err(ref, y0, x, w, l.b, MAXM, N, K, t, out);
+        double e = oracle_err(ref, y0, x, w, &l, MAXM, N, K, t, out);
         check(e <= 1, what, "error %.3g of the bound", e);
+    }
+    if (t == WT_INT8) { /* each row's rounding error at most plain max-abs rounding's */
+        int worse = -1;
+        for (int n = 0; n < N && worse < 0; n++) {
+            double e = 0, e0 = 0, wmax = 0;
+            for (int k = 0; k < K; k++)
+                wmax = fabs(w[(size_t)n * K + k]) > wmax ? fabs(w[(size_t)n * K + k]) : wmax;
+            for (int k = 0; k < K; k++) {
+                double v = w[(size_t)n * K + k], q0 = rint(v * 127 / wmax) * wmax / 127;
+                int q = qw_at(&l, n, k);
+                if (q < -127 || q > 127)
+                    worse = n;
+                e += (v - q * (double)l.scale[n]) * (v - q * (double)l.scale[n]);
+                e0 += (v - q0) * (v - q0);
+            }
+            /* (1e-4: the scale is a float, the reference here exact) */
+            if (e > e0 * (1 + 1e-4) + 1e-30)
+                worse = n;
+        }
+        snprintf(what, sizeof what, "%s: every weight row rounded within [-127, 127] with no "
+                 "more squared error than max-abs rounding", tag);
+        check(worse < 0, what, "row %d", worse);
     }
 
     for (int isa = ISA_GENERIC; isa <= (int)cpu_isa_detected(); isa++)

@@ -32,7 +32,6 @@ typedef struct {
     weight_type type;    /* of `packed` (WT_F32 when not packed) */
     const void *packed;  /* the panels above; NULL: not packed, OpenBLAS reads w */
     const float *scale;  /* WT_INT8: [out] w[n][k] ~ q[n][k] * scale[n] (symmetric) */
-    const int32_t *comp; /* WT_INT8: [out] 128 * sum_k q[n][k], the unsigned-offset correction */
 } linear;
 
 typedef struct {
@@ -40,12 +39,14 @@ typedef struct {
     const float *b; /* [d] bias */
 } norm;
 
-/* Bytes of linear_pack's output for `out` x `in` weights of type t (a multiple of 64). */
+/* Bytes of linear_pack_rows's output for `out` x `in` weights of type t (a multiple of 64). */
 size_t linear_packed_bytes(weight_type t, int out, int in);
 /* Packs output rows [r0, r1) of l (l->out, l->in set) from w_rows ([r1 - r0, in] f32) into
  * mem (linear_packed_bytes, 64-byte aligned, zeroed by the caller), and points l->packed (and
- * l->scale, l->comp for int8) into it. Rows may be packed in any order and in any pieces.
- * int8: row n's scale is max|w[n]| / 127 and q = round-to-even(w * (127 / max|w[n]|)). */
+ * l->scale for int8) into it. Rows may be packed in any order and in any pieces.
+ * int8: row n is clipped to the range c = max|w[n]| (1 - 0.02 i), i = 0..20, with the least
+ * squared rounding error; scale[n] = c / 127, q = round-to-even(w * (127 / c)) within
+ * [-127, 127]. */
 void linear_pack_rows(linear *l, void *mem, weight_type t, int r0, int r1, const float *w_rows);
 
 #endif

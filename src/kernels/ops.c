@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -49,6 +50,23 @@ const char *ops_blas_core(char *buf, size_t n)
     const char *c = openblas_get_corename ? openblas_get_corename() : NULL;
     snprintf(buf, n, "%s", c ? c : "?");
     return buf;
+}
+
+const char *ops_blas_better_core(void)
+{
+    /* OpenBLAS's cores without AVX2 kernels: its fallback and the older CPUs' */
+    static const char *const old[] = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem",
+                                      "Atom", "Katmai", "Coppermine", "Northwood", "Banias",
+                                      "Sandybridge", "Opteron", "Barcelona", "Bobcat",
+                                      "Bulldozer", "Piledriver", "Steamroller", "Unknown"};
+    const char *c = openblas_get_corename ? openblas_get_corename() : NULL;
+    enum cpu_isa isa = cpu_isa_detected();
+    if (!c || isa < ISA_AVX2)
+        return NULL;
+    for (unsigned i = 0; i < sizeof old / sizeof *old; i++)
+        if (strcasecmp(c, old[i]) == 0)
+            return isa >= ISA_AVX512 ? "SkylakeX" : "Haswell";
+    return NULL;
 }
 
 /* OpenBLAS maps a 128 MB work area (BUFFER_SIZE on x86-64) for each thread that calls it, and

@@ -11,6 +11,11 @@ void ops_init(void);
 /* The name of the kernels OpenBLAS picked for this CPU ("Haswell", "SkylakeX", "Prescott"...),
  * into buf (n bytes); "?" when this OpenBLAS does not say. */
 const char *ops_blas_core(char *buf, size_t n);
+/* The OPENBLAS_CORETYPE that would serve this CPU better than the kernels OpenBLAS picked, or
+ * NULL. OpenBLAS's dynamic build names its core from a list of known CPU models, and one it does
+ * not know gets the generic SSE3 "Prescott" kernels (Debian's 0.3.21 on Sapphire Rapids: 3.4x
+ * slower products): then "SkylakeX" on a CPU with AVX-512, "Haswell" on one with AVX2 + FMA. */
+const char *ops_blas_better_core(void);
 /* How many of `threads` can call OpenBLAS under the process's address-space limit (all of
  * them when there is none); -1 with a message when not even one can. */
 int ops_threads_that_fit(int threads, char *err, size_t errlen);

@@ -29,10 +29,12 @@ typedef struct {
     size_t pused;      /* bytes handed out so far */
 } binder;
 
-/* Reserves the packed form of l (l->out, l->in set); NULL in the sizing pass. */
-static void *reserve_packed(binder *b, const linear *l)
+/* Reserves the packed form of l (l->out, l->in set) and sets its type; NULL in the sizing
+ * pass. */
+static void *reserve_packed(binder *b, linear *l)
 {
     void *p = b->parena ? b->parena + b->pused : NULL;
+    l->type = b->ct;
     b->pused += linear_packed_bytes(b->ct, l->out, l->in);
     return p;
 }
@@ -145,7 +147,7 @@ static int pack_tensor(binder *b, linear *l, void *mem, const st_tensor *t, int 
         free(tmp);
         return -1;
     }
-    linear_pack_rows(l, mem, b->ct, row0, row0 + (int)t->shape[0], src);
+    linear_pack_rows(l, mem, l->type, row0, row0 + (int)t->shape[0], src);
     if (tmp)
         free(tmp);
     else
@@ -397,7 +399,7 @@ static int bind_all(binder *b, model_weights *m)
             void *mem = reserve_packed(b, &m->out);
             m->out.w = NULL;
             if (mem)
-                linear_pack_rows(&m->out, mem, b->ct, 0, c->tgt_vocab, m->tgt_embed);
+                linear_pack_rows(&m->out, mem, m->out.type, 0, c->tgt_vocab, m->tgt_embed);
         }
     } else if (take_linear(b, &m->out, "output", c->tgt_vocab, d, c->output_bias)) {
         return -1;
