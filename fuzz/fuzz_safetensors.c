@@ -67,7 +67,11 @@ static void fuzz_st_touch_linear(const linear *l, int out, int in, int bias, con
 {
     FUZZ_CHECK(l->out == out && l->in == in, "%s is [%d, %d], expected [%d, %d]", what, l->out,
                l->in, out, in);
-    fuzz_st_touch(l->w, (size_t)out * in, what);
+    /* f32 on a CPU with AVX2: packed in panels of 16 columns (kernels/linear.h), no matrix */
+    if (l->w || !l->packed)
+        fuzz_st_touch(l->w, (size_t)out * in, what);
+    else
+        fuzz_st_touch(l->packed, (size_t)(out + 15) / 16 * 16 * in, what);
     if (bias)
         fuzz_st_touch(l->b, (size_t)out, what);
     else
@@ -121,8 +125,15 @@ static void fuzz_st_check_model(const model_weights *m)
     else
         FUZZ_CHECK(m->dec_norm.g == NULL, "dec_norm bound though absent");
     fuzz_st_touch_linear(&m->out, c->tgt_vocab, d, c->output_bias, "output");
-    if (c->tied_output)
+    if (c->tied_output && (m->out.w || !m->out.packed)) {
         FUZZ_CHECK(m->out.w == m->tgt_embed, "tied output is not the target embedding");
+    } else if (c->tied_output) { /* packed f32: panel 0 holds rows 0..15 of the embedding */
+        const float *pk = m->out.packed;
+        for (int n = 0; n < 16 && n < c->tgt_vocab; n++)
+            for (int k = 0; k < d; k++)
+                FUZZ_CHECK(pk[k * 16 + n] == m->tgt_embed[(size_t)n * d + k],
+                           "tied output [%d, %d] is not the target embedding's", n, k);
+    }
 }
 
 static void fuzz_st_check_file(const st_file *f, const uint8_t *data, size_t size)

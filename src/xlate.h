@@ -22,8 +22,16 @@
 typedef struct xlate_model xlate_model;
 typedef struct xlate_ctx xlate_ctx;
 
+/* How the linear layers' weights are stored and multiplied (as CTranslate2's compute_type):
+ * F32 (the default: the model as trained), INT8 (symmetric int8 with a scale per output row,
+ * activations quantized per row at run time, integer dot products), BF16 and F16 (16-bit
+ * weights, f32 arithmetic), AUTO (the fastest of them whose quality loss was measured within
+ * bounds: int8 where the CPU has AVX2 or better, else f32; xlate_model_compute_type says which). */
+typedef enum { XLATE_F32, XLATE_INT8, XLATE_BF16, XLATE_F16, XLATE_AUTO } xlate_compute_type;
+
 typedef struct {
     int load_tokenizers; /* 1: load the SentencePiece models named by the config (default 1) */
+    xlate_compute_type compute_type; /* default XLATE_F32 */
     void (*warn)(void *user, const char *msg); /* warnings; NULL: dropped */
     void *warn_user;
 } xlate_model_params;
@@ -32,6 +40,13 @@ xlate_model_params xlate_model_default_params(void);
 int xlate_model_load(xlate_model **out, const char *dir, const xlate_model_params *p, char *err,
                      size_t errlen);
 void xlate_model_free(xlate_model *m);
+/* "f32", "int8", "bf16" or "f16": the type the loaded model computes in (AUTO resolved). */
+const char *xlate_model_compute_type(const xlate_model *m);
+/* The kernels in use, for -v: e.g. "own avx512vnni kernels, int8 weights; OpenBLAS Haswell
+ * (attention)". Writes at most n bytes into buf and returns buf. */
+const char *xlate_kernels_desc(const xlate_model *m, char *buf, size_t n);
+/* Parses "f32", "int8", "bf16", "f16", "auto" (case-insensitive); -1 when none. */
+int xlate_compute_type_parse(const char *s);
 
 /* What the model is: for `xlate info` and for callers checking ids. */
 typedef struct {

@@ -40,7 +40,7 @@ static void shape(int out, int in, int with_bias, int threads)
     float *rows = malloc(sizeof(float) * MAXM * in), *x = malloc(sizeof(float) * MAXM * in);
     float *alone = malloc(sizeof(float) * MAXM * out), *y = malloc(sizeof(float) * MAXM * out);
     pool *p = pool_create(threads);
-    linear l = {w, with_bias ? b : NULL, out, in};
+    linear l = {.w = w, .b = with_bias ? b : NULL, .out = out, .in = in};
     int bad_rows = 0, bad_groups = 0, Ms[] = {2, 3, 5, 8, 33, MAXM};
     char what[160];
 

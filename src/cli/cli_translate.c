@@ -34,6 +34,7 @@ typedef struct {
     long batch_size, batch_tokens, threads, max_input_length, window;
     int fast;          /* --fast: whole-batch products, not batch-invariant */
     int quiet, verbose, scores;
+    int compute_type;    /* xlate_compute_type */
     xlate_decode_params dp;
     char *const *texts;
     int n_texts;
@@ -113,10 +114,14 @@ static void usage(FILE *f)
         "      --window N          lines read ahead, sorted by length (default: 16\n"
         "                          batches)\n"
         "      --threads N         threads (default 0: every core)\n"
-        "      --fast              whole-batch products: about 1.4x faster with\n"
-        "                          batches of 32+ sentences, but a translation may\n"
-        "                          then differ, in rare near-ties, with the batch\n"
-        "                          size and thread count (default: never)\n"
+        "      --fast              whole-batch products (OpenBLAS on CPUs without\n"
+        "                          AVX2; elsewhere the same as without): a\n"
+        "                          translation may then differ, in rare near-ties,\n"
+        "                          with the batch size and thread count\n"
+        "      --compute-type T    f32 (default), int8 (int8 weights, integer\n"
+        "                          products: fastest, 95% of lines as f32 on the\n"
+        "                          default model), bf16, f16 (16-bit weights), auto\n"
+        "                          (int8 with AVX2, else f32); -v says which\n"
         "Messages:\n"
         "  -q, --quiet             no warnings, no progress line\n"
         "  -v, --verbose           model, timings, sentences/s and tokens/s on stderr\n"
@@ -149,7 +154,8 @@ static void usage(FILE *f)
 static int parse_options(options *o, int argc, char **argv)
 {
     enum { O_IN_FMT = 256, O_OUT_FMT, O_BATCH, O_BATCH_TOK, O_THREADS, O_MAXLEN, O_MAXIN,
-           O_BEAM, O_NBEST, O_LP, O_SCORES, O_VERSION, O_WINDOW, O_FAST, O_MINLEN };
+           O_BEAM, O_NBEST, O_LP, O_SCORES, O_VERSION, O_WINDOW, O_FAST, O_MINLEN,
+           O_COMPUTE };
     static const struct option longopts[] = {
         {"model", required_argument, 0, 'm'},
         {"input", required_argument, 0, 'i'},
@@ -168,6 +174,7 @@ static int parse_options(options *o, int argc, char **argv)
         {"scores", no_argument, 0, O_SCORES},
         {"window", required_argument, 0, O_WINDOW},
         {"fast", no_argument, 0, O_FAST},
+        {"compute-type", required_argument, 0, O_COMPUTE},
         {"quiet", no_argument, 0, 'q'},
         {"verbose", no_argument, 0, 'v'},
         {"version", no_argument, 0, O_VERSION},
@@ -198,6 +205,13 @@ static int parse_options(options *o, int argc, char **argv)
             o->fast = 1;
             break;
         case O_SCORES: o->scores = 1; break;
+        case O_COMPUTE:
+            if ((o->compute_type = xlate_compute_type_parse(optarg)) < 0) {
+                fprintf(stderr, "xlate: --compute-type: expected f32, int8, bf16, f16 or auto, "
+                        "got \"%s\"\n", optarg);
+                return -1;
+            }
+            break;
         case O_IN_FMT:
         case O_OUT_FMT: {
             const char *name = c == O_IN_FMT ? "--input-format" : "--output-format";
@@ -794,6 +808,7 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
     mp.load_tokenizers = o->in_fmt == FMT_TEXT || o->out_fmt != FMT_IDS;
     mp.warn = warn_stderr;
     mp.warn_user = &o->quiet;
+    mp.compute_type = (xlate_compute_type)o->compute_type;
     if (xlate_model_load(&r->model, dir, &mp, err, sizeof err)) {
         fprintf(stderr, "xlate: %s\n", err);
         return XLATE_EXIT_MODEL;
@@ -837,6 +852,12 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
                 "batches of %ld, window %ld; loaded in %.3f s\n", dir, r->info.n_params,
                 r->info.encoder_layers, r->info.decoder_layers, r->info.d_model,
                 xlate_ctx_threads(r->ctx), r->batch, r->window, r->t_load);
+    if (o->verbose) {
+        char k[256];
+        fprintf(stderr, "xlate: compute type %s%s; %s\n", xlate_model_compute_type(r->model),
+                o->compute_type == XLATE_AUTO ? " (auto)" : "",
+                xlate_kernels_desc(r->model, k, sizeof k));
+    }
     return XLATE_EXIT_OK;
 }
 
@@ -859,7 +880,7 @@ int cmd_translate(int argc, char **argv)
 
     rc = parse_options(&o, argc, argv);
     if (rc == -2)
-        return fflush(stdout) == 0 ? XLATE_EXIT_OK : XLATE_EXIT_OUTPUT;
+        return fflush(stdout) == 0 && !ferror(stdout) ? XLATE_EXIT_OK : XLATE_EXIT_OUTPUT;
     if (rc)
         return XLATE_EXIT_USAGE;
     memset(&r, 0, sizeof r);

@@ -1,11 +1,31 @@
 /* main.c — the xlate command: dispatches to a subcommand and returns its exit status.
  * The only place that exits. */
 #include "cli/cli.h"
+#include "kernels/ops.h"
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* When OpenBLAS did not recognise the CPU and took its generic kernels, and the user has not
+ * named a core (OPENBLAS_CORETYPE set, even empty, is never overridden), the program runs again
+ * with the core that fits (ops_blas_better_core): OpenBLAS reads the variable only in its
+ * constructor, before main. Once at most: the new image has the variable set. Not under
+ * valgrind (the new image would run outside it). */
+static void blas_core(char **argv)
+{
+    const char *want, *pre = getenv("LD_PRELOAD");
+    if (getenv("OPENBLAS_CORETYPE") || (pre && strstr(pre, "vgpreload")) ||
+        !(want = ops_blas_better_core()))
+        return;
+    if (setenv("OPENBLAS_CORETYPE", want, 1) == 0)
+        execv("/proc/self/exe", argv);
+    unsetenv("OPENBLAS_CORETYPE"); /* could not run again: go on with OpenBLAS's choice */
+}
 
 int main(int argc, char **argv)
 {
+    blas_core(argv);
     /* A closed stdout shows up as EPIPE on write, handled where output is written. */
     signal(SIGPIPE, SIG_IGN);
     cli_catch_sigbus();

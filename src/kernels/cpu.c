@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <strings.h>
 
-static const char *const names[] = {"generic", "avx2", "avx512"};
+static const char *const names[] = {"generic", "avx2", "avx512", "avx512vnni"};
 
 const char *cpu_isa_name(enum cpu_isa isa)
 {
@@ -24,16 +24,27 @@ int cpu_isa_parse(const char *s)
     return -1;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+/* CPUID leaf 1, ECX bit 29 (gcc's __builtin_cpu_supports has no name for it) */
+static int has_f16c(void)
+{
+    unsigned a, b, c, d;
+    return __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29));
+}
+#endif
+
 enum cpu_isa cpu_isa_detected(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+    /* F16C comes with every AVX2 CPU; the f16 weights' kernels use it */
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") || !has_f16c())
         return ISA_GENERIC;
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
-        return ISA_AVX512;
-    return ISA_AVX2;
+    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
+        !__builtin_cpu_supports("avx512vl") || !__builtin_cpu_supports("avx512dq"))
+        return ISA_AVX2;
+    return __builtin_cpu_supports("avx512vnni") ? ISA_AVX512_VNNI : ISA_AVX512;
 #else
     return ISA_GENERIC;
 #endif

@@ -8,10 +8,12 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 void openblas_set_num_threads(int n);
+char *openblas_get_corename(void) __attribute__((weak));
 int openblas_get_num_threads(void);
 /* OpenBLAS (pthread builds) exports this for its fork handler; weak: other builds lack it. */
 int blas_thread_shutdown_(void) __attribute__((weak));
@@ -41,6 +43,30 @@ void ops_init(void)
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_create(&t, &attr, stop_openblas_threads, NULL);
     pthread_attr_destroy(&attr);
+}
+
+const char *ops_blas_core(char *buf, size_t n)
+{
+    const char *c = openblas_get_corename ? openblas_get_corename() : NULL;
+    snprintf(buf, n, "%s", c ? c : "?");
+    return buf;
+}
+
+const char *ops_blas_better_core(void)
+{
+    /* OpenBLAS's cores without AVX2 kernels: its fallback and the older CPUs' */
+    static const char *const old[] = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem",
+                                      "Atom", "Katmai", "Coppermine", "Northwood", "Banias",
+                                      "Sandybridge", "Opteron", "Barcelona", "Bobcat",
+                                      "Bulldozer", "Piledriver", "Steamroller", "Unknown"};
+    const char *c = openblas_get_corename ? openblas_get_corename() : NULL;
+    enum cpu_isa isa = cpu_isa_detected();
+    if (!c || isa < ISA_AVX2)
+        return NULL;
+    for (unsigned i = 0; i < sizeof old / sizeof *old; i++)
+        if (strcasecmp(c, old[i]) == 0)
+            return isa >= ISA_AVX512 ? "SkylakeX" : "Haswell";
+    return NULL;
 }
 
 /* OpenBLAS maps a 128 MB work area (BUFFER_SIZE on x86-64) for each thread that calls it, and
@@ -174,6 +200,10 @@ void gemm_whole(pool *p, float *y, const float *x, const linear *l, int M, enum 
 {
     int off[2] = {0, M}, nt = pool_threads(p);
     gemm_job j = {y, x, l, off, 1, 1, 0, 0, out, act};
+    if (l->packed) {
+        gemm_packed(p, y, x, l, M, out, act, cpu_isa());
+        return;
+    }
     if (M <= 1) {
         gemm_rows(p, y, x, l, M, out, act);
         return;
@@ -198,6 +228,10 @@ void gemm_rows(pool *p, float *y, const float *x, const linear *l, int M, enum g
                activation_kind act)
 {
     gemm_job j = {y, x, l, NULL, M, 0, 0, 0, out, act};
+    if (l->packed) {
+        gemm_packed(p, y, x, l, M, out, act, cpu_isa());
+        return;
+    }
     gemm_run(p, &j);
 }
 
@@ -205,6 +239,12 @@ void gemm_groups(pool *p, float *y, const float *x, const linear *l, int n_group
                  const int *off, enum gemm_out out, activation_kind act)
 {
     gemm_job j = {y, x, l, off, n_groups, 0, 0, 0, out, act};
+    if (l->packed) {
+        if (n_groups > 0)
+            gemm_packed(p, y + (size_t)off[0] * l->out, x + (size_t)off[0] * l->in, l,
+                        off[n_groups] - off[0], out, act, cpu_isa());
+        return;
+    }
     gemm_run(p, &j);
 }
 

@@ -2,12 +2,20 @@
  * which are the only callers of OpenBLAS; the rest are small vector loops. */
 #ifndef XLATE_OPS_H
 #define XLATE_OPS_H
-#include "model/config.h"
-#include "model/model.h"
+#include "kernels/cpu.h"
+#include "kernels/linear.h"
 #include "kernels/pool.h"
 
 /* Tells OpenBLAS to run single-threaded: xlate splits the work over its own pool. */
 void ops_init(void);
+/* The name of the kernels OpenBLAS picked for this CPU ("Haswell", "SkylakeX", "Prescott"...),
+ * into buf (n bytes); "?" when this OpenBLAS does not say. */
+const char *ops_blas_core(char *buf, size_t n);
+/* The OPENBLAS_CORETYPE that would serve this CPU better than the kernels OpenBLAS picked, or
+ * NULL. OpenBLAS's dynamic build names its core from a list of known CPU models, and one it does
+ * not know gets the generic SSE3 "Prescott" kernels (Debian's 0.3.21 on Sapphire Rapids: 3.4x
+ * slower products): then "SkylakeX" on a CPU with AVX-512, "Haswell" on one with AVX2 + FMA. */
+const char *ops_blas_better_core(void);
 /* How many of `threads` can call OpenBLAS under the process's address-space limit (all of
  * them when there is none); -1 with a message when not even one can. */
 int ops_threads_that_fit(int threads, char *err, size_t errlen);
@@ -46,6 +54,17 @@ void gemm_sentences(pool *p, float *y, const float *x, const linear *l, int n, c
                     int whole, enum gemm_out out, activation_kind act);
 typedef void (*gemm_fn)(pool *p, float *y, const float *x, const linear *l, int M,
                         enum gemm_out out, activation_kind act);
+
+/* The products above go to xlate's own kernels (gemm.c) when the weights are packed
+ * (l->packed), whatever the rows' grouping: each output is one chain over k in order (f32,
+ * bf16, f16) or an exact integer sum (int8), so a row's result never depends on the rows beside
+ * it or on the threads, and every instruction-set path gives the same bits. This is that entry,
+ * with the path named (tests force each; the rest pass cpu_isa()). */
+void gemm_packed(pool *p, float *y, const float *x, const linear *l, int M, enum gemm_out out,
+                 activation_kind act, enum cpu_isa isa);
+/* The name of the path gemm_packed takes for weights of type t at level isa ("avx512vnni",
+ * "avx512", "avx2", "generic"). */
+const char *gemm_path_name(weight_type t, enum cpu_isa isa);
 
 /* out[n] = (x - mean) / sqrt(var + eps) * g + b; out may be x. */
 void layernorm(float *out, const float *x, const float *g, const float *b, int n, float eps);

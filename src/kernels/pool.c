@@ -37,6 +37,8 @@ struct pool {
     pool_fn fn;
     void *arg;
     long spin_ns;
+    void *scratch;              /* pool_scratch's area */
+    size_t scratch_bytes;
 };
 
 static inline void cpu_relax(void)
@@ -158,7 +160,24 @@ void pool_free(pool *p)
     for (int i = 1; i < p->n; i++)
         pthread_join(p->tid[i - 1], NULL);
     free(p->tid);
+    free(p->scratch);
     free(p);
+}
+
+void *pool_scratch(pool *p, size_t bytes)
+{
+    void *s;
+    if (!p)
+        return NULL;
+    if (bytes <= p->scratch_bytes)
+        return p->scratch;
+    bytes = (bytes + bytes / 2 + 63) & ~(size_t)63;
+    if (!(s = aligned_alloc(64, bytes)))
+        return NULL;
+    free(p->scratch);
+    p->scratch = s;
+    p->scratch_bytes = bytes;
+    return s;
 }
 
 int pool_threads(const pool *p) { return p ? p->n : 1; }

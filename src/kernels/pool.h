@@ -5,6 +5,7 @@
  * futex, so an idle xlate uses no CPU (unlike OpenMP's default spin of 200 ms). */
 #ifndef XLATE_POOL_H
 #define XLATE_POOL_H
+#include <stddef.h>
 
 typedef struct pool pool;
 
@@ -19,5 +20,9 @@ int pool_threads(const pool *p);
 /* Runs fn for every task, spread over the threads (the caller takes part); returns when all are
  * done. Not reentrant: fn must not call pool_run on the same pool. */
 void pool_run(pool *p, int ntasks, pool_fn fn, void *arg);
+/* A scratch area of at least `bytes` (64-byte aligned), kept and grown with the pool, for the
+ * one job that runs at a time (the kernels' quantized rows). NULL when p is NULL or out of
+ * memory. */
+void *pool_scratch(pool *p, size_t bytes);
 
 #endif

@@ -2,9 +2,9 @@
  * The fields and their defaults are documented in docs/FORMAT.md. */
 #ifndef XLATE_CONFIG_H
 #define XLATE_CONFIG_H
+#include "kernels/linear.h" /* activation_kind */
 #include <stddef.h>
 
-typedef enum { ACT_RELU, ACT_GELU, ACT_GELU_TANH } activation_kind;
 typedef enum { POS_SIN_INTERLEAVED, POS_SIN_CONCAT, POS_LEARNED } position_kind;
 
 /* Receives one warning line (no trailing newline); may be NULL. */

@@ -7,6 +7,7 @@
  * arena's floats, then a filling pass into an arena of exactly that size. */
 #include "model/model.h"
 #include "kernels/simd.h"
+#include "kernels/cpu.h"
 #include "base/util.h"
 #include <math.h>
 #include <stdint.h>
@@ -22,7 +23,21 @@ typedef struct {
     size_t n_params;
     char *err;
     size_t errlen;
+    int pack;          /* 1: linears are packed for the own kernels (no f32 matrix kept) */
+    weight_type ct;    /* the packed type */
+    uint8_t *parena;   /* packed weights; NULL in the sizing pass */
+    size_t pused;      /* bytes handed out so far */
 } binder;
+
+/* Reserves the packed form of l (l->out, l->in set) and sets its type; NULL in the sizing
+ * pass. */
+static void *reserve_packed(binder *b, linear *l)
+{
+    void *p = b->parena ? b->parena + b->pused : NULL;
+    l->type = b->ct;
+    b->pused += linear_packed_bytes(b->ct, l->out, l->in);
+    return p;
+}
 
 /* Reserves n floats, 16-float aligned (64 bytes) so every matrix starts on a cache line. */
 static float *reserve(binder *b, size_t n)
@@ -111,32 +126,69 @@ static int view(binder *b, const char *name, int d0, int d1, const float **out)
     return fill(b, t, dst);
 }
 
+/* Packs tensor t ([rows, l->in]) as rows [row0, row0 + rows) of l into mem (the filling
+ * pass): read in place when it is F32, else through a temporary f32 copy of this one tensor.
+ * The mapped pages are released after (their only use was this packing). */
+static int pack_tensor(binder *b, linear *l, void *mem, const st_tensor *t, int row0)
+{
+    float *tmp = NULL;
+    const float *src = t->data;
+    size_t n = (size_t)t->numel;
+    if (!mem)
+        return 0;
+    if (!viewable(t)) {
+        if (!(tmp = malloc(n * sizeof(float))))
+            return xerr(b->err, b->errlen, "%s: out of memory converting tensor \"%s\"",
+                        b->f->path, t->name);
+        st_to_f32(tmp, t->data, t->dtype, n);
+        src = tmp;
+    }
+    if (check_finite(b, t, src, n)) {
+        free(tmp);
+        return -1;
+    }
+    linear_pack_rows(l, mem, l->type, row0, row0 + (int)t->shape[0], src);
+    if (tmp)
+        free(tmp);
+    else
+        st_release(b->f, t->data, t->nbytes);
+    return 0;
+}
+
 /* A Linear `prefix.weight` [out, in] + `prefix.bias` [out]. */
 static int take_linear(binder *b, linear *l, const char *prefix, int out, int in, int has_bias)
 {
     char name[256];
     snprintf(name, sizeof name, "%s.weight", prefix);
-    if (view(b, name, out, in, &l->w))
+    l->out = out;
+    l->in = in;
+    if (b->pack) {
+        const st_tensor *t = find(b, name, out, in);
+        if (!t || pack_tensor(b, l, reserve_packed(b, l), t, 0))
+            return -1;
+        l->w = NULL;
+    } else if (view(b, name, out, in, &l->w)) {
         return -1;
+    }
     l->b = NULL;
     if (has_bias) {
         snprintf(name, sizeof name, "%s.bias", prefix);
         if (view(b, name, out, 0, &l->b))
             return -1;
     }
-    l->out = out;
-    l->in = in;
     return 0;
 }
 
 /* `prefix.part.weight` [rows, in] and `.bias` [rows] into rows [row0, row0 + rows) of w/bias. */
 static int take_rows(binder *b, float *w, float *bias, const char *prefix, const char *part,
-                     size_t row0, int rows, int in)
+                     size_t row0, int rows, int in, linear *l, void *packed)
 {
     char name[256];
     const st_tensor *t;
     snprintf(name, sizeof name, "%s.%s.weight", prefix, part);
-    if (!(t = find(b, name, rows, in)) || fill(b, t, w ? w + row0 * in : NULL))
+    if (!(t = find(b, name, rows, in)))
+        return -1;
+    if (b->pack ? pack_tensor(b, l, packed, t, (int)row0) : fill(b, t, w ? w + row0 * in : NULL))
         return -1;
     snprintf(name, sizeof name, "%s.%s.bias", prefix, part);
     if (!(t = find(b, name, rows, 0)) || fill(b, t, bias ? bias + row0 : NULL))
@@ -182,6 +234,26 @@ static int take_qkv(binder *b, linear *l, const char *prefix, int d)
     }
     l->out = 3 * d;
     l->in = d;
+    if (b->pack) {
+        void *mem = reserve_packed(b, l);
+        float *bd = adjacent(bs, 3) ? NULL : reserve(b, (size_t)3 * d);
+        l->w = NULL;
+        for (int i = 0; i < 3; i++)
+            if (pack_tensor(b, l, mem, w[i], i * d))
+                return -1;
+        if (adjacent(bs, 3)) {
+            l->b = bs[0]->data;
+            for (int i = 0; i < 3; i++)
+                if (b->arena && check_finite(b, bs[i], bs[i]->data, (size_t)bs[i]->numel))
+                    return -1;
+            return 0;
+        }
+        for (int i = 0; i < 3; i++)
+            if (fill(b, bs[i], bd ? bd + (size_t)i * d : NULL))
+                return -1;
+        l->b = bd;
+        return 0;
+    }
     if (adjacent(w, 3) && adjacent(bs, 3)) {
         l->w = w[0]->data;
         l->b = bs[0]->data;
@@ -277,15 +349,19 @@ static int bind_all(binder *b, model_weights *m)
     }
 
     {
-        float *w = reserve(b, (size_t)L * 2 * d * d), *bias = reserve(b, (size_t)L * 2 * d);
+        float *w = b->pack ? NULL : reserve(b, (size_t)L * 2 * d * d);
+        float *bias = reserve(b, (size_t)L * 2 * d);
+        void *packed;
         m->cross_kv.w = w;
         m->cross_kv.b = bias;
         m->cross_kv.out = L * 2 * d;
         m->cross_kv.in = d;
+        packed = b->pack ? reserve_packed(b, &m->cross_kv) : NULL;
         for (int l = 0; l < L; l++) {
             snprintf(name, sizeof name, "decoder.layers.%d.cross_attn", l);
-            if (take_rows(b, w, bias, name, "k", (size_t)l * 2 * d, d, d) ||
-                take_rows(b, w, bias, name, "v", (size_t)l * 2 * d + d, d, d))
+            if (take_rows(b, w, bias, name, "k", (size_t)l * 2 * d, d, d, &m->cross_kv, packed) ||
+                take_rows(b, w, bias, name, "v", (size_t)l * 2 * d + d, d, d, &m->cross_kv,
+                          packed))
                 return -1;
         }
     }
@@ -318,6 +394,13 @@ static int bind_all(binder *b, model_weights *m)
         m->out.b = NULL;
         if (c->output_bias && view(b, "output.bias", c->tgt_vocab, 0, &m->out.b))
             return -1;
+        if (b->pack) {
+            /* the embedding stays f32 for the lookups; the projection gets its packed copy */
+            void *mem = reserve_packed(b, &m->out);
+            m->out.w = NULL;
+            if (mem)
+                linear_pack_rows(&m->out, mem, m->out.type, 0, c->tgt_vocab, m->tgt_embed);
+        }
     } else if (take_linear(b, &m->out, "output", c->tgt_vocab, d, c->output_bias)) {
         return -1;
     }
@@ -327,7 +410,15 @@ static int bind_all(binder *b, model_weights *m)
 int model_bind(model_weights *m, model_config *cfg, st_file *f, warn_fn warn,
                void *warn_user, char *err, size_t errlen)
 {
-    binder b = {.f = f, .err = err, .errlen = errlen};
+    return model_bind_as(m, cfg, f, WT_F32, warn, warn_user, err, errlen);
+}
+
+int model_bind_as(model_weights *m, model_config *cfg, st_file *f, weight_type ct,
+                  warn_fn warn, void *warn_user, char *err, size_t errlen)
+{
+    /* f32 on a CPU without AVX2 + FMA stays unpacked for OpenBLAS (fmaf in plain C is slow) */
+    binder b = {.f = f, .err = err, .errlen = errlen, .ct = ct,
+                .pack = ct != WT_F32 || cpu_isa() != ISA_GENERIC};
     memset(m, 0, sizeof *m);
     m->file = *f; /* the weights may be read in place: the mapping lives as long as m */
     memset(f, 0, sizeof *f);
@@ -346,13 +437,20 @@ int model_bind(model_weights *m, model_config *cfg, st_file *f, warn_fn warn,
         goto fail;
     m->n_params = b.n_params;
     m->arena = aligned_alloc(64, (b.used ? b.used : 16) * sizeof(float));
-    if (!m->arena) {
+    m->packed = b.pack ? aligned_alloc(64, b.pused ? b.pused : 64) : NULL;
+    if (!m->arena || (b.pack && !m->packed)) {
         xerr(err, errlen, "%s: out of memory allocating %zu MB of weights", f->path,
-             b.used * sizeof(float) >> 20);
+             (b.used * sizeof(float) + b.pused) >> 20);
         goto fail;
     }
+    if (b.pack)
+        memset(m->packed, 0, b.pused);
+    m->packed_bytes = b.pused;
+    m->compute = b.pack ? ct : WT_F32;
     b.arena = m->arena;
+    b.parena = m->packed;
     b.used = 0;
+    b.pused = 0;
     if (bind_all(&b, m))
         goto fail;
     for (int i = 0; i < f->n && warn; i++)
@@ -370,8 +468,8 @@ fail:
     return -1;
 }
 
-int model_load(model_weights *m, const char *dir, warn_fn warn, void *warn_user, char *err,
-               size_t errlen)
+int model_load(model_weights *m, const char *dir, weight_type ct, warn_fn warn,
+               void *warn_user, char *err, size_t errlen)
 {
     model_config cfg;
     st_file f;
@@ -392,7 +490,7 @@ int model_load(model_weights *m, const char *dir, warn_fn warn, void *warn_user,
         config_free(&cfg);
         goto done;
     }
-    rc = model_bind(m, &cfg, &f, warn, warn_user, err, errlen);
+    rc = model_bind_as(m, &cfg, &f, ct, warn, warn_user, err, errlen);
 done:
     free(cpath);
     free(wpath);
@@ -404,6 +502,7 @@ void model_free(model_weights *m)
     if (!m)
         return;
     free(m->arena);
+    free(m->packed);
     st_close(&m->file);
     free(m->enc);
     free(m->dec);

@@ -4,19 +4,9 @@
 #define XLATE_MODEL_H
 #include "model/config.h"
 #include "model/safetensors.h"
+#include "kernels/linear.h"
 #include <stddef.h>
 
-/* y = x W^T + b, as nn.Linear. */
-typedef struct {
-    const float *w; /* [out, in] */
-    const float *b; /* [out], or NULL */
-    int out, in;
-} linear;
-
-typedef struct {
-    const float *g; /* [d] gain; NULL when the norm is absent */
-    const float *b; /* [d] bias */
-} norm;
 
 typedef struct {
     linear qkv;      /* [3d, d]: q, k, v rows stacked, one GEMM */
@@ -54,18 +44,27 @@ typedef struct {
     norm dec_norm;
     linear out;             /* [Vt, d]; w = tgt_embed when tied */
     size_t n_params;        /* parameters in the file that the model uses */
-    float *arena;           /* converted and packed weights (the rest point into `file`) */
+    float *arena;           /* converted f32 weights (the rest point into `file`) */
+    void *packed;           /* the linears packed for the own kernels ([packed_bytes]); NULL
+                               when they are read as f32 by OpenBLAS */
+    size_t packed_bytes;
+    weight_type compute;    /* the type of the packed linears (WT_F32 when not packed) */
     st_file file;           /* the mapped weights file */
 } model_weights;
 
 /* Loads dir/config.json and its weights file. Warnings (unknown config fields, unused tensors)
  * go to warn. */
-int model_load(model_weights *m, const char *dir, warn_fn warn, void *warn_user, char *err,
-               size_t errlen);
+int model_load(model_weights *m, const char *dir, weight_type ct, warn_fn warn,
+               void *warn_user, char *err, size_t errlen);
 /* Binds the tensors of an indexed weights file to cfg (tests, fuzzing): checks, converts and
  * packs them. cfg and f are moved into m (and freed by model_free), f even on failure. */
 int model_bind(model_weights *m, model_config *cfg, st_file *f, warn_fn warn,
                void *warn_user, char *err, size_t errlen);
+/* The same with the linears stored as ct (linear.h): quantized or converted at load, packed for
+ * the own kernels; f32 is packed too unless the CPU lacks AVX2 + FMA (then OpenBLAS reads the
+ * f32 matrices). */
+int model_bind_as(model_weights *m, model_config *cfg, st_file *f, weight_type ct,
+                  warn_fn warn, void *warn_user, char *err, size_t errlen);
 
 /* Rows [p0, p1) of the sinusoidal position table [P, d], computed in f32 the way the PyTorch
  * recipe does: div_i = 10000^(2i/d); interleaved: PE[p,2i] = sin(p/div_i),

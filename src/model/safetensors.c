@@ -251,6 +251,17 @@ void st_close(st_file *f)
     memset(f, 0, sizeof *f);
 }
 
+void st_release(const st_file *f, const void *p, size_t n)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a, e;
+    if (!f->mapped || !p || !n)
+        return;
+    a = ((uintptr_t)p + page - 1) & ~(page - 1);
+    e = ((uintptr_t)p + n) & ~(page - 1);
+    if (e > a)
+        madvise((void *)a, e - a, MADV_DONTNEED);
+}
+
 const st_tensor *st_find(const st_file *f, const char *name)
 {
     int lo = 0, hi = f->n - 1;

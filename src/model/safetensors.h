@@ -36,6 +36,11 @@ int st_parse(st_file *f, const void *data, size_t size, const char *name, char *
              size_t errlen);
 void st_close(st_file *f);
 
+/* Tells the kernel that bytes [p, p + n) of a mapped file will not be read again soon: its whole
+ * pages leave the process's resident set (they stay in the page cache, and come back if read).
+ * Nothing when the file is not mapped. */
+void st_release(const st_file *f, const void *p, size_t n);
+
 const st_tensor *st_find(const st_file *f, const char *name);
 const char *st_dtype_name(st_dtype t);
 size_t st_dtype_size(st_dtype t);
