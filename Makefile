@@ -32,12 +32,14 @@ LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o)
 HEADERS  := $(wildcard src/*.h src/*/*.h)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+# programs that use the library through the public header alone (tests/cli/example.sh)
+EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
 # ./xlate is the default build's; other build dirs (build-san) leave it alone
 ifeq ($(BUILD),build)
-all: xlate
+all: xlate $(EXAMPLE_BIN)
 else
-all: $(BUILD)/xlate
+all: $(BUILD)/xlate $(EXAMPLE_BIN)
 endif
 
 xlate: $(BUILD)/xlate
@@ -57,10 +59,15 @@ $(BUILD)/obj/%.o: src/%.c $(HEADERS) | $(BUILD)
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libxlate.a $(HEADERS) $(wildcard tests/*.h) | $(BUILD)/tests
 	$(CC) $(XCFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libxlate.a $(LDLIBS)
 
+# an example includes xlate.h alone (src/'s rooms are in folders below it)
+$(BUILD)/examples/%: examples/%.c $(BUILD)/libxlate.a src/xlate.h
+	@mkdir -p $(dir $@)
+	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libxlate.a $(LDLIBS)
+
 $(BUILD) $(BUILD)/tests:
 	mkdir -p $@
 
-tests: $(TEST_BIN) $(BUILD)/xlate
+tests: $(TEST_BIN) $(BUILD)/xlate $(EXAMPLE_BIN)
 
 test: tests
 	XLATE=$(BUILD)/xlate TEST_BUILD=$(BUILD)/tests PYTHON=$(PYTHON) sh tests/run.sh

@@ -1,5 +1,5 @@
 /* fuzz_spm_model.c — a SentencePiece .model (protobuf ModelProto) into spm_load_from_memory
- * (src/text/spm.c); a model that loads then encodes fixed texts (and the input's own first bytes)
+ * (src/text/spm*.c); a model that loads then encodes fixed texts (and the input's own first bytes)
  * and decodes every id. Seeds: small models trained by spm_train (fuzz/make_corpus.sh).
  * Properties: a failure leaves a message and no leak; a loaded model has pieces, special ids
  * that are -1 or in range, a non-empty piece for every id; encode gives ids in range; decode

@@ -1,5 +1,5 @@
 /* fuzz_spm_text.c — arbitrary bytes (invalid UTF-8, NUL, control and combining characters,
- * long runs) into spm_encode / spm_decode (src/text/spm.c) with two fixed models:
+ * long runs) into spm_encode / spm_decode (src/text/spm*.c) with two fixed models:
  *   models/en-de/spm.model      the shipped unigram model (nmt_nfkc charsmap, dummy prefix,
  *                               extra whitespace removal): ids in range, decode gives valid
  *                               UTF-8, encoding is deterministic;
@@ -11,7 +11,7 @@
  *                               model was made).
  * The UTF-8 rules below are written from the Unicode standard (well-formed sequences, no
  * overlongs, no surrogates, at most U+10FFFF; a malformed byte is replaced alone), not taken
- * from src/text/spm.c. */
+ * from src/text/spm*.c. */
 #include "fuzz.h"
 #include "text/spm.h"
 

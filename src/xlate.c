@@ -185,8 +185,8 @@ int xlate_tokenize(const xlate_model *m, const char *text, size_t len, int **ids
                    char *err, size_t errlen)
 {
     if (!m->src_spm)
-        return xerr(err, errlen, "the model has no tokenizer (config field \"tokenizer\"): use "
-                    "--input-format ids");
+        return xerr(err, errlen, "the model has no tokenizer (config field \"tokenizer\"): "
+                    "give source ids");
     return spm_encode(m->src_spm, text, len, ids, n, err, errlen);
 }
 
@@ -195,8 +195,8 @@ int xlate_detokenize(const xlate_model *m, const int *ids, int n, char **text, c
 {
     size_t len;
     if (!m->tgt_spm)
-        return xerr(err, errlen, "the model has no tokenizer (config field \"tokenizer\"): use "
-                    "--output-format ids");
+        return xerr(err, errlen, "the model has no tokenizer (config field \"tokenizer\"): "
+                    "use the target ids");
     return spm_decode(m->tgt_spm, ids, n, text, &len, err, errlen);
 }
 
@@ -204,21 +204,21 @@ int xlate_decode_params_check(const xlate_model *m, const xlate_decode_params *p
                               size_t errlen)
 {
     if (p->beam_size < 1 || p->beam_size > 256)
-        return xerr(err, errlen, "--beam-size: expected 1 to 256, got %d", p->beam_size);
+        return xerr(err, errlen, "beam_size: expected 1 to 256, got %d", p->beam_size);
     if (p->n_best < 1 || p->n_best > p->beam_size)
-        return xerr(err, errlen, "--n-best: expected 1 to the beam size (%d), got %d",
+        return xerr(err, errlen, "n_best: expected 1 to the beam size (%d), got %d",
                     p->beam_size, p->n_best);
     if (!isfinite(p->length_penalty) || p->length_penalty < 0 || p->length_penalty > 10)
-        return xerr(err, errlen, "--length-penalty: expected 0 to 10, got %g",
+        return xerr(err, errlen, "length_penalty: expected 0 to 10, got %g",
                     (double)p->length_penalty);
     if (p->max_length < 0 || p->max_length > m->w.cfg.max_positions)
-        return xerr(err, errlen, "--max-length: expected 1 to the model's max_positions (%d), "
+        return xerr(err, errlen, "max_length: expected 1 to the model's max_positions (%d), "
                     "got %d", m->w.cfg.max_positions, p->max_length);
     if (p->min_length < 0 || p->min_length > m->w.cfg.max_positions)
-        return xerr(err, errlen, "--min-length: expected 0 to the model's max_positions (%d), "
+        return xerr(err, errlen, "min_length: expected 0 to the model's max_positions (%d), "
                     "got %d", m->w.cfg.max_positions, p->min_length);
     if (p->max_length > 0 && p->min_length > p->max_length)
-        return xerr(err, errlen, "--min-length %d exceeds --max-length %d", p->min_length,
+        return xerr(err, errlen, "min_length %d exceeds max_length %d", p->min_length,
                     p->max_length);
     return 0;
 }
@@ -299,6 +299,8 @@ static const float *positions(xlate_ctx *ctx, int src, int rows, char *err, size
 }
 
 int xlate_ctx_threads(const xlate_ctx *ctx) { return pool_threads(ctx->pool); }
+
+const xlate_model *xlate_ctx_model(const xlate_ctx *ctx) { return ctx->m; }
 
 void xlate_ctx_set_batch_invariant(xlate_ctx *ctx, int on)
 {

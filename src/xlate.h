@@ -10,8 +10,12 @@
  *   ... res[i].hyps[0].ids ...
  *   xlate_results_free(res, 2);  xlate_ctx_free(ctx);  xlate_model_free(m);
  *
+ * Or a whole input, line by line, with the library's read-ahead window, length sort, batches
+ * and input order (xlate_translate_lines below; examples/translate_file.c).
+ *
  * A model is immutable once loaded; a context holds the threads and the run state of one
- * translation at a time. Every fallible call returns 0 or non-zero with one line in err. */
+ * translation at a time. Every fallible call returns 0 or non-zero with one line in err, which
+ * names the parameter at fault by its field name here (beam_size, max_input_length). */
 #ifndef XLATE_H
 #define XLATE_H
 #include <stddef.h>
@@ -37,6 +41,7 @@ typedef struct {
 } xlate_model_params;
 
 xlate_model_params xlate_model_default_params(void);
+/* p NULL: the default params. */
 int xlate_model_load(xlate_model **out, const char *dir, const xlate_model_params *p, char *err,
                      size_t errlen);
 void xlate_model_free(xlate_model *m);
@@ -109,6 +114,7 @@ void xlate_results_free(xlate_result *r, int n);
 xlate_ctx *xlate_ctx_new(const xlate_model *m, int threads, char *err, size_t errlen);
 void xlate_ctx_free(xlate_ctx *ctx);
 int xlate_ctx_threads(const xlate_ctx *ctx);
+const xlate_model *xlate_ctx_model(const xlate_ctx *ctx);
 /* 1 (the default): every sentence's arithmetic is independent of the batch it is in and of the
  * thread count, so its translation is too. 0: each product runs as one sgemm over the whole
  * batch, about 1.4x faster with 32-64 sentences a batch; a translation may then differ, where
@@ -120,6 +126,110 @@ void xlate_ctx_set_batch_invariant(xlate_ctx *ctx, int on);
  * A sentence's translation does not depend on the others in the batch. */
 int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src_len,
                     const xlate_decode_params *p, xlate_result *out, char *err, size_t errlen);
+
+/* ---- Lines in, translations out, in input order ----
+ *
+ * The library reads lines from a source into a window (a read-ahead), tokenizes them, sorts
+ * the window's sentences by length, cuts them into batches (batch_size sentences, at most
+ * batch_tokens source tokens), translates them, and hands every line's translation to the
+ * sink in input order, window by window. It never waits for input while it holds lines it
+ * could answer: when the source says no line is ready, the window ends there, so output starts
+ * before the input ends and a caller can talk to it line by line (a co-process). Since a
+ * translation does not depend on its batch, where windows end changes no output. */
+
+typedef struct {
+    const char *text;  /* a line of text, without its newline, tokenized by the library; or */
+    size_t len;
+    const int *ids;    /* when text is NULL: its source ids, without eos (copied) */
+    int n_ids;
+    long tag;          /* the caller's own (a line number, say), handed back with the line */
+} xlate_line;
+
+typedef struct {
+    /* Fills *line with the next line (its text or ids need stay valid only until the next
+     * call). Returns 1, 0 at the end of the input, or -1 with a message in err: the lines read
+     * before it are translated and delivered, then xlate_translate_lines returns
+     * XLATE_ERR_SOURCE with that message. */
+    int (*next)(void *user, xlate_line *line, char *err, size_t errlen);
+    /* 1 when next would return without waiting; 0 ends the window there. NULL: always 1. */
+    int (*ready)(void *user);
+    void *user;
+} xlate_source;
+
+typedef struct {
+    long index;              /* the line's place in the input, from 0 */
+    long tag;                /* its xlate_line.tag */
+    int src_tokens;          /* source tokens translated */
+    int src_tokens_read;     /* source tokens the line had (more when max_input_length cut it) */
+    const xlate_result *res; /* its hypotheses, best first; none (n_hyps 0) for a line without
+                                tokens (blank), which is not translated. Freed after put. */
+} xlate_translation;
+
+typedef struct {
+    /* Receives each line's translation, in input order. Returns 0, or non-zero with a message
+     * in err (xlate_translate_lines stops and returns XLATE_ERR_SINK). */
+    int (*put)(void *user, const xlate_translation *t, char *err, size_t errlen);
+    /* Called after each window's lines (where a caller flushes its output); non-zero stops
+     * (XLATE_CANCELLED). NULL: none. */
+    int (*flush)(void *user);
+    void *user;
+} xlate_sink;
+
+typedef struct {
+    long lines_done;       /* lines delivered to the sink before this window */
+    int window_lines;      /* lines in the window being translated */
+    int window_sentences;  /* those with tokens */
+    int window_translated; /* of them, translated so far */
+} xlate_progress;
+
+typedef struct {
+    xlate_decode_params decode;
+    int batch_size;        /* sentences per batch, 1 to 4096 (default 32; 1: every line is
+                              answered on its own, window 1) */
+    int batch_tokens;      /* also cap a batch's source tokens, eos counted (default 0: none) */
+    int window;            /* lines read ahead and sorted by length, 1 to 100000 (default 0:
+                              16 batches) */
+    int max_input_length;  /* source tokens kept of a longer line, 1 to max_positions - 1
+                              (default 0: max_positions - 1) */
+    /* After each batch; NULL: none. */
+    void (*progress)(void *user, const xlate_progress *p);
+    void *progress_user;
+    /* Asked before each batch; non-zero stops: the window is not delivered and
+     * xlate_translate_lines returns XLATE_CANCELLED. NULL: never. */
+    int (*cancel)(void *user);
+    void *cancel_user;
+} xlate_lines_params;
+
+typedef struct {
+    long lines, empty;           /* lines read, of which without tokens */
+    long truncated;              /* lines cut to max_input_length */
+    long sentences, batches, windows;
+    long long src_tokens, tgt_tokens; /* translated source tokens; target tokens of the best
+                                         hypotheses, eos not counted */
+    double translate_seconds;
+    long error_tag;              /* XLATE_ERR_LINE: the tag of the line at fault */
+} xlate_lines_stats;
+
+enum {
+    XLATE_ERR = -1,        /* out of memory, a failed translation (err says) */
+    XLATE_ERR_SOURCE = -2, /* source.next failed (err: its message) */
+    XLATE_ERR_LINE = -3,   /* a line could not be tokenized (stats.error_tag names it) */
+    XLATE_ERR_SINK = -4,   /* sink.put failed (err: its message) */
+    XLATE_CANCELLED = -5   /* cancel or sink.flush said stop */
+};
+
+xlate_lines_params xlate_lines_default_params(void);
+/* Checks the params (the decode params included) against the model; one line naming the
+ * field. */
+int xlate_lines_params_check(const xlate_model *m, const xlate_lines_params *p, char *err,
+                             size_t errlen);
+/* The window the params give: lines read ahead. */
+int xlate_lines_window(const xlate_lines_params *p);
+/* Translates every line of the source into the sink. Returns 0 or an XLATE_ERR* code; stats
+ * (may be NULL) counts what was done either way. */
+int xlate_translate_lines(xlate_ctx *ctx, const xlate_lines_params *p, const xlate_source *in,
+                          const xlate_sink *out, xlate_lines_stats *stats, char *err,
+                          size_t errlen);
 
 /* Lower level, for tests and tools: the encoder output [sum(src_len) + n, d] (eos appended to
  * each sentence) and the teacher-forced logits [sum(tgt_len), Vt] of decoder inputs tgt[i]

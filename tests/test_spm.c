@@ -1,4 +1,4 @@
-/* test_spm.c — unit tests of src/text/spm.c on hand-built models with hand-computed expectations,
+/* test_spm.c — unit tests of the tokenizer (src/text/spm*.c) on hand-built models with hand-computed expectations,
  * error handling for malformed .model files, and thread safety. The library-parity tests (real
  * and trained models, every line of the data) are in tests/py/test_spm_parity.py. */
 #include "check.h"

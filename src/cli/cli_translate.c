@@ -1,15 +1,17 @@
 /* cli_translate.c — `xlate [options] [TEXT...]`: lines in, translations out, in order.
  *
- * Lines are read into a window (a read-ahead of --window lines); the window's sentences are
- * sorted by length, cut into batches (--batch-size, --batch-tokens) and translated; the
- * translations are written back in input order and flushed when the window is done. Every
+ * The options, the input and output files, the progress line and the output formats, over the
+ * library's pipeline (xlate_translate_lines, src/pipeline.c), which reads the lines into a
+ * window (--window), sorts them by length, cuts batches (--batch-size, --batch-tokens) and
+ * hands the translations back in input order; they are flushed when the window is done. Every
  * input line yields exactly one output line (n lines with --n-best n in text and ids formats).
  *
  * xlate never waits for more input while it holds lines it could answer: when no further line
  * is ready (a co-process waiting for its answer, a slow pipe, a terminal), the window ends
- * there. So memory stays bounded by the window, output starts before the input ends, and a
- * program can talk to xlate line by line with any batch size. A translation does not depend on
- * the batch it was in, so where the windows end changes nothing in the output. */
+ * there (the source's ready callback is reader_ready). So memory stays bounded by the window,
+ * output starts before the input ends, and a program can talk to xlate line by line with any
+ * batch size. A translation does not depend on the batch it was in, so where the windows end
+ * changes nothing in the output. */
 #include "cli/cli.h"
 #include "cli/cli_common.h"
 #include "base/util.h"
@@ -40,14 +42,6 @@ typedef struct {
     int n_texts;
 } options;
 
-/* One input line on its way through a window. */
-typedef struct {
-    long lineno;
-    int *ids;      /* [n] source ids (malloc'd), without eos */
-    int n;
-    xlate_result res;
-} item;
-
 typedef struct {
     const options *o;
     const char *dir;
@@ -56,15 +50,13 @@ typedef struct {
     xlate_ctx *ctx;
     line_reader in;
     writer out;
-    long window, batch, max_in;
-    item *items;         /* [window] */
-    int *order;          /* [window] indices of the non-empty items, longest first */
-    const int **src;     /* [batch] */
-    int *lens;           /* [batch] */
-    xlate_result *res;   /* [batch] */
+    xlate_lines_params lp; /* the options, as the library's pipeline takes them */
+    long max_in;
+    int *ids;            /* the last --input-format ids line's ids (malloc'd) */
+    int bad_status;      /* the exit status of a failed read */
     /* counts and times, for --verbose and the progress line */
-    long lines, empty, cut, sentences, batches, windows;
-    long long src_tokens, tgt_tokens;
+    long cut;            /* lines cut (bytes or tokens) */
+    xlate_lines_stats st;
     long long done_offset; /* input bytes of the lines already written */
     double t_start, t_load, t_translate, t_shown;
     int progress;        /* show the progress line */
@@ -413,102 +405,51 @@ static int parse_ids(const char *s, size_t len, int vocab, int **ids, int *n, co
     return 0;
 }
 
-/* Reads the next line into it. Returns 1, 0 at the end of the input, or an exit status > 1
- * with the message in err. */
-static int read_item(run *r, item *it, char *err, size_t errlen)
+/* The pipeline's source (xlate_source): the next line of the reader, as text, or as ids
+ * parsed here (--input-format ids). The tag is the line number, doubled, plus 1 when the
+ * reader cut the line (longer than in.max_line bytes), for the warnings of cli_put. */
+static int cli_next(void *user, xlate_line *line, char *err, size_t errlen)
 {
-    const options *o = r->o;
-    char *line, where[96], msg[XLATE_ERRLEN];
+    run *r = user;
+    char *s, where[96];
     size_t len;
-    int got = reader_next(&r->in, &line, &len, err, errlen);
-    if (got <= 0)
-        return got < 0 ? XLATE_EXIT_INPUT : 0;
-    memset(it, 0, sizeof *it);
-    it->lineno = r->in.line;
-    reader_where(&r->in, it->lineno, where, sizeof where);
-    if (o->in_fmt == FMT_IDS) {
-        if (parse_ids(line, len, r->info.src_vocab, &it->ids, &it->n, where, err, errlen))
-            return XLATE_EXIT_INPUT;
-    } else if (xlate_tokenize(r->model, line, len, &it->ids, &it->n, msg, sizeof msg)) {
-        xerr(err, errlen, "%s: %s", where, msg);
-        return XLATE_EXIT_INTERNAL;
+    int got = reader_next(&r->in, &s, &len, err, errlen);
+    if (got <= 0) {
+        r->bad_status = XLATE_EXIT_INPUT;
+        return got;
     }
-    /* A blank line tokenizes to nothing and is answered with an empty line, without the model. */
-    if (r->in.cut) {
-        r->cut++;
-        if (it->n > r->max_in)
-            warn(r, "%s: longer than %zu bytes; kept the first %ld source tokens "
-                 "(--max-input-length)", where, r->in.max_line, r->max_in);
-        else
-            warn(r, "%s: longer than %zu bytes; kept the first %zu bytes", where,
-                 r->in.max_line, r->in.max_line);
-    } else if (it->n > r->max_in) {
-        r->cut++;
-        warn(r, "%s: %d source tokens, kept the first %ld (--max-input-length)", where, it->n,
-             r->max_in);
+    line->tag = r->in.line * 2 + (r->in.cut != 0);
+    if (r->o->in_fmt == FMT_IDS) {
+        reader_where(&r->in, r->in.line, where, sizeof where);
+        free(r->ids);
+        r->ids = NULL;
+        if (parse_ids(s, len, r->info.src_vocab, &r->ids, &line->n_ids, where, err, errlen)) {
+            r->bad_status = XLATE_EXIT_INPUT;
+            return -1;
+        }
+        line->ids = r->ids;
+    } else {
+        line->text = s;
+        line->len = len;
     }
-    if (it->n > r->max_in)
-        it->n = (int)r->max_in;
-    if (it->n == 0)
-        r->empty++;
-    r->lines++;
     return 1;
 }
 
-static int cmp_len_desc(const void *a, const void *b, void *items)
+static int cli_ready(void *user) { return reader_ready(&((run *)user)->in); }
+
+/* The pipeline's progress: lines and input bytes of the window, in proportion to its
+ * sentences translated. */
+static void cli_progress(void *user, const xlate_progress *p)
 {
-    const item *it = items;
-    int x = *(const int *)a, y = *(const int *)b;
-    if (it[x].n != it[y].n)
-        return it[y].n - it[x].n;
-    return x - y;
+    run *r = user;
+    long long off0 = r->done_offset, off1 = r->in.offset;
+    int i = p->window_translated, m = p->window_sentences;
+    progress(r, p->lines_done + (long)((double)p->window_lines * i / m),
+             off0 + (long long)((double)(off1 - off0) * i / m), 0);
 }
 
-/* Translates items[0..n) in batches of similar lengths. Returns 0, 1 when the output went away
- * (nobody reads what would be translated), or -1 with a message. */
-static int translate_window(run *r, int n, long lines_before, long long off0, long long off1,
-                            char *err, size_t errlen)
-{
-    const options *o = r->o;
-    int m = 0, i = 0;
-    double t0 = now_seconds();
-    for (int k = 0; k < n; k++)
-        if (r->items[k].n > 0)
-            r->order[m++] = k;
-    qsort_r(r->order, m, sizeof *r->order, cmp_len_desc, r->items);
-    while (i < m) {
-        int j = i;
-        long toks = 0;
-        if (writer_gone(&r->out))
-            return 1;
-        while (j < m && j - i < r->batch) {
-            const item *it = &r->items[r->order[j]];
-            if (o->batch_tokens && j > i && toks + it->n + 1 > o->batch_tokens)
-                break;
-            toks += it->n + 1;
-            r->src[j - i] = it->ids;
-            r->lens[j - i] = it->n;
-            j++;
-        }
-        if (xlate_translate(r->ctx, j - i, r->src, r->lens, &o->dp, r->res, err, errlen))
-            return -1;
-        for (int k = i; k < j; k++) {
-            const xlate_result *res = &r->res[k - i];
-            r->items[r->order[k]].res = *res;
-            r->src_tokens += r->lens[k - i];
-            r->tgt_tokens += res->n_hyps ? res->hyps[0].n : 0;
-        }
-        r->sentences += j - i;
-        r->batches++;
-        i = j;
-        r->t_translate += now_seconds() - t0;
-        t0 = now_seconds();
-        progress(r, lines_before + (long)((double)n * i / m),
-                 off0 + (long long)((double)(off1 - off0) * i / m), 0);
-    }
-    r->t_translate += now_seconds() - t0;
-    return 0;
-}
+/* Stop translating what nobody will read. */
+static int cli_cancel(void *user) { return writer_gone(&((run *)user)->out); }
 
 static void put_ids(writer *w, const int *ids, int n)
 {
@@ -631,7 +572,7 @@ static cJSON *hyp_json(const run *r, const xlate_hypothesis *h, char *err, size_
     return o;
 }
 
-static int write_jsonl(run *r, const item *it, char *err, size_t errlen)
+static int write_jsonl(run *r, const xlate_result *res, char *err, size_t errlen)
 {
     cJSON *root;
     char *s;
@@ -641,14 +582,14 @@ static int write_jsonl(run *r, const item *it, char *err, size_t errlen)
         if (!root || !(arr = cJSON_AddArrayToObject(root, "hypotheses")))
             goto oom;
         for (int h = 0; h < r->o->dp.n_best; h++) { /* an empty line: n_best empty answers */
-            cJSON *one = hyp_json(r, h < it->res.n_hyps ? &it->res.hyps[h] : NULL, err, errlen);
+            cJSON *one = hyp_json(r, h < res->n_hyps ? &res->hyps[h] : NULL, err, errlen);
             if (!one) {
                 cJSON_Delete(root);
                 return -1;
             }
             cJSON_AddItemToArray(arr, one);
         }
-    } else if (!(root = hyp_json(r, it->res.n_hyps ? &it->res.hyps[0] : NULL, err, errlen))) {
+    } else if (!(root = hyp_json(r, res->n_hyps ? &res->hyps[0] : NULL, err, errlen))) {
         return -1;
     }
     if (!(s = cJSON_PrintUnformatted(root)))
@@ -680,118 +621,156 @@ static int write_hyp(run *r, const xlate_hypothesis *h, char *err, size_t errlen
     return 0;
 }
 
-/* Writes the answers of items[0..n) in input order and flushes. */
-static int write_window(run *r, int n, long first_index, char *err, size_t errlen)
+/* The pipeline's sink (xlate_sink): a line's warnings (cut), then its answer. */
+static int cli_put(void *user, const xlate_translation *t, char *err, size_t errlen)
 {
+    run *r = user;
     const options *o = r->o;
-    for (int k = 0; k < n; k++) {
-        const item *it = &r->items[k];
-        int nh = it->res.n_hyps;
-        if (o->out_fmt == FMT_JSONL) {
-            if (write_jsonl(r, it, err, errlen))
-                return -1;
-        } else if (o->dp.n_best > 1) {
-            for (int h = 0; h < o->dp.n_best; h++) {
-                const xlate_hypothesis *hy = h < nh ? &it->res.hyps[h] : NULL;
-                char buf[48];
-                snprintf(buf, sizeof buf, "%ld ||| ", first_index + k);
-                writer_puts(&r->out, buf);
-                if (write_hyp(r, hy, err, errlen))
-                    return -1;
-                snprintf(buf, sizeof buf, " ||| %.6f\n", hy ? (double)hy->score : 0.0);
-                writer_puts(&r->out, buf);
-            }
-        } else {
-            if (write_hyp(r, nh ? &it->res.hyps[0] : NULL, err, errlen))
-                return -1;
-            writer_put(&r->out, "\n", 1);
-        }
+    const xlate_result *res = t->res;
+    int nh = res->n_hyps;
+    char where[96];
+
+    reader_where(&r->in, t->tag / 2, where, sizeof where);
+    if (t->tag % 2) {
+        r->cut++;
+        if (t->src_tokens_read > r->max_in)
+            warn(r, "%s: longer than %zu bytes; kept the first %ld source tokens "
+                 "(--max-input-length)", where, r->in.max_line, r->max_in);
+        else
+            warn(r, "%s: longer than %zu bytes; kept the first %zu bytes", where,
+                 r->in.max_line, r->in.max_line);
+    } else if (t->src_tokens_read > r->max_in) {
+        r->cut++;
+        warn(r, "%s: %d source tokens, kept the first %ld (--max-input-length)", where,
+             t->src_tokens_read, r->max_in);
     }
-    writer_flush(&r->out);
+    if (o->out_fmt == FMT_JSONL) {
+        if (write_jsonl(r, res, err, errlen))
+            return -1;
+    } else if (o->dp.n_best > 1) {
+        for (int h = 0; h < o->dp.n_best; h++) {
+            const xlate_hypothesis *hy = h < nh ? &res->hyps[h] : NULL;
+            char buf[48];
+            snprintf(buf, sizeof buf, "%ld ||| ", t->index);
+            writer_puts(&r->out, buf);
+            if (write_hyp(r, hy, err, errlen))
+                return -1;
+            snprintf(buf, sizeof buf, " ||| %.6f\n", hy ? (double)hy->score : 0.0);
+            writer_puts(&r->out, buf);
+        }
+    } else {
+        if (write_hyp(r, nh ? &res->hyps[0] : NULL, err, errlen))
+            return -1;
+        writer_put(&r->out, "\n", 1);
+    }
     return 0;
 }
 
-static void free_items(run *r, int n)
+/* After each window: flush; stop when the output failed. */
+static int cli_flush(void *user)
 {
-    for (int k = 0; k < n; k++) {
-        xlate_results_free(&r->items[k].res, 1);
-        free(r->items[k].ids);
-        r->items[k].ids = NULL;
+    run *r = user;
+    writer_flush(&r->out);
+    if (r->out.failed)
+        return 1;
+    r->done_offset = r->in.offset;
+    progress(r, r->st.lines, r->done_offset, 0);
+    return 0;
+}
+
+/* Library messages name the parameter (beam_size); the command line names the option
+ * (--beam-size). Rewrites the words of params in msg in place. */
+static void option_words(char *msg, size_t size)
+{
+    static const char *const words[][2] = {
+        {"beam_size", "--beam-size"},       {"n_best", "--n-best"},
+        {"length_penalty", "--length-penalty"}, {"max_length", "--max-length"},
+        {"min_length", "--min-length"},     {"max_input_length", "--max-input-length"},
+        {"batch_size", "--batch-size"},     {"batch_tokens", "--batch-tokens"},
+        {"window", "--window"},
+    };
+    char out[XLATE_ERRLEN];
+    size_t j = 0;
+    for (size_t i = 0; msg[i] && j + 1 < sizeof out;) {
+        size_t w = 0, k;
+        while (msg[i + w] == '_' || (msg[i + w] >= 'a' && msg[i + w] <= 'z'))
+            w++;
+        for (k = 0; w && k < sizeof words / sizeof *words; k++)
+            if (strlen(words[k][0]) == w && strncmp(msg + i, words[k][0], w) == 0)
+                break;
+        if (w && k < sizeof words / sizeof *words) {
+            j += snprintf(out + j, sizeof out - j, "%s", words[k][1]);
+            j = j < sizeof out ? j : sizeof out - 1;
+            i += w;
+        } else if (w) {
+            size_t c = w < sizeof out - 1 - j ? w : sizeof out - 1 - j;
+            memcpy(out + j, msg + i, c);
+            j += c;
+            i += w;
+        } else {
+            out[j++] = msg[i++];
+        }
     }
+    out[j] = '\0';
+    snprintf(msg, size, "%s", out);
 }
 
 /* Reads, translates and writes everything. Returns the exit status. */
 static int stream(run *r)
 {
-    char err[XLATE_ERRLEN], bad_msg[XLATE_ERRLEN];
-    long index = 0;
+    char err[XLATE_ERRLEN], where[96];
+    xlate_source in = {cli_next, cli_ready, r};
+    xlate_sink out = {cli_put, cli_flush, r};
+    int rc;
 
-    for (;;) {
-        int n = 0, bad = 0, eof = 0, rc;
-        long long off0 = r->in.offset;
-        /* Fill the window, but never wait for input while holding lines to answer. */
-        while (n < r->window) {
-            if (n > 0 && !reader_ready(&r->in))
-                break;
-            rc = read_item(r, &r->items[n], bad_msg, sizeof bad_msg);
-            if (rc == 0) {
-                eof = 1;
-                break;
-            }
-            if (rc != 1) {
-                bad = rc;
-                break;
-            }
-            n++;
-        }
-        /* The lines before a bad one are still answered. */
-        rc = translate_window(r, n, index, off0, r->in.offset, err, sizeof err);
-        if (rc == 0 && write_window(r, n, index, err, sizeof err))
-            rc = -1;
-        free_items(r, n);
-        if (rc < 0) {
-            fail(r, err);
-            return XLATE_EXIT_INTERNAL;
-        }
-        if (r->out.failed) {
-            end_progress(r);
-            return writer_error(&r->out, 1);
-        }
-        index += n;
-        r->windows++;
-        r->done_offset = r->in.offset;
-        progress(r, index, r->done_offset, eof || bad);
-        if (bad) {
-            fail(r, bad_msg);
-            return bad;
-        }
-        if (eof)
-            return XLATE_EXIT_OK;
+    r->lp.progress = cli_progress;
+    r->lp.progress_user = r;
+    r->lp.cancel = cli_cancel;
+    r->lp.cancel_user = r;
+    rc = xlate_translate_lines(r->ctx, &r->lp, &in, &out, &r->st, err, sizeof err);
+    switch (rc) {
+    case 0:
+        progress(r, r->st.lines, r->done_offset, 1);
+        return XLATE_EXIT_OK;
+    case XLATE_CANCELLED: /* the output failed or went away */
+        end_progress(r);
+        return writer_error(&r->out, 1);
+    case XLATE_ERR_SOURCE: /* the lines before the bad one are answered */
+        progress(r, r->st.lines, r->done_offset, 1);
+        fail(r, err);
+        return r->bad_status;
+    case XLATE_ERR_LINE:
+        progress(r, r->st.lines, r->done_offset, 1);
+        reader_where(&r->in, r->st.error_tag / 2, where, sizeof where);
+        end_progress(r);
+        fprintf(stderr, "xlate: %s: %s\n", where, err);
+        return XLATE_EXIT_INTERNAL;
+    default:
+        fail(r, err);
+        return XLATE_EXIT_INTERNAL;
     }
 }
 
 static void release(run *r)
 {
-    free(r->items);
-    free(r->order);
-    free(r->src);
-    free(r->lens);
-    free(r->res);
+    free(r->ids);
     xlate_ctx_free(r->ctx);
     xlate_model_free(r->model);
 }
 
 static void report(const run *r)
 {
-    double total = now_seconds() - r->t_start, tt = r->t_translate > 0 ? r->t_translate : 1e-9;
+    const xlate_lines_stats *st = &r->st;
+    double total = now_seconds() - r->t_start;
+    double tt = st->translate_seconds > 0 ? st->translate_seconds : 1e-9;
     fprintf(stderr,
             "xlate: %ld lines: %ld translated in %ld batches (%ld windows), %ld empty, %ld cut\n"
             "xlate: %lld source tokens, %lld target tokens (eos not counted)\n"
             "xlate: load %.3f s, translate %.3f s, total %.3f s\n"
             "xlate: %.1f sentences/s, %.1f source tokens/s, %.1f target tokens/s\n",
-            r->lines, r->sentences, r->batches, r->windows, r->empty, r->cut, r->src_tokens,
-            r->tgt_tokens, r->t_load, r->t_translate, total, r->sentences / tt,
-            (double)r->src_tokens / tt, (double)r->tgt_tokens / tt);
+            st->lines, st->sentences, st->batches, st->windows, st->empty, r->cut,
+            st->src_tokens, st->tgt_tokens, r->t_load, st->translate_seconds, total,
+            st->sentences / tt, (double)st->src_tokens / tt, (double)st->tgt_tokens / tt);
 }
 
 /* Loads the model and checks the options against it. Returns the exit status. */
@@ -820,27 +799,18 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
                 "use --input-format ids --output-format ids\n", dir);
         return XLATE_EXIT_MODEL;
     }
-    if (xlate_decode_params_check(r->model, &o->dp, err, sizeof err) ||
-        (o->max_input_length > r->info.max_positions - 1 &&
-         xerr(err, sizeof err, "--max-input-length: expected 1 to %d (the model's "
-              "max_positions - 1), got %ld", r->info.max_positions - 1, o->max_input_length))) {
+    r->lp = xlate_lines_default_params();
+    r->lp.decode = o->dp;
+    r->lp.batch_size = (int)o->batch_size;
+    r->lp.batch_tokens = (int)o->batch_tokens;
+    r->lp.window = (int)o->window;
+    r->lp.max_input_length = o->max_input_length > 0 ? (int)o->max_input_length : 0;
+    if (xlate_lines_params_check(r->model, &r->lp, err, sizeof err)) {
+        option_words(err, sizeof err);
         fprintf(stderr, "xlate: %s\n", err);
         return XLATE_EXIT_USAGE;
     }
     r->max_in = o->max_input_length > 0 ? o->max_input_length : r->info.max_positions - 1;
-    r->batch = o->batch_size;
-    r->window = o->batch_size == 1 ? 1 : o->window ? o->window : 16 * o->batch_size;
-    if (r->window > MAX_WINDOW)
-        r->window = MAX_WINDOW;
-    r->items = calloc(r->window, sizeof *r->items);
-    r->order = calloc(r->window, sizeof *r->order);
-    r->src = calloc(r->batch, sizeof *r->src);
-    r->lens = calloc(r->batch, sizeof *r->lens);
-    r->res = calloc(r->batch, sizeof *r->res);
-    if (!r->items || !r->order || !r->src || !r->lens || !r->res) {
-        fprintf(stderr, "xlate: out of memory (a window of %ld lines)\n", r->window);
-        return XLATE_EXIT_INTERNAL;
-    }
     if (!(r->ctx = xlate_ctx_new(r->model, (int)o->threads, err, sizeof err))) {
         fprintf(stderr, "xlate: %s\n", err);
         return XLATE_EXIT_INTERNAL;
@@ -851,7 +821,8 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
         fprintf(stderr, "xlate: model %s: %zu parameters, %d+%d layers, d_model %d; threads %d, "
                 "batches of %ld, window %ld; loaded in %.3f s\n", dir, r->info.n_params,
                 r->info.encoder_layers, r->info.decoder_layers, r->info.d_model,
-                xlate_ctx_threads(r->ctx), r->batch, r->window, r->t_load);
+                xlate_ctx_threads(r->ctx), (long)r->lp.batch_size,
+                (long)xlate_lines_window(&r->lp), r->t_load);
     if (o->verbose) {
         char k[256];
         fprintf(stderr, "xlate: compute type %s%s; %s\n", xlate_model_compute_type(r->model),

@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { BUF_K, BUF_V, BUF_MEM, BUF_X, BUF_QKV, BUF_FF, BUF_SCORES, BUF_H };
+enum { BUF_K, BUF_V, BUF_MEM, BUF_X, BUF_QKV, BUF_FF, BUF_SCORES, BUF_H, BUF_CTX, N_BUF };
+_Static_assert(N_BUF <= sizeof ((decoder_state *)0)->cap_floats / sizeof(size_t),
+               "decoder_state.cap_floats holds a size per buffer");
 
 static int ensure(decoder_state *st, int which, float **buf, size_t n, char *err, size_t errlen)
 {
@@ -63,13 +65,13 @@ int decoder_begin(const model_weights *m, pool *p, decoder_state *st, const floa
         ensure(st, BUF_V, &st->v, cache, err, errlen) ||
         ensure(st, BUF_MEM, &st->mem_kv, N * L * 2 * d, err, errlen) ||
         ensure(st, BUF_X, &st->x, (size_t)max_rows * d, err, errlen) ||
-        ensure(st, BUF_H, &st->h, (size_t)max_rows * d * 2, err, errlen) ||
+        ensure(st, BUF_H, &st->h, (size_t)max_rows * d, err, errlen) ||
+        ensure(st, BUF_CTX, &st->ctx, (size_t)max_rows * d, err, errlen) ||
         ensure(st, BUF_QKV, &st->qkv, (size_t)max_rows * 3 * d, err, errlen) ||
         ensure(st, BUF_FF, &st->ff, (size_t)max_rows * c->ffn_dim, err, errlen) ||
         ensure(st, BUF_SCORES, &st->scores,
                (size_t)pool_threads(p) * (cap > max_src ? cap : max_src), err, errlen))
         return -1;
-    st->ctx = st->h + (size_t)max_rows * d;
     st->n_slots = n_slots;
     st->cap = cap;
     st->n_src = n_src;
@@ -160,7 +162,9 @@ void decoder_step(const model_weights *m, pool *p, decoder_state *st, int rows,
         if (!c->pre_norm)
             layernorm_rows(st->x, st->x, &L->self_norm, rows, d, eps);
 
-        /* cross-attention over the memory; q goes to the qkv buffer */
+        /* cross-attention over the memory; its q [rows, d] reuses the qkv buffer, at row
+         * stride d (the self-attention's q, k, v of this layer are no longer needed: k and v
+         * are in the cache) */
         in = st->x;
         if (c->pre_norm) {
             layernorm_rows(st->h, st->x, &L->cross_norm, rows, d, eps);
@@ -214,6 +218,7 @@ void decoder_state_free(decoder_state *st)
     free(st->mem_kv);
     free(st->x);
     free(st->h);
+    free(st->ctx);
     free(st->qkv);
     free(st->ff);
     free(st->scores);

@@ -42,9 +42,15 @@ typedef struct {
     int max_rows;   /* rows a step can take */
     const float *pos; /* position table, at least cap rows of d */
     int whole_batch; /* 1: one sgemm per product over all rows (not batch-invariant) */
-    float *x, *h, *qkv, *ctx, *ff; /* [rows, d|d|3d|d|F] */
+    /* Step scratch, one buffer a purpose except qkv; none aliases another. */
+    float *x;       /* [rows, d] residual stream */
+    float *h;       /* [rows, d] normed input of a sub-layer (pre-norm), the final norm */
+    float *qkv;     /* [rows, 3d] self-attention q | k | v of a row; then, in the same layer,
+                       the cross-attention q as [rows, d] (row stride d, not 3d) */
+    float *ctx;     /* [rows, d] attention output before the o projection */
+    float *ff;      /* [rows, F] */
     float *scores;  /* [threads, max(cap, max_src)] */
-    size_t cap_floats[8]; /* current sizes of the buffers above, to grow them */
+    size_t cap_floats[9]; /* current sizes of the buffers above, to grow them (BUF_*) */
 } decoder_state;
 
 /* Sizes the state for n_slots hypotheses of up to cap positions (pos: the position table, at

@@ -1,0 +1,165 @@
+/* spm_encode.c — text to ids (spm_encode): normalize, split into pieces (char, word, unigram
+ * or BPE), then populate as SentencePieceProcessor does: runs of <unk> merge into one id, or
+ * become <0xXX> byte ids with byte_fallback. Scratch lives on the call. */
+#include "text/spm_internal.h"
+#include "base/util.h"
+
+/* char::Model::Encode. */
+static size_t encode_char(const spm_model *m, const unsigned char *s, size_t n, seg *out)
+{
+    size_t k = 0;
+    for (size_t pos = 0; pos < n;) {
+        int found;
+        size_t l = spm_prefix_match(m, s + pos, n - pos, &found);
+        out[k].start = (uint32_t)pos;
+        out[k].len = (uint32_t)l;
+        out[k].id = spm_piece_to_id(m, s + pos, l);
+        k++;
+        pos += l;
+    }
+    return k;
+}
+
+/* word::Model::Encode: SplitIntoWords (a word begins at the start and at each U+2581). */
+static size_t encode_word(const spm_model *m, const unsigned char *s, size_t n, seg *out)
+{
+    size_t k = 0, begin = 0;
+    for (size_t pos = 0; pos < n;) {
+        size_t l = one_char_len(s[pos]);
+        if (l > n - pos)
+            l = n - pos;
+        if (pos > 0 && l == 3 && memcmp(s + pos, SPACE_SYMBOL, 3) == 0) {
+            out[k].start = (uint32_t)begin;
+            out[k].len = (uint32_t)(pos - begin);
+            out[k].id = spm_piece_to_id(m, s + begin, pos - begin);
+            k++;
+            begin = pos;
+        }
+        pos += l;
+    }
+    if (n) {
+        out[k].start = (uint32_t)begin;
+        out[k].len = (uint32_t)(n - begin);
+        out[k].id = spm_piece_to_id(m, s + begin, n - begin);
+        k++;
+    }
+    return k;
+}
+
+int spm_encode(const spm_model *m, const char *text, size_t len, int **ids, int *n, char *err,
+               size_t errlen)
+{
+    sbuf norm = {0};
+    seg *segs = NULL;
+    void *scratch = NULL;
+    int *res = NULL;
+    size_t nn, nseg = 0, nids = 0;
+    const unsigned char *s;
+
+    *ids = NULL;
+    *n = 0;
+    if (len == 0)
+        return 0;
+    if (spm_normalize(m, &m->norm, 1, (const unsigned char *)text, len, &norm))
+        goto oom;
+    nn = norm.n;
+    s = (const unsigned char *)norm.p;
+    if (nn == 0)
+        goto done;
+    if (nn > MAX_TEXT) {
+        free(norm.p);
+        return xerr(err, errlen, "spm_encode: sentence too long (%zu bytes after normalization)",
+                    nn);
+    }
+    segs = malloc(nn * sizeof *segs);
+    if (!segs)
+        goto oom;
+    switch (m->type) {
+    case MT_BPE: {
+        size_t symsz = nn * sizeof(bsym), heapsz = (3 * nn + 1) * sizeof(bpair);
+        size_t revsz = m->has_unused ? (3 * nn + 1) * sizeof(brev) : 0;
+        size_t stsz = (2 * nn + 4) * sizeof(uint32_t);
+        bpe_state st = {0};
+        scratch = malloc(symsz + heapsz + revsz + stsz + 64);
+        if (!scratch)
+            goto oom;
+        /* all parts are multiples of 4 and bpair/bsym/brev need only 4-byte alignment */
+        st.sym = scratch;
+        st.heap = (bpair *)(void *)((char *)scratch + symsz);
+        st.rev = (brev *)(void *)((char *)scratch + symsz + heapsz);
+        nseg = spm_encode_bpe(m, s, nn, &st, segs,
+                              (uint32_t *)(void *)((char *)scratch + symsz + heapsz + revsz));
+        break;
+    }
+    case MT_WORD:
+        nseg = encode_word(m, s, nn, segs);
+        break;
+    case MT_CHAR:
+        nseg = encode_char(m, s, nn, segs);
+        break;
+    default:
+        scratch = malloc((nn + 1) * sizeof(vnode));
+        if (!scratch)
+            goto oom;
+        nseg = spm_encode_unigram(m, s, nn, scratch, segs);
+        if (nseg == (size_t)-1)
+            goto done; /* cannot happen with a consistent model: the library fails too */
+        break;
+    }
+
+    /* SentencePieceProcessor::PopulateSentencePieceText. */
+    {
+        size_t consumed = 0, count = 0;
+        int prev_unk = 0;
+        for (size_t i = 0; i < nseg; i++) {
+            int id = segs[i].id, unk = m->ptype[id] == PT_UNKNOWN;
+            if (segs[i].len == 0)
+                goto done; /* "Empty piece is not allowed." */
+            if (m->ptype[id] == PT_CONTROL) {
+                count++;
+            } else {
+                if (unk && m->byte_fallback)
+                    count += segs[i].len;
+                else if (!(prev_unk && unk))
+                    count++;
+                consumed += segs[i].len;
+            }
+            prev_unk = unk;
+        }
+        if (consumed != nn || count > MAX_TEXT)
+            goto done; /* the library returns an error status, hence no ids */
+        res = malloc(count * sizeof *res);
+        if (!res)
+            goto oom;
+        prev_unk = 0;
+        for (size_t i = 0; i < nseg; i++) {
+            int id = segs[i].id, unk = m->ptype[id] == PT_UNKNOWN;
+            if (m->ptype[id] == PT_CONTROL) {
+                res[nids++] = id;
+            } else if (unk && m->byte_fallback) {
+                for (uint32_t j = 0; j < segs[i].len; j++)
+                    res[nids++] = m->byte_id[s[segs[i].start + j]];
+            } else if (!(prev_unk && unk)) {
+                res[nids++] = id;
+            }
+            prev_unk = unk;
+        }
+    }
+done:
+    free(norm.p);
+    free(segs);
+    free(scratch);
+    if (nids == 0) {
+        free(res);
+        res = NULL;
+    }
+    *ids = res;
+    *n = (int)nids;
+    return 0;
+oom:
+    free(norm.p);
+    free(segs);
+    free(scratch);
+    free(res);
+    return xerr(err, errlen, "spm_encode: out of memory encoding %zu bytes", len);
+}
