@@ -155,30 +155,13 @@ void linear_pack_rows(linear *l, void *mem, weight_type t, int r0, int r1, const
                     t == WT_BF16 ? to_bf16(w[k]) : to_f16(w[k]);
             break;
         case WT_INT8: {
-            float amax = 0, inv, best = amax;
-            double best_err = INFINITY;
+            float amax = 0, inv;
             for (int k = 0; k < K; k++)
                 amax = fabsf(w[k]) > amax ? fabsf(w[k]) : amax;
-            /* the clipping range with the least squared error, from max|w| down to 0.6 max|w|:
-             * a few large weights would otherwise coarsen the steps of all the others */
-            for (int i = 0; i <= 20; i++) {
-                float lim = amax * (1.0f - 0.02f * (float)i), iv = lim > 0 ? 127.0f / lim : 0;
-                double e = 0;
-                for (int k = 0; k < K; k++) {
-                    float q = rintf(w[k] * iv);
-                    q = q > 127 ? 127 : q < -127 ? -127 : q;
-                    e += ((double)w[k] - (double)q * (lim / 127.0f)) *
-                         ((double)w[k] - (double)q * (lim / 127.0f));
-                }
-                if (e < best_err)
-                    best_err = e, best = lim;
-            }
-            amax = best;
             inv = amax > 0 ? 127.0f / amax : 0;
             scale[n] = amax / 127.0f;
             for (int k = 0; k < K4; k++) {
                 int q = k < K ? (int)rintf(w[k] * inv) : 0;
-                q = q > 127 ? 127 : q < -127 ? -127 : q;
                 ((int8_t *)panel)[(size_t)(k / 4) * PANEL * 4 + c * 4 + k % 4] = (int8_t)q;
             }
             break;
@@ -215,23 +198,37 @@ static void epilogue(const pk_job *j, int r0, int rr, int p0, int pw, const void
 {
     const linear *l = j->l;
     int N = l->out, n0 = p0 * PANEL, n1 = (p0 + pw) * PANEL < N ? (p0 + pw) * PANEL : N;
+    int n = n1 - n0;
+    _Alignas(64) float v[MAXP * PANEL];
     for (int r = 0; r < rr; r++) {
-        float *y = j->y + (size_t)(r0 + r) * N;
-        for (int n = n0; n < n1; n++) {
-            size_t at = (size_t)r * pw * PANEL + (n - n0);
-            float v;
-            if (l->type == WT_INT8) {
-                int32_t s = ((const int32_t *)tile)[at];
-                v = (float)s * (j->xs[r0 + r] * l->scale[n]);
-            } else {
-                v = ((const float *)tile)[at];
-            }
-            if (l->b)
-                v = v + l->b[n];
-            y[n] = j->out == GEMM_ADD ? y[n] + v : v;
+        float *y = j->y + (size_t)(r0 + r) * N + n0;
+        const float *t = (const float *)tile + (size_t)r * pw * PANEL;
+        /* simple loops over the columns (the compiler vectorizes them; the same steps) */
+        if (l->type == WT_INT8) {
+            const int32_t *s = (const int32_t *)tile + (size_t)r * pw * PANEL;
+            const float *sc = l->scale + n0;
+            float xs = j->xs[r0 + r];
+            for (int c = 0; c < n; c++)
+                v[c] = (float)s[c] * (xs * sc[c]);
+            t = v;
         }
+        if (l->b) {
+            const float *b = l->b + n0;
+            if (t != v)
+                for (int c = 0; c < n; c++)
+                    v[c] = t[c] + b[c];
+            else
+                for (int c = 0; c < n; c++)
+                    v[c] = v[c] + b[c];
+            t = v;
+        }
+        if (j->out == GEMM_ADD)
+            for (int c = 0; c < n; c++)
+                y[c] = y[c] + t[c];
+        else
+            memcpy(y, t, (size_t)n * sizeof(float));
         if (j->out == GEMM_ACT)
-            activate(y + n0, (size_t)(n1 - n0), j->act);
+            activate(y, (size_t)n, j->act);
     }
 }
 
