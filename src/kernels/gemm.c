@@ -194,39 +194,63 @@ struct pk_job {
 
 /* y from a tile of accumulators: bias, the residual add, the activation. The same float steps
  * whatever path made the tile. */
+/* 4 floats at a time in the epilogue (SSE2 on every x86-64; element-wise IEEE operations, so
+ * the same results as one at a time) */
+typedef float v4f __attribute__((vector_size(16)));
+typedef int32_t v4i __attribute__((vector_size(16)));
+
 static void epilogue(const pk_job *j, int r0, int rr, int p0, int pw, const void *tile)
 {
     const linear *l = j->l;
     int N = l->out, n0 = p0 * PANEL, n1 = (p0 + pw) * PANEL < N ? (p0 + pw) * PANEL : N;
-    int n = n1 - n0;
+    int n = n1 - n0, n4 = n & ~3;
     _Alignas(64) float v[MAXP * PANEL];
     for (int r = 0; r < rr; r++) {
         float *y = j->y + (size_t)(r0 + r) * N + n0;
         const float *t = (const float *)tile + (size_t)r * pw * PANEL;
-        /* simple loops over the columns (the compiler vectorizes them; the same steps) */
-        if (l->type == WT_INT8) {
+        int c;
+        if (l->type == WT_INT8) { /* v = (float)isum * (xs * scale) */
             const int32_t *s = (const int32_t *)tile + (size_t)r * pw * PANEL;
             const float *sc = l->scale + n0;
             float xs = j->xs[r0 + r];
-            for (int c = 0; c < n; c++)
+            for (c = 0; c < n4; c += 4) {
+                v4i si;
+                v4f s4, o;
+                memcpy(&si, s + c, sizeof si);
+                memcpy(&s4, sc + c, sizeof s4);
+                o = __builtin_convertvector(si, v4f) * (xs * s4);
+                memcpy(v + c, &o, sizeof o);
+            }
+            for (; c < n; c++)
                 v[c] = (float)s[c] * (xs * sc[c]);
             t = v;
         }
-        if (l->b) {
+        if (l->b) { /* v = t + b */
             const float *b = l->b + n0;
-            if (t != v)
-                for (int c = 0; c < n; c++)
-                    v[c] = t[c] + b[c];
-            else
-                for (int c = 0; c < n; c++)
-                    v[c] = v[c] + b[c];
+            for (c = 0; c < n4; c += 4) {
+                v4f a, bb;
+                memcpy(&a, t + c, sizeof a);
+                memcpy(&bb, b + c, sizeof bb);
+                a = a + bb;
+                memcpy(v + c, &a, sizeof a);
+            }
+            for (; c < n; c++)
+                v[c] = t[c] + b[c];
             t = v;
         }
-        if (j->out == GEMM_ADD)
-            for (int c = 0; c < n; c++)
+        if (j->out == GEMM_ADD) { /* y = y + t */
+            for (c = 0; c < n4; c += 4) {
+                v4f a, bb;
+                memcpy(&a, y + c, sizeof a);
+                memcpy(&bb, t + c, sizeof bb);
+                a = a + bb;
+                memcpy(y + c, &a, sizeof a);
+            }
+            for (; c < n; c++)
                 y[c] = y[c] + t[c];
-        else
+        } else {
             memcpy(y, t, (size_t)n * sizeof(float));
+        }
         if (j->out == GEMM_ACT)
             activate(y, (size_t)n, j->act);
     }
@@ -632,6 +656,13 @@ static T_512 void tile_512_i8(const pk_job *j, int r0, int rr, int p0, int pw, v
     }
 }
 
+/* acc += pairwise products of w and x (int16), summed in int32. In asm: gcc 12's intrinsic makes
+ * a register copy of the accumulator for every instruction. */
+INLINE T_VNNI void dpwssd(__m512i *acc, __m512i w, __m512i x)
+{
+    __asm__("vpdpwssd %2, %1, %0" : "+v"(*acc) : "v"(w), "v"(x));
+}
+
 /* int8, VNNI: as the AVX-512BW path, vpmaddwd and the add fused in one vpdpwssd */
 INLINE T_VNNI void body_vnni(const pk_job *j, int r0, int p0, int32_t *tile, weight_type t,
                              const int R, const int P)
@@ -664,8 +695,8 @@ INLINE T_VNNI void body_vnni(const pk_job *j, int r0, int p0, int32_t *tile, wei
             xv = _mm512_set1_epi64(q4);
 #pragma GCC unroll 8
             for (int p = 0; p < P; p++) {
-                acc[r][p][0] = _mm512_dpwssd_epi32(acc[r][p][0], wv[p][0], xv);
-                acc[r][p][1] = _mm512_dpwssd_epi32(acc[r][p][1], wv[p][1], xv);
+                dpwssd(&acc[r][p][0], wv[p][0], xv);
+                dpwssd(&acc[r][p][1], wv[p][1], xv);
             }
         }
     }
@@ -787,6 +818,8 @@ void gemm_packed(pool *p, float *y, const float *x, const linear *l, int M, enum
     if (isa >= ISA_AVX512) {
         static const tile_fn f[] = {tile_512_f32, tile_512_i8, tile_512_bf16, tile_512_f16};
         j.tile = f[l->type];
+        /* int8 holds two widened registers of weights and two accumulators a panel: 4 panels
+         * for a lone row keep all of them in the 32 registers */
         j.RT = 4, j.PT = l->type == WT_INT8 ? 2 : 4, j.P1 = l->type == WT_INT8 ? 4 : 8;
         quant = quantize_row_512;
         if (isa >= ISA_AVX512_VNNI && l->type == WT_INT8)
