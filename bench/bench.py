@@ -22,6 +22,9 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 DATA = os.path.join(TOP, "tests", "data")
 PY = "/usr/bin/python3"
 TORCH = os.path.join(TOP, "bench", "torch_translate.py")
+CT2 = os.path.join(TOP, "bench", "ct2_translate.py")
+# bytes a weight takes per compute type (int8: the per-row scale is negligible)
+WEIGHT_BYTES = {"f32": 4, "bf16": 2, "f16": 2, "int8": 1}
 
 
 def log(*a):
@@ -117,6 +120,50 @@ def env_torch(threads):
     return e
 
 
+def env_peer(a, threads):
+    """PyTorch's and CTranslate2's environment: env_torch, and OPENBLAS_CORETYPE set to the
+    core xlate's OpenBLAS runs with (xlate sets it where OpenBLAS would fall back to generic
+    kernels; the peers get the same help) unless the user set it."""
+    e = env_torch(threads)
+    if a.blas_core and "OPENBLAS_CORETYPE" not in e:
+        e["OPENBLAS_CORETYPE"] = a.blas_core
+    return e
+
+
+def run_ct2(a, ids, out, threads, batch, ct, extra=()):
+    cmd = [PY, CT2, "--model", a.model, "--compute-type", ct, "--threads", str(threads),
+           "--batch-size", str(batch)] + list(extra)
+    e = env_peer(a, threads)
+    r = timed(cmd, e, ids, out)
+    js = [json.loads(x) for x in r["stderr"].splitlines() if x.startswith("{")]
+    if not js:
+        raise SystemExit(f"bench: no timing line from {shlex.join(cmd)}:\n{r['stderr']}")
+    r["translate"] = js[-1]["translate_s"]
+    r["load"] = js[-1]["load_s"]
+    r["cmd"] = " ".join(f"{k}={e[k]}" for k in ("OMP_WAIT_POLICY", "OMP_NUM_THREADS",
+                                                 "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE")
+                        if k in e) + " " + shlex.join(cmd)
+    return r
+
+
+def ct2_available():
+    """None when `import ctranslate2` works, else the reason (one line)."""
+    p = subprocess.run([PY, "-c", "import ctranslate2; print(ctranslate2.__version__)"],
+                       capture_output=True, text=True)
+    if p.returncode:
+        return (p.stderr.strip().splitlines() or ["import failed"])[-1]
+    return None
+
+
+def xlate_kernels(a, ct):
+    """xlate -v's line naming the compute type and kernels."""
+    p = subprocess.run([a.xlate, "-v", "-m", a.model, "--compute-type", ct, "--input-format",
+                        "ids", "--output-format", "ids"], input="", capture_output=True,
+                       text=True, env=env_xlate())
+    m = re.search(r"compute type (.*)", p.stderr)
+    return m.group(1) if m else "?"
+
+
 def run_xlate(a, ids, out, threads, batch, extra=()):
     cmd = [a.xlate, "-v", "-q", "-m", a.model, "--input-format", "ids", "--output-format", "ids",
            "--batch-size", str(batch), "--threads", str(threads)] + list(extra) + a.xlate_flags
@@ -189,33 +236,47 @@ print(2 * n ** 3 / t / 1e9, w.nbytes / r / 1e9)
 
 
 def main_table(a, ids, ref, cost, srcs):
+    """One row per (threads, batch, compute type): xlate with --compute-type, PyTorch (f32,
+    the same run for every type), CTranslate2 with the same type where it has it."""
     rows = []
     res = {}
     for rep in range(a.runs):
         for t in a.threads:
             for b in a.batches:
                 log(f"bench: run {rep + 1}/{a.runs}: threads {t}, batch {b}  (load {loadavg()})")
-                key = (t, b)
-                d = res.setdefault(key, {"x": [], "p": [], "same": True})
-                xo = os.path.join(a.tmp, f"x_{t}_{b}.ids")
                 po = os.path.join(a.tmp, f"p_{t}_{b}.ids")
-                d["x"].append(run_xlate(a, ids, xo, t, b))
-                d["p"].append(run_torch(a, ids, po, t, b))
+                pr = run_torch(a, ids, po, t, b)
+                ps = open(po).read()
+                q = None
                 if b == 1 and a.plain and rep == 0:
-                    d.setdefault("q", []).append(
-                        run_torch(a, ids, po + ".plain", t, b, ["--plain-linear"]))
-                    d["same"] &= open(po + ".plain").read() == open(po).read()
-                xs, ps = open(xo).read(), open(po).read()
-                d["same"] &= xs == ps
-                d["x_ref"] = sum(u == v for u, v in zip(xs.splitlines(), ref))
-                d["p_ref"] = sum(u == v for u, v in zip(ps.splitlines(), ref))
-                d["outs"] = [[int(v) for v in line.split()] for line in xs.splitlines()]
-    for (t, b), d in res.items():
+                    q = run_torch(a, ids, po + ".plain", t, b, ["--plain-linear"])
+                for ct in a.compute_types:
+                    key = (t, b, ct)
+                    d = res.setdefault(key, {"x": [], "p": [], "c": [], "q": [], "same": True})
+                    xo = os.path.join(a.tmp, f"x_{t}_{b}_{ct}.ids")
+                    d["x"].append(run_xlate(a, ids, xo, t, b, ["--compute-type", ct]))
+                    d["p"].append(pr)
+                    if q:
+                        d["q"].append(q)
+                        d["same"] &= open(po + ".plain").read() == ps
+                    if a.ct2 and ct in ("f32", "int8"):
+                        co = os.path.join(a.tmp, f"c_{t}_{b}_{ct}.ids")
+                        d["c"].append(run_ct2(a, ids, co, t, b, ct))
+                        d["c_ref"] = sum(u == v for u, v in zip(open(co).read().splitlines(),
+                                                                 ref))
+                    xs = open(xo).read()
+                    if ct == "f32":
+                        d["same"] &= xs == ps
+                    d["x_ref"] = sum(u == v for u, v in zip(xs.splitlines(), ref))
+                    d["p_ref"] = sum(u == v for u, v in zip(ps.splitlines(), ref))
+                    d["outs"] = [[int(v) for v in line.split()] for line in xs.splitlines()]
+    for (t, b, ct), d in res.items():
         x, p = best(d["x"]), best(d["p"])
         ntok = sum(len(o) for o in d["outs"])
         nsent = sum(1 for s in srcs if s)
         macs, nrows, steps = work(srcs, d["outs"], cost, b)
-        rows.append(dict(threads=t, batch=b, x=x, p=p, q=best(d["q"]) if d.get("q") else None,
+        rows.append(dict(threads=t, batch=b, ct=ct, x=x, p=p, q=best(d["q"]) if d["q"] else None,
+                         c=best(d["c"]) if d["c"] else None, c_ref=d.get("c_ref"),
                          tokens=ntok, sentences=nsent,
                          macs=macs, rows=nrows, steps=steps, same=d["same"], x_ref=d["x_ref"],
                          p_ref=d["p_ref"], n_ref=len(ref)))
@@ -335,6 +396,9 @@ def report(a, info, cal, rows, st, sc, cost, steps=None):
     P("## xlate vs PyTorch: greedy translation of Multi30k test_2016_flickr (en→de)\n")
     P(f"- machine: {info['cpu']}, {info['ncpu']} cores; load average at start {info['load0']}, "
       f"at end {loadavg()}")
+    for ct, k in info.get("kernels", {}).items():
+        P(f"- xlate `--compute-type {ct}`: {k}")
+    P(f"- CTranslate2: {info['ct2']}")
     P(f"- xlate {info['rev']}; PyTorch {info['torch']} (Debian), fp32, inference_mode, "
       f"hand-written incremental decoder with KV cache (bench/torch_translate.py), "
       f"`OMP_WAIT_POLICY=PASSIVE`, OMP and OpenBLAS threads = xlate's `--threads`")
@@ -349,22 +413,31 @@ def report(a, info, cal, rows, st, sc, cost, steps=None):
       f"through `torch.addmv` (this OpenBLAS runs a 1-row sgemm ~5× slower than sgemv); in "
       f"parentheses, PyTorch with plain `F.linear`, as most code is written")
     P()
-    P("| threads | batch | xlate tok/s | PyTorch tok/s | xlate/PyTorch | xlate sent/s | "
-      "PyTorch sent/s | xlate wall s | PyTorch wall s | xlate CPU s | PyTorch CPU s | "
-      "xlate RSS MB | PyTorch RSS MB | identical outputs |")
-    P("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    P("| threads | batch | compute type | xlate tok/s | PyTorch tok/s (f32) | xlate/PyTorch | "
+      "CTranslate2 tok/s (same type) | xlate/CTranslate2 | xlate sent/s | xlate wall s | "
+      "PyTorch wall s | xlate CPU s | xlate peak RSS MB | PyTorch peak RSS MB | "
+      "CTranslate2 peak RSS MB | lines as PyTorch's reference (xlate, PyTorch, CTranslate2) |")
+    P("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in rows:
-        x, p = r["x"], r["p"]
-        same = ("yes" if r["same"] else "NO") + \
-            f"; vs reference {r['x_ref']}/{r['n_ref']}, {r['p_ref']}/{r['n_ref']}"
+        x, p, c = r["x"], r["p"], r["c"]
+        same = (("outputs identical; " if r["same"] else "OUTPUTS DIFFER; ") if r["ct"] == "f32"
+                else "") + f"{r['x_ref']}, {r['p_ref']}" + \
+            (f", {r['c_ref']}" if r["c_ref"] is not None else "") + f" of {r['n_ref']}"
         q = r["q"]
         plain = (f" ({f0(r['tokens'] / q['translate'])} with F.linear: "
                  f"{q['translate'] / x['translate']:.1f}×)" if q else "")
-        P(f"| {r['threads']} | {r['batch']} | {f0(r['tokens'] / x['translate'])} | "
+        ct2 = (f"{f0(r['tokens'] / c['translate'])} | **{c['translate'] / x['translate']:.2f}×**"
+               if c else "- | -")
+        P(f"| {r['threads']} | {r['batch']} | {r['ct']} | {f0(r['tokens'] / x['translate'])} | "
           f"{f0(r['tokens'] / p['translate'])} | **{p['translate'] / x['translate']:.2f}×**{plain} | "
-          f"{r['sentences'] / x['translate']:,.1f} | {r['sentences'] / p['translate']:,.1f} | "
-          f"{x['wall']:.2f} | {p['wall']:.2f} | {x['cpu']:.2f} | {p['cpu']:.2f} | "
-          f"{x['rss_mb']:.0f} | {p['rss_mb']:.0f} | {same} |")
+          f"{ct2} | {r['sentences'] / x['translate']:,.1f} | "
+          f"{x['wall']:.2f} | {p['wall']:.2f} | {x['cpu']:.2f} | "
+          f"{x['rss_mb']:.0f} | {p['rss_mb']:.0f} | {f0(c['rss_mb']) if c else '-'} | {same} |")
+    P()
+    P("(tokens/s: target tokens of xlate's output over each program's own translate time; the "
+      "peers' outputs are the same length to within a few tokens. CTranslate2 runs as its best: "
+      "`OMP_WAIT_POLICY=PASSIVE`, OMP/OpenBLAS threads = `--threads`, OPENBLAS_CORETYPE the "
+      "core xlate uses.)")
     P()
     P("### Distance from the limit\n")
     sw, sb = cost["step_weights"], cost["step_bytes"]
@@ -381,10 +454,16 @@ def report(a, info, cal, rows, st, sc, cost, steps=None):
     P("The limit of a row is the slower of two bounds: the useful FLOPs at the sgemm rate, and "
       "the weights read per token at the sgemv rate (tok/s, target tokens as in the table).")
     P()
-    P("| threads | batch | rows/step | MB weights/token | MFLOP/token | xlate GFLOP/s | "
-      "PyTorch GFLOP/s | compute bound tok/s | weight-read bound tok/s | xlate % of limit |")
-    P("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    P("For int8, bf16 and f16 the weights read are 1, 2 and 2 bytes each (the bound scales with "
+      "it), and the compute bound is still f32 sgemm's (int8 products run on integer units: a "
+      "share above 100% means that).")
+    P()
+    P("| threads | batch | compute type | rows/step | MB weights/token | MFLOP/token | "
+      "xlate GFLOP/s (GOP/s) | PyTorch GFLOP/s | compute bound tok/s | weight-read bound tok/s | "
+      "xlate % of limit |")
+    P("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
+        sb = cost["step_bytes"] * WEIGHT_BYTES.get(r["ct"], 4) / 4
         x, p = r["x"], r["p"]
         rps = r["rows"] / r["steps"]
         gx = 2 * r["macs"] / x["translate"] / 1e9
@@ -396,7 +475,7 @@ def report(a, info, cal, rows, st, sc, cost, steps=None):
             wbv = c["read_gbs"] * 1e9 / (sb / rps) * r["tokens"] / r["rows"]
             cb, wb = f0(cbv), f0(wbv)
             pct = f"{100 * (r['tokens'] / x['translate']) / min(cbv, wbv):.0f}%"
-        P(f"| {r['threads']} | {r['batch']} | {rps:.1f} | {sb / rps / 1e6:.2f} | "
+        P(f"| {r['threads']} | {r['batch']} | {r['ct']} | {rps:.1f} | {sb / rps / 1e6:.2f} | "
           f"{2 * r['macs'] / r['tokens'] / 1e6:.1f} | {gx:.1f} | {gp:.1f} | {cb} | {wb} | "
           f"{pct} |")
     P()
@@ -467,7 +546,11 @@ def report(a, info, cal, rows, st, sc, cost, steps=None):
     P("### Commands\n")
     P("```")
     if rows:
-        P(rows[-1]["x"]["cmd"] + " < test_2016_flickr.ids")
+        for r in rows:
+            if r["threads"] == rows[-1]["threads"] and r["batch"] == rows[-1]["batch"]:
+                P(r["x"]["cmd"] + " < test_2016_flickr.ids")
+                if r["c"]:
+                    P(r["c"]["cmd"] + " < test_2016_flickr.ids")
         P(rows[-1]["p"]["cmd"] + " < test_2016_flickr.ids")
     if st:
         for c in st["cmds"]:
@@ -495,11 +578,15 @@ def main():
     ap.add_argument("--no-scaling", action="store_true")
     ap.add_argument("--no-steps", action="store_true", help="skip the per-step cost")
     ap.add_argument("--no-calibration", action="store_true")
+    ap.add_argument("--compute-types", default="f32,int8",
+                    help="xlate's --compute-type values, one table row each (f32,int8,bf16,f16)")
+    ap.add_argument("--no-ct2", action="store_true", help="leave CTranslate2 out")
     ap.add_argument("--json", help="also write the raw measurements here")
     ap.add_argument("--xlate-flags", default="", type=shlex.split,
                     help="extra xlate options for every run, e.g. --xlate-flags=--fast")
     a = ap.parse_args()
     a.threads = [int(x) for x in a.threads.split(",")]
+    a.compute_types = a.compute_types.split(",")
     a.batches = [int(x) for x in a.batches.split(",")]
     a.lengths, a.scale_batches, a.scale_threads = [10, 50, 200], [1, 32], max(a.threads)
     a.scale_n, a.scale_n1, a.scale_runs, a.hf_runs = 32, 16, 2, 20
@@ -544,8 +631,17 @@ def main():
             if line.startswith("model name"):
                 cpu = line.split(":", 1)[1].strip()
                 break
+        why = "left out (--no-ct2)" if a.no_ct2 else ct2_available()
+        a.ct2 = why is None
         info = dict(cpu=cpu, ncpu=os.cpu_count(), load0=loadavg(), rev=rev, torch=torch_v,
-                    nsent=len(srcs), nsrc=sum(len(s) for s in srcs))
+                    nsent=len(srcs), nsrc=sum(len(s) for s in srcs),
+                    kernels={ct: xlate_kernels(a, ct) for ct in a.compute_types},
+                    ct2=(subprocess.run([PY, "-c", "import ctranslate2; print("
+                                         "ctranslate2.__version__)"], capture_output=True,
+                                        text=True).stdout.strip() + " (bench/ct2_translate.py)")
+                    if a.ct2 else f"not measured: {why}")
+        m = re.search(r"OpenBLAS (\S+)", info["kernels"].get("f32", ""))
+        a.blas_core = m.group(1) if m and m.group(1) != "?" else None
         t0 = time.time()
         cal = {} if a.no_calibration else calibrate(a.threads)
         rows = main_table(a, ids, ref, cost, srcs)
@@ -558,13 +654,14 @@ def main():
             strip = lambda r: {k: v for k, v in r.items() if k != "stderr"}  # noqa: E731
             with open(a.json, "w") as f:
                 json.dump(dict(info=info, calibration=cal,
-                               main=[dict(r, x=strip(r["x"]), p=strip(r["p"])) for r in rows],
+                               main=[dict(r, x=strip(r["x"]), p=strip(r["p"]),
+                                          c=strip(r["c"]) if r["c"] else None) for r in rows],
                                scaling=[dict(s, x=strip(s["x"]), p=strip(s["p"]))
                                         for s in (sc or [])], startup=st, steps=steps), f,
                           indent=1,
                           default=str)
-        bad = [r for r in rows if not r["same"] or r["x_ref"] != r["n_ref"]
-               or r["p_ref"] != r["n_ref"]]
+        bad = [r for r in rows if r["ct"] == "f32" and (not r["same"] or r["x_ref"] != r["n_ref"]
+                                                        or r["p_ref"] != r["n_ref"])]
         if bad:
             log("bench: OUTPUTS DIFFER (see the table)")
             return 1

@@ -116,9 +116,11 @@ void xlate_ctx_free(xlate_ctx *ctx);
 int xlate_ctx_threads(const xlate_ctx *ctx);
 const xlate_model *xlate_ctx_model(const xlate_ctx *ctx);
 /* 1 (the default): every sentence's arithmetic is independent of the batch it is in and of the
- * thread count, so its translation is too. 0: each product runs as one sgemm over the whole
- * batch, about 1.4x faster with 32-64 sentences a batch; a translation may then differ, where
- * two candidates' scores tie to within rounding, with the batch and the thread count. */
+ * thread count, so its translation is too. 0: where OpenBLAS does the products (f32 on a CPU
+ * without AVX2), each runs as one sgemm over the whole batch, about 1.4x faster with 32-64
+ * sentences a batch; a translation may then differ, where two candidates' scores tie to within
+ * rounding, with the batch and the thread count. xlate's own kernels (every other case) are
+ * batch-invariant at full speed, and this setting changes nothing for them. */
 void xlate_ctx_set_batch_invariant(xlate_ctx *ctx, int on);
 
 /* Translates n sentences given as source ids WITHOUT eos (xlate appends it): src[i] has

@@ -155,30 +155,13 @@ void linear_pack_rows(linear *l, void *mem, weight_type t, int r0, int r1, const
                     t == WT_BF16 ? to_bf16(w[k]) : to_f16(w[k]);
             break;
         case WT_INT8: {
-            float amax = 0, inv, best = amax;
-            double best_err = INFINITY;
+            float amax = 0, inv;
             for (int k = 0; k < K; k++)
                 amax = fabsf(w[k]) > amax ? fabsf(w[k]) : amax;
-            /* the clipping range with the least squared error, from max|w| down to 0.6 max|w|:
-             * a few large weights would otherwise coarsen the steps of all the others */
-            for (int i = 0; i <= 20; i++) {
-                float lim = amax * (1.0f - 0.02f * (float)i), iv = lim > 0 ? 127.0f / lim : 0;
-                double e = 0;
-                for (int k = 0; k < K; k++) {
-                    float q = rintf(w[k] * iv);
-                    q = q > 127 ? 127 : q < -127 ? -127 : q;
-                    e += ((double)w[k] - (double)q * (lim / 127.0f)) *
-                         ((double)w[k] - (double)q * (lim / 127.0f));
-                }
-                if (e < best_err)
-                    best_err = e, best = lim;
-            }
-            amax = best;
             inv = amax > 0 ? 127.0f / amax : 0;
             scale[n] = amax / 127.0f;
             for (int k = 0; k < K4; k++) {
                 int q = k < K ? (int)rintf(w[k] * inv) : 0;
-                q = q > 127 ? 127 : q < -127 ? -127 : q;
                 ((int8_t *)panel)[(size_t)(k / 4) * PANEL * 4 + c * 4 + k % 4] = (int8_t)q;
             }
             break;
@@ -211,27 +194,65 @@ struct pk_job {
 
 /* y from a tile of accumulators: bias, the residual add, the activation. The same float steps
  * whatever path made the tile. */
+/* 4 floats at a time in the epilogue (SSE2 on every x86-64; element-wise IEEE operations, so
+ * the same results as one at a time) */
+typedef float v4f __attribute__((vector_size(16)));
+typedef int32_t v4i __attribute__((vector_size(16)));
+
 static void epilogue(const pk_job *j, int r0, int rr, int p0, int pw, const void *tile)
 {
     const linear *l = j->l;
     int N = l->out, n0 = p0 * PANEL, n1 = (p0 + pw) * PANEL < N ? (p0 + pw) * PANEL : N;
+    int n = n1 - n0, n4 = n & ~3;
+    _Alignas(64) float v[MAXP * PANEL];
     for (int r = 0; r < rr; r++) {
-        float *y = j->y + (size_t)(r0 + r) * N;
-        for (int n = n0; n < n1; n++) {
-            size_t at = (size_t)r * pw * PANEL + (n - n0);
-            float v;
-            if (l->type == WT_INT8) {
-                int32_t s = ((const int32_t *)tile)[at];
-                v = (float)s * (j->xs[r0 + r] * l->scale[n]);
-            } else {
-                v = ((const float *)tile)[at];
+        float *y = j->y + (size_t)(r0 + r) * N + n0;
+        const float *t = (const float *)tile + (size_t)r * pw * PANEL;
+        int c;
+        if (l->type == WT_INT8) { /* v = (float)isum * (xs * scale) */
+            const int32_t *s = (const int32_t *)tile + (size_t)r * pw * PANEL;
+            const float *sc = l->scale + n0;
+            float xs = j->xs[r0 + r];
+            for (c = 0; c < n4; c += 4) {
+                v4i si;
+                v4f s4, o;
+                memcpy(&si, s + c, sizeof si);
+                memcpy(&s4, sc + c, sizeof s4);
+                o = __builtin_convertvector(si, v4f) * (xs * s4);
+                memcpy(v + c, &o, sizeof o);
             }
-            if (l->b)
-                v = v + l->b[n];
-            y[n] = j->out == GEMM_ADD ? y[n] + v : v;
+            for (; c < n; c++)
+                v[c] = (float)s[c] * (xs * sc[c]);
+            t = v;
+        }
+        if (l->b) { /* v = t + b */
+            const float *b = l->b + n0;
+            for (c = 0; c < n4; c += 4) {
+                v4f a, bb;
+                memcpy(&a, t + c, sizeof a);
+                memcpy(&bb, b + c, sizeof bb);
+                a = a + bb;
+                memcpy(v + c, &a, sizeof a);
+            }
+            for (; c < n; c++)
+                v[c] = t[c] + b[c];
+            t = v;
+        }
+        if (j->out == GEMM_ADD) { /* y = y + t */
+            for (c = 0; c < n4; c += 4) {
+                v4f a, bb;
+                memcpy(&a, y + c, sizeof a);
+                memcpy(&bb, t + c, sizeof bb);
+                a = a + bb;
+                memcpy(y + c, &a, sizeof a);
+            }
+            for (; c < n; c++)
+                y[c] = y[c] + t[c];
+        } else {
+            memcpy(y, t, (size_t)n * sizeof(float));
         }
         if (j->out == GEMM_ACT)
-            activate(y + n0, (size_t)(n1 - n0), j->act);
+            activate(y, (size_t)n, j->act);
     }
 }
 
@@ -635,6 +656,13 @@ static T_512 void tile_512_i8(const pk_job *j, int r0, int rr, int p0, int pw, v
     }
 }
 
+/* acc += pairwise products of w and x (int16), summed in int32. In asm: gcc 12's intrinsic makes
+ * a register copy of the accumulator for every instruction. */
+INLINE T_VNNI void dpwssd(__m512i *acc, __m512i w, __m512i x)
+{
+    __asm__("vpdpwssd %2, %1, %0" : "+v"(*acc) : "v"(w), "v"(x));
+}
+
 /* int8, VNNI: as the AVX-512BW path, vpmaddwd and the add fused in one vpdpwssd */
 INLINE T_VNNI void body_vnni(const pk_job *j, int r0, int p0, int32_t *tile, weight_type t,
                              const int R, const int P)
@@ -667,8 +695,8 @@ INLINE T_VNNI void body_vnni(const pk_job *j, int r0, int p0, int32_t *tile, wei
             xv = _mm512_set1_epi64(q4);
 #pragma GCC unroll 8
             for (int p = 0; p < P; p++) {
-                acc[r][p][0] = _mm512_dpwssd_epi32(acc[r][p][0], wv[p][0], xv);
-                acc[r][p][1] = _mm512_dpwssd_epi32(acc[r][p][1], wv[p][1], xv);
+                dpwssd(&acc[r][p][0], wv[p][0], xv);
+                dpwssd(&acc[r][p][1], wv[p][1], xv);
             }
         }
     }
@@ -790,6 +818,8 @@ void gemm_packed(pool *p, float *y, const float *x, const linear *l, int M, enum
     if (isa >= ISA_AVX512) {
         static const tile_fn f[] = {tile_512_f32, tile_512_i8, tile_512_bf16, tile_512_f16};
         j.tile = f[l->type];
+        /* int8 holds two widened registers of weights and two accumulators a panel: 4 panels
+         * for a lone row keep all of them in the 32 registers */
         j.RT = 4, j.PT = l->type == WT_INT8 ? 2 : 4, j.P1 = l->type == WT_INT8 ? 4 : 8;
         quant = quantize_row_512;
         if (isa >= ISA_AVX512_VNNI && l->type == WT_INT8)
