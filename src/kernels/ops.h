@@ -8,9 +8,12 @@
 
 /* Tells OpenBLAS to run single-threaded: xlate splits the work over its own pool. */
 void ops_init(void);
-/* How many of `threads` can call OpenBLAS under the process's address-space limit (all of
- * them when there is none); -1 with a message when not even one can. */
-int ops_threads_that_fit(int threads, char *err, size_t errlen);
+/* A pool of at most `threads` threads (the caller included) for the products below, every one
+ * of which holds the BLAS library's work space before any work starts, so that no product ever
+ * waits on memory (OpenBLAS 0.3.21 retries a failed mapping forever): fewer threads when fewer
+ * fit under the address-space limit (ulimit -v) or in OpenBLAS's buffer table; NULL with a
+ * message saying how much memory is needed when not even one fits. Free with pool_free(). */
+pool *ops_pool_create(int threads, char *err, size_t errlen);
 
 /* The products of a linear layer, arranged so that each row's result depends only on its own
  * data: never on the batch it is in, nor on the thread count (a sentence translates the same
