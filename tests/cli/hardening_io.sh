@@ -38,6 +38,23 @@ expect_eq "-o /proc/version: nothing on stdout" "$(wc -c < "$T/out")" 0
 run "$T/out" "$T/err" "$XLATE" -m "$F" --input-format ids --output-format ids -i /proc/self/mem
 fails "-i /proc/self/mem (read error at once)" 3 "/proc/self/mem: line 1: read error: Input/output error"
 
+# ---- a bad token id is named whole, its control bytes escaped ----
+# The field runs to the next space or tab; "%.*s" stopped at a NUL ("5") and printed VT and FF
+# raw (a terminal showed "567").
+badid() { # WHAT PRINTF-INPUT WANT (the message's quoted field, fixed string)
+  printf "$2" > "$T/badid"
+  timeout "$TO" "$XLATE" -m "$F" --input-format ids --output-format ids -q -i "$T/badid" > "$T/out" 2> "$T/err"
+  rc=$?
+  if [ $rc -eq 3 ] && grep -q -F -- "$T/badid: line 1: \"$3\" is not a token id" "$T/err"; then
+    ok "bad token id, $1: exit 3, field quoted whole as \"$3\""
+  else notok "bad token id, $1" "exit $rc, stderr: $(cat -v "$T/err")"; fi
+}
+badid "a NUL inside" '5\0006\n' '5\x006'
+badid "vertical tabs inside" '5\0136\0137\n' '5\x0b6\x0b7'
+badid "a form feed inside, after good ids" '1 2 5\0146 3\n' '5\x0c6'
+badid "a quote and a backslash" '4 x"\\y\n' 'x\"\\y'
+badid "non-ASCII bytes" '3 \303\251\n' '\xc3\xa9'
+
 # ---- model files: unreadable, wrong kind, truncated, vanished ----
 fixture() { rm -rf "$T/m"; mkdir -p "$T/m"; cp "$F/config.json" "$F/model.safetensors" "$T/m/"; }
 fixture; rm "$T/m/config.json"; mkdir "$T/m/config.json"
