@@ -155,6 +155,18 @@ int main(void)
         "cfg.json: key \"x\" appears twice in \"_doc\"");
     bad("overlong UTF-8 (C0 AF) in a string", with("_doc", "\"\xc0\xaf\""), "not valid UTF-8");
     bad("UTF-16 surrogate as UTF-8 (ED A0 80)", with("_doc", "\"\xed\xa0\x80\""), "not valid UTF-8");
+    bad("leading zero (03: not a JSON number)", with("eos_id", "03"), "03 is not a JSON number");
+    bad("a bare fraction point (1.: not a JSON number)", with("_doc", "1."), "1. is not a JSON number");
+    bad("1.e5: not a JSON number", with("_doc", "1.e5"), "1.e5 is not a JSON number");
+    bad("a raw tab inside a string", with("_doc", "\"a\tb\""), "control byte 0x09 in a string");
+    bad("a control byte (SOH) before the object", "\001{" BASE "}", "cfg.json: line 1 (byte 0): control byte 0x01 between JSON tokens");
+    bad("a form feed between tokens", "{" BASE ",\f\"_doc\": 1}", "control byte 0x0c between JSON tokens");
+    {
+        const char *j = "\xef\xbb\xbf{" BASE "}";
+        check(config_parse(&c, j, strlen(j), "cfg.json", NULL, NULL, err, sizeof err) == 0,
+              "a UTF-8 byte order mark at the start is let pass (RFC 8259)", "%s", err);
+        config_free(&c);
+    }
     bad("\\u0000 in a string", with("tokenizer", "\"spm\\u0000.model\""),
         "a string holds \\u0000");
     {

@@ -47,16 +47,24 @@ static size_t utf8_len(const unsigned char *s, size_t n)
     return k;
 }
 
-/* Checks the text of a valid JSON value (cJSON accepted text[0, len)): UTF-8, no \u0000. */
+/* Checks the text of a value cJSON accepted, text[0, len), for what cJSON lets pass: bytes
+ * that are not UTF-8, \u0000, raw control bytes in a string (JSON wants them escaped), and any
+ * byte below 0x20 but space, tab, CR and LF between tokens (cJSON skips them all as blanks).
+ * A UTF-8 byte order mark at the start is let pass, as RFC 8259 allows (cJSON skips it). */
 static int check_text(const char *text, size_t len, const char *what, char *err, size_t errlen)
 {
     const unsigned char *s = (const unsigned char *)text;
     int in_string = 0;
-    for (size_t i = 0; i < len;) {
+    size_t i = len >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+    while (i < len) {
         size_t k = utf8_len(s + i, len - i);
         if (!k)
             return xerr(err, errlen, "%s: line %zu (byte %zu): not valid UTF-8", what,
                         line_of(text, i), i);
+        if (s[i] < 0x20 && (in_string || !is_ws((char)s[i])))
+            return xerr(err, errlen, "%s: line %zu (byte %zu): control byte 0x%02x %s", what,
+                        line_of(text, i), i, s[i],
+                        in_string ? "in a string (write it escaped)" : "between JSON tokens");
         if (s[i] == '"')
             in_string = !in_string;
         else if (in_string && s[i] == '\\') {
@@ -68,6 +76,34 @@ static int check_text(const char *text, size_t len, const char *what, char *err,
         i += k;
     }
     return 0;
+}
+
+/* 1 when s[0, n) is a JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? (cJSON reads
+ * with strtod, which also takes 03, 1. and 1.e5). */
+static int json_number(const char *s, size_t n)
+{
+    size_t i = s[0] == '-', d;
+    if (i >= n || !(s[i] >= '0' && s[i] <= '9'))
+        return 0;
+    if (s[i] == '0')
+        i++;
+    else
+        while (i < n && s[i] >= '0' && s[i] <= '9')
+            i++;
+    if (i < n && s[i] == '.') {
+        for (d = ++i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+            ;
+        if (i == d)
+            return 0;
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i += 1 + (i + 1 < n && (s[i + 1] == '+' || s[i + 1] == '-'));
+        for (d = i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+            ;
+        if (i == d)
+            return 0;
+    }
+    return i == n;
 }
 
 /* The next number literal in text from *pos on, outside strings: its start and length. */
@@ -110,6 +146,9 @@ static int walk(cJSON *v, const char *parent, const char *text, size_t len, size
         size_t start = 0, n = 0;
         if (!next_number(text, len, pos, &start, &n))
             return xerr(err, errlen, "%s: internal error: a number without its literal", what);
+        if (!json_number(text + start, n))
+            return xerr(err, errlen, "%s: line %zu (byte %zu): %.*s is not a JSON number", what,
+                        line_of(text, start), start, (int)(n > 40 ? 40 : n), text + start);
         if (!(v->valuestring = malloc(n + 1)))
             return xerr(err, errlen, "%s: out of memory", what);
         memcpy(v->valuestring, text + start, n);

@@ -350,25 +350,6 @@ static void progress(run *r, long lines, long long offset, int final)
         end_progress(r);
 }
 
-/* out = s[0, n) for a message: printable ASCII as it is, '"' and '\\' escaped, every other byte
- * (NUL, VT, FF, DEL, non-ASCII) as \xHH, so the field shows whole and the terminal is not
- * driven; the first 40 bytes, then "...". */
-static const char *quote_field(char *out, size_t outlen, const char *s, size_t n)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n && i < 40 && k + 8 < outlen; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\')
-            k += snprintf(out + k, outlen - k, "\\%c", c);
-        else if (c >= 0x20 && c < 0x7f)
-            out[k++] = (char)c;
-        else
-            k += snprintf(out + k, outlen - k, "\\x%02x", c);
-    }
-    snprintf(out + k, outlen - k, "%s", n > 40 ? "..." : "");
-    return out;
-}
-
 /* Parses a line of ids; message names the line. */
 static int parse_ids(const char *s, size_t len, int vocab, int **ids, int *n, const char *where,
                      char *err, size_t errlen)
@@ -398,7 +379,7 @@ static int parse_ids(const char *s, size_t len, int vocab, int **ids, int *n, co
             free(out);
             return xerr(err, errlen, "%s: \"%s\" is not a token id (expected "
                         "space-separated non-negative integers)", where,
-                        quote_field(field, sizeof field, s + start, end - start));
+                        cli_quote(field, sizeof field, s + start, end - start));
         }
         if (v >= vocab) {
             free(out);

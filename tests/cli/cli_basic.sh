@@ -133,11 +133,12 @@ for opt in --batch-size --batch-tokens --threads --max-length --min-length --max
            --beam-size --n-best --window --length-penalty; do
   kind="an integer"; [ "$opt" = --length-penalty ] && kind="a number"
   for v in " 2" "2 " "${tab}2" "0x2"; do
+    shown=$v; [ "$v" = "${tab}2" ] && shown='\x092' # control bytes are shown escaped
     X "$opt" "$v" "$s1" > "$T/out" 2> "$T/err"
     rc=$?
-    if [ $rc -eq 1 ] && grep -q -F -- "xlate: $opt: expected $kind, got \"$v\"" "$T/err" && [ ! -s "$T/out" ]; then
-      ok "$opt \"$v\": refused, exit 1, quoted"
-    else notok "$opt \"$v\": refused, exit 1, quoted" "rc $rc, stderr: $(cat "$T/err")"; fi
+    if [ $rc -eq 1 ] && grep -q -F -- "xlate: $opt: expected $kind, got \"$shown\"" "$T/err" && [ ! -s "$T/out" ]; then
+      ok "$opt \"$shown\": refused, exit 1, quoted"
+    else notok "$opt \"$shown\": refused, exit 1, quoted" "rc $rc, stderr: $(cat "$T/err")"; fi
   done
 done
 X --beam-size 99999999999999999999 "$s1" > "$T/out" 2> "$T/err"
