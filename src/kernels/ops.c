@@ -160,7 +160,8 @@ static void reserve_task(void *arg, int task, int thread)
         if (can_map(j->buffer + (thread ? SCRATCH_MARGIN : 0))) {
             size_t before = vm_bytes(), grew;
             buf = blas_memory_alloc(0);
-            grew = vm_bytes() - before;
+            grew = vm_bytes();
+            grew = grew > before ? grew - before : 0;
             if (thread == 0 && grew > j->buffer)
                 j->buffer = grew; /* a build with a larger BUFFER_SIZE: probe for that */
             j->got += buf != NULL;
@@ -211,11 +212,12 @@ pool *ops_pool_create(int threads, char *err, size_t errlen)
     else
         xerr(err, errlen, "out of memory: the address-space limit (ulimit -v) of %zu MB leaves "
              "%zu MB after loading the model, and a thread needs %zu MB of BLAS work space: one "
-             "thread needs a limit above %zu MB and room for the translation (about 25 MB greedy "
-             "at batch size 32, 140 MB at beam size 5, 260 MB at beam 5 and batch 64); each further thread %zu MB "
-             "more", MB((size_t)rl.rlim_cur),
+             "thread needs a limit above %zu MB and room for the translation (about 25 MB "
+             "greedy at batch size 32, 140 MB at beam size 5, 260 MB at beam 5 and batch 64); "
+             "a further thread starts only if %zu MB more fit with %zu MB to spare",
+             MB((size_t)rl.rlim_cur),
              (size_t)rl.rlim_cur > used ? ((size_t)rl.rlim_cur - used) >> 20 : 0, MB(j.buffer),
-             MB(used + j.buffer), MB(j.buffer + ((size_t)8 << 20)));
+             MB(used + j.buffer), MB(j.buffer + ((size_t)8 << 20)), MB(SCRATCH_MARGIN));
     return NULL;
 }
 

@@ -111,8 +111,8 @@ static int parse_entry(st_tensor *t, const cJSON *e, const char *data, size_t ds
     }
     t->ndim = i;
     if (!cJSON_IsArray(offs) || cJSON_GetArraySize(offs) != 2)
-        return xerr(err, errlen, "%s: tensor \"%s\": \"data_offsets\" is not [begin, end]", name,
-                    t->name);
+        return xerr(err, errlen, "%s: tensor \"%s\": \"data_offsets\" is not [begin, end]",
+                    name, t->name);
     for (int k = 0; k < 2; k++) {
         char where[160];
         snprintf(where, sizeof where, "tensor \"%.100s\": \"data_offsets\"[%d]", t->name, k);
