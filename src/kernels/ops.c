@@ -68,7 +68,7 @@ void ops_init(void)
  * than either reserved: under a memory limit, use one context per process.) */
 #define BLAS_BUFFER_BYTES ((size_t)128 << 20) /* BUFFER_SIZE: 32 << 22 (common_x86_64.h) */
 /* left free by every further thread: beam 5 over 100 Multi30k lines takes ~140 MB at batch 32,
- * ~260 MB at batch 64, greedy ~25 MB at 32 (measured: the least ulimit -v that translates) */
+ * ~260 MB at batch 64, greedy ~40 MB at 32 (measured: the least ulimit -v that translates) */
 #define SCRATCH_MARGIN ((size_t)256 << 20)
 #define MB(x) (((x) + ((size_t)1 << 20) - 1) >> 20)
 
@@ -212,7 +212,7 @@ pool *ops_pool_create(int threads, char *err, size_t errlen)
     else
         xerr(err, errlen, "out of memory: the address-space limit (ulimit -v) of %zu MB leaves "
              "%zu MB after loading the model, and a thread needs %zu MB of BLAS work space: one "
-             "thread needs a limit above %zu MB and room for the translation (about 25 MB "
+             "thread needs a limit above %zu MB and room for the translation (about 40 MB "
              "greedy at batch size 32, 140 MB at beam size 5, 260 MB at beam 5 and batch 64); "
              "a further thread starts only if %zu MB more fit with %zu MB to spare",
              MB((size_t)rl.rlim_cur),
