@@ -25,6 +25,13 @@ int fuzz_config(const uint8_t *data, size_t size)
         FUZZ_CHECK(!c.weights && !c.tokenizer && !c.target_tokenizer, "failed config kept strings");
         return 0;
     }
+    {
+        /* strict JSON: one object, then whitespace only, so the last other byte is its '}' */
+        size_t n = size;
+        while (n > 0 && data[n - 1] && strchr(" \t\r\n", data[n - 1]))
+            n--;
+        FUZZ_CHECK(n > 0 && data[n - 1] == '}', "accepted content after the object");
+    }
     FUZZ_CHECK(c.d_model > 0 && c.heads > 0 && c.d_model % c.heads == 0, "d_model %d heads %d",
                c.d_model, c.heads);
     FUZZ_CHECK(c.ffn_dim > 0 && c.encoder_layers >= 0 && c.decoder_layers > 0, "sizes");

@@ -194,6 +194,17 @@ int fuzz_safetensors(const uint8_t *data, size_t size)
         return 0;
     }
     fuzz_st_check_file(&f, img, size);
+    {
+        /* strict header (docs/FORMAT.md): '{' at byte 8, and after the object only JSON
+         * whitespace up to the declared length, so its last other byte is the closing '}' */
+        size_t h = 0;
+        for (int i = 7; i >= 0; i--)
+            h = h << 8 | img[i];
+        while (h > 0 && strchr(" \t\r\n", img[8 + h - 1]) && img[8 + h - 1])
+            h--;
+        FUZZ_CHECK(h >= 2 && img[8] == '{' && img[8 + h - 1] == '}',
+                   "accepted a header that is not one object padded with whitespace");
+    }
     st_close(&f);
     for (size_t k = 0; k < sizeof fuzz_st_configs / sizeof fuzz_st_configs[0]; k++) {
         model_config cfg;

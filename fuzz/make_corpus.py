@@ -167,6 +167,39 @@ def safetensors_seeds():
     put("safetensors", struct.pack("<Q", len(h)) + h + bytes(9), "two-small")
 
 
+def strict_json_seeds():
+    """Round 2 of docs/HARDENING.md: content after the JSON value, integral floats, a key twice,
+    bad UTF-8, \\u0000, __metadata__ that is not an object of strings (all refused)."""
+    base = ('"model_type": "transformer", "d_model": 4, "heads": 2, "ffn_dim": 8, '
+            '"encoder_layers": 0, "decoder_layers": 1, "src_vocab_size": 5, "tgt_vocab_size": 5, '
+            '"pad_id": 0, "unk_id": 1, "bos_id": 2')
+    put("config", "{" + base + ', "eos_id": 3} garbage', "trail-garbage")
+    put("config", "{" + base + ', "eos_id": 3}\n{"eos_id": 4}', "trail-object")
+    put("config", "{" + base + ', "eos_id": 3}  \t\r\n', "trail-whitespace")
+    put("config", "{" + base + ', "eos_id": 3.0}', "int-as-float")
+    put("config", "{" + base + ', "eos_id": 3e0}', "int-with-exponent")
+    put("config", "{" + base + ', "eos_id": 3, "_doc": {"x": 1, "x": 2}}', "dup-nested")
+    put("config", "{" + base + ', "eos_id": 3, "tokenizer": "a\\u0000b"}', "nul-escape")
+    put("config", ("{" + base + ', "eos_id": 3, "tokenizer": "').encode() + b'\xc0\xaf"}', "bad-utf8")
+    rng = random.Random(11)
+    good = safetensors(tensors_for(TINY[0]), "F32", rng)
+
+    def with_header(img, edit):
+        n = struct.unpack("<Q", img[:8])[0]
+        h = edit(img[8:8 + n].rstrip(b" "))
+        h += b" " * (-len(h) % 8)
+        return struct.pack("<Q", len(h)) + h + img[8 + n:]
+    put("safetensors", with_header(good, lambda h: h + b"}garbage"), "trail-garbage")
+    put("safetensors", with_header(good, lambda h: h + b"{}"), "trail-object")
+    put("safetensors", with_header(good, lambda h: h + b" " * 13), "pad-spaces")
+    put("safetensors", with_header(good, lambda h: h.replace(b'"shape":[4', b'"shape":[4.0', 1)),
+        "shape-float")
+    put("safetensors", with_header(good, lambda h: b'{"__metadata__":{"step":3},' + h[1:]),
+        "meta-number")
+    put("safetensors", with_header(good, lambda h: b'{"__metadata__":"pt",' + h[1:]),
+        "meta-string")
+
+
 # ---- spm models ----
 def train(tmp, name, args, inp):
     """Runs in tmp with relative names: the model records its input and prefix, and the bytes
@@ -261,6 +294,7 @@ def main():
         shutil.rmtree(CORPUS)
     configs()
     safetensors_seeds()
+    strict_json_seeds()
     spm_seeds()
     text_seeds()
     ids_seeds()

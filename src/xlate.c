@@ -250,14 +250,8 @@ xlate_ctx *xlate_ctx_new(const xlate_model *m, int threads, char *err, size_t er
         threads = n > 0 ? (int)n : 1;
     }
     ops_init();
-    if ((threads = ops_threads_that_fit(threads, err, errlen)) < 1) {
-        free(ctx);
-        return NULL;
-    }
     ctx->m = m;
-    ctx->pool = pool_create(threads);
-    if (!ctx->pool) {
-        xerr(err, errlen, "cannot start %d threads", threads);
+    if (!(ctx->pool = ops_pool_create(threads, err, errlen))) {
         free(ctx);
         return NULL;
     }

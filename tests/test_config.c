@@ -123,7 +123,67 @@ int main(void)
     bad("negative eps", with("layer_norm_eps", "-1"), "field \"layer_norm_eps\"");
     bad("empty weights name", with("weights", "\"\""), "field \"weights\": expected a non-empty string");
     bad("max_positions 1", with("max_positions", "1"), "field \"max_positions\"");
-    bad("duplicate field", "{" BASE ", \"d_model\": 64}", "field \"d_model\" appears twice");
+    bad("duplicate field", "{" BASE ", \"d_model\": 64}", "cfg.json: key \"d_model\" appears twice");
+
+    /* Strict JSON (docs/FORMAT.md "JSON"): one value, only whitespace after it, UTF-8, no
+     * \u0000, no key twice anywhere; integer fields take integer literals only. */
+    {
+        /* the offsets by hand: the object is strlen("{" BASE "}") bytes, then a space */
+        char want[160];
+        size_t n = strlen("{" BASE "}");
+        snprintf(want, sizeof want, "cfg.json: line 1 (byte %zu): unexpected content after the "
+                 "JSON value", n + 1);
+        bad("garbage after the object", "{" BASE "} garbage", want);
+        snprintf(want, sizeof want, "cfg.json: line 2 (byte %zu): unexpected content after the "
+                 "JSON value", n + 1);
+        bad("a second object after the first", "{" BASE "}\n{}", want);
+        /* with(): {"model_type": ..., "eos_id": 3, "tokenizer": "sp\xff...: the 0xff is 3 bytes
+         * into the string that starts after `, "tokenizer": "` */
+        snprintf(want, sizeof want, "cfg.json: line 1 (byte %zu): not valid UTF-8",
+                 strlen("{" BASE) + strlen(", \"tokenizer\": \"sp"));
+        bad("invalid UTF-8 in a string", with("tokenizer", "\"sp\xff.model\""), want);
+    }
+    bad("fractional eos_id", with("eos_id", "3.5"),
+        "cfg.json: field \"eos_id\": expected an integer in [0, 16777216], got 3.5");
+    bad("integral float eos_id (3.0)", with("eos_id", "3.0"),
+        "field \"eos_id\": expected an integer in [0, 16777216], got 3.0 (an integer is written "
+        "without a fraction or exponent)");
+    bad("exponent in d_model (48e0)", with("d_model", "48e0"), "field \"d_model\": expected an integer");
+    bad("integer beyond 64 bits", with("ffn_dim", "99999999999999999999"),
+        "field \"ffn_dim\": expected an integer in [1, 16777216], got 99999999999999999999");
+    bad("key twice inside a comment object", with("_doc", "{\"x\": 1, \"x\": 2}"),
+        "cfg.json: key \"x\" appears twice in \"_doc\"");
+    bad("overlong UTF-8 (C0 AF) in a string", with("_doc", "\"\xc0\xaf\""), "not valid UTF-8");
+    bad("UTF-16 surrogate as UTF-8 (ED A0 80)", with("_doc", "\"\xed\xa0\x80\""), "not valid UTF-8");
+    bad("leading zero (03: not a JSON number)", with("eos_id", "03"), "03 is not a JSON number");
+    bad("a bare fraction point (1.: not a JSON number)", with("_doc", "1."), "1. is not a JSON number");
+    bad("1.e5: not a JSON number", with("_doc", "1.e5"), "1.e5 is not a JSON number");
+    bad("a raw tab inside a string", with("_doc", "\"a\tb\""), "control byte 0x09 in a string");
+    bad("a control byte (SOH) before the object", "\001{" BASE "}", "cfg.json: line 1 (byte 0): control byte 0x01 between JSON tokens");
+    bad("a form feed between tokens", "{" BASE ",\f\"_doc\": 1}", "control byte 0x0c between JSON tokens");
+    {
+        const char *j = "\xef\xbb\xbf{" BASE "}";
+        check(config_parse(&c, j, strlen(j), "cfg.json", NULL, NULL, err, sizeof err) == 0,
+              "a UTF-8 byte order mark at the start is let pass (RFC 8259)", "%s", err);
+        config_free(&c);
+    }
+    bad("\\u0000 in a string", with("tokenizer", "\"spm\\u0000.model\""),
+        "a string holds \\u0000");
+    {
+        /* accepted: whitespace after the value, -0, UTF-8 in strings, a 0 written as 0 */
+        const char *j = "{" BASE ", \"encoder_layers\": -0, \"_doc\": \"M\xc3\xbcller \xe2\x96\x81\"}\n \t\r\n";
+        char buf[1024];
+        /* BASE already has encoder_layers 1: replace it rather than repeat the key */
+        snprintf(buf, sizeof buf, "%s", j);
+        {
+            char *k = strstr(buf, "\"encoder_layers\": 1, ");
+            memmove(k, k + 21, strlen(k + 21) + 1);
+        }
+        check(config_parse(&c, buf, strlen(buf), "cfg.json", NULL, NULL, err, sizeof err) == 0 &&
+                  c.encoder_layers == 0,
+              "trailing whitespace, -0 and UTF-8 text accepted", "%s", err);
+        config_free(&c);
+    }
     bad("huge d_model", with("d_model", "1e12"), "field \"d_model\"");
     {
         model_config c2;

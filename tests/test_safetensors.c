@@ -86,7 +86,7 @@ int main(void)
               "header size beyond the file", "[%s]", err);
         st_close(&f);
     }
-    bad("header not JSON", "{nope", 0, "the header is not a JSON object");
+    bad("header not JSON", "{nope", 0, "w.safetensors: header: line 1 (byte ");
     bad("data beyond the end (truncated file)",
         "{\"w\": {\"dtype\": \"F32\", \"shape\": [4], \"data_offsets\": [0, 16]}}", 8,
         "tensor \"w\": data_offsets [0, 16] run past the end of the data (8 bytes)");
@@ -96,7 +96,8 @@ int main(void)
     bad("unknown dtype", "{\"w\": {\"dtype\": \"F8\", \"shape\": [1], \"data_offsets\": [0, 1]}}",
         1, "tensor \"w\": unsupported dtype \"F8\"");
     bad("negative shape", "{\"w\": {\"dtype\": \"F32\", \"shape\": [-1], \"data_offsets\": [0, 4]}}",
-        4, "tensor \"w\": shape entry 0 is not a valid size");
+        4, "w.safetensors: tensor \"w\": \"shape\"[0]: expected an integer in [0, 1099511627776], "
+        "got -1");
     bad("reversed offsets", "{\"w\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [8, 4]}}",
         8, "tensor \"w\": invalid data_offsets [8, 4]");
     bad("missing offsets", "{\"w\": {\"dtype\": \"F32\", \"shape\": [1]}}", 4,
@@ -108,6 +109,77 @@ int main(void)
     bad("huge shape product",
         "{\"w\": {\"dtype\": \"F32\", \"shape\": [1099511627776, 1099511627776], "
         "\"data_offsets\": [0, 4]}}", 4, "tensor \"w\": shape too large");
+
+
+    /* Strict JSON in the header (docs/FORMAT.md): one object from byte 8, then only spaces
+     * (any JSON whitespace) up to the declared length; integers written as integers. */
+#define W4_ "\"w\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0, 4]}}"
+#define W4 "{" W4_
+    {
+        char want[160];
+        snprintf(want, sizeof want, "w.safetensors: header: line 1 (byte %zu): unexpected "
+                 "content after the JSON value", strlen(W4)); /* by hand: right after the '}' */
+        bad("header: a valid object, then }garbage", W4 "}garbage", 4, want);
+        bad("header: a valid object, then a second one", W4 "{}", 4, want);
+        snprintf(want, sizeof want, "w.safetensors: header: line 1 (byte %zu): unexpected "
+                 "content after the JSON value", strlen(W4) + 3);
+        bad("header: garbage after space padding", W4 "   x   ", 4, want);
+    }
+    {
+        /* padding with spaces is the format's own; NUL padding is not */
+        const char *h = W4 "        ";
+        unsigned char *b = image(h, 4, &size);
+        memset(&f, 0, sizeof f);
+        check(st_parse(&f, b, size, "w.safetensors", err, sizeof err) == 0 && f.n == 1,
+              "header padded with spaces parses", "%s", err);
+        st_close(&f);
+        free(b);
+        b = image(W4 "    ", 4, &size);
+        memset(b + 8 + strlen(W4), 0, 4);
+        memset(&f, 0, sizeof f);
+        check(st_parse(&f, b, size, "w.safetensors", err, sizeof err) != 0 &&
+                  strstr(err, "unexpected content after the JSON value"),
+              "header padded with NUL bytes refused", "[%s]", err);
+        st_close(&f);
+        free(b);
+    }
+    bad("header: leading space", " " W4, 4, "w.safetensors: header: expected a JSON object "
+        "starting with '{' at byte 8");
+    bad("shape [256.5]", "{\"w\": {\"dtype\": \"U8\", \"shape\": [256.5], \"data_offsets\": [0, 256]}}",
+        256, "tensor \"w\": \"shape\"[0]: expected an integer in [0, 1099511627776], got 256.5");
+    bad("shape [2, 128.0] (integral float)",
+        "{\"w\": {\"dtype\": \"U8\", \"shape\": [2, 128.0], \"data_offsets\": [0, 256]}}", 256,
+        "tensor \"w\": \"shape\"[1]: expected an integer in [0, 1099511627776], got 128.0 (an "
+        "integer is written without a fraction or exponent)");
+    bad("shape as a string", "{\"w\": {\"dtype\": \"U8\", \"shape\": [\"4\"], \"data_offsets\": [0, 4]}}",
+        4, "tensor \"w\": \"shape\"[0]: expected an integer, got a string");
+    bad("data_offsets [0, 4.0]", "{\"w\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0, 4.0]}}",
+        4, "tensor \"w\": \"data_offsets\"[1]: expected an integer in [0, 9223372036854775807], "
+        "got 4.0");
+    bad("data_offsets [0.5, 4]", "{\"w\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0.5, 4]}}",
+        4, "tensor \"w\": \"data_offsets\"[0]: expected an integer");
+    bad("data_offsets [0, 4e0]", "{\"w\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0, 4e0]}}",
+        4, "tensor \"w\": \"data_offsets\"[1]: expected an integer");
+    /* 2^53 + 1 is not a double: read exactly from its literal, it is named as written */
+    bad("data_offsets past 2^53 read exactly",
+        "{\"w\": {\"dtype\": \"U8\", \"shape\": [1], \"data_offsets\": [9007199254740992, "
+        "9007199254740993]}}", 4, "data_offsets [9007199254740992, 9007199254740993] run past the end");
+    bad("__metadata__ a string", "{\"__metadata__\": \"x\", " W4_, 4,
+        "w.safetensors: header: \"__metadata__\": expected an object of strings, got a string");
+    bad("__metadata__ with a number", "{\"__metadata__\": {\"format\": \"pt\", \"step\": 3}, " W4_,
+        4, "w.safetensors: header: \"__metadata__\": \"step\": expected a string, got a number");
+    bad("__metadata__ with an object", "{\"__metadata__\": {\"a\": {}}, " W4_, 4,
+        "\"__metadata__\": \"a\": expected a string, got an object");
+    bad("a tensor named twice (the JSON key twice)", "{\"w\": {}, " W4_, 4,
+        "w.safetensors: header: key \"w\" appears twice");
+    bad("invalid UTF-8 in a tensor name",
+        "{\"w\xff\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0, 4]}}", 4,
+        "w.safetensors: header: line 1 (byte 3): not valid UTF-8");
+    bad("\\u0000 in a tensor name (would alias \"w\")",
+        "{\"w\\u0000x\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0, 4]}}", 4,
+        "a string holds \\u0000");
+#undef W4
+#undef W4_
 
     {
         memset(&f, 0, sizeof f);

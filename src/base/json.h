@@ -1,16 +1,36 @@
 /* json.h — strict JSON for every file xlate reads (config.json, safetensors headers, the
- * Hugging Face files): one value, nothing after it but whitespace. cJSON does the parsing. */
+ * Hugging Face files), and the rules for reading its fields. cJSON does the parsing.
+ *
+ * The rules, the same in every file (docs/FORMAT.md "JSON"):
+ *   - one value; after it only JSON whitespace (space, tab, CR, LF);
+ *   - UTF-8 throughout; no string holds \u0000 (names and texts are C strings);
+ *   - no object has the same key twice;
+ *   - an integer field takes an integer literal: digits with an optional minus sign, as
+ *     Python's json.dump and the safetensors library write integers. 3.0, 3e0 and 3.5 are
+ *     refused: JSON itself does not tell 3.0 from 3, but a writer that means an integer writes
+ *     3, and the safetensors reference library refuses 256.0 as a size. */
 #ifndef XLATE_JSON_H
 #define XLATE_JSON_H
 #include <cJSON.h>
 #include <stddef.h>
+#include <stdint.h>
 
-/* Parses text[0, len) as exactly one JSON value followed only by JSON whitespace (space, tab,
- * CR, LF). On failure returns NULL and writes "<what>: line L (byte B): <why>" to err, B being
- * the 0-based offset of the first byte that is not accepted. The caller frees with
- * cJSON_Delete. */
+/* Parses text[0, len) by the rules above. On failure returns NULL and writes
+ * "<what>: line L (byte B): <why>" to err, B a 0-based offset into text: the first byte after
+ * the value that is not whitespace, the first byte that is not UTF-8, the backslash of a
+ * \u0000; for a syntax error, where cJSON stopped (at the bad byte or just after it). A key
+ * twice: "<what>: key "k" appears twice [in "<parent key>"]". The caller
+ * frees with cJSON_Delete. Every number node of the tree keeps its literal, as written, in
+ * valuestring (freed by cJSON_Delete), for json_int(). */
 cJSON *json_parse_strict(const char *text, size_t len, const char *what, char *err,
                          size_t errlen);
+
+/* Reads v, a node of a json_parse_strict tree, as an integer in [min, max] into *out, exactly
+ * (from its literal, so 2^53 + 1 stays itself). On failure returns -1 and writes
+ * "<what>: <field>: expected an integer in [min, max], got <the literal, or v's type>" to err;
+ * `field` says where v is, e.g. `field "eos_id"` or `tensor "w": "shape"[1]`. */
+int json_int(const cJSON *v, int64_t min, int64_t max, int64_t *out, const char *what,
+             const char *field, char *err, size_t errlen);
 
 /* "a number", "a string", "a boolean", "null", "an array", "an object". */
 const char *json_type_name(const cJSON *v);

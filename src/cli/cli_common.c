@@ -342,17 +342,61 @@ int writer_error(const writer *w, int quiet_epipe)
     return 4;
 }
 
+const char *cli_quote(char *out, size_t outlen, const char *s, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n && i < 40 && k + 8 < outlen; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\')
+            k += snprintf(out + k, outlen - k, "\\%c", c);
+        else if (c >= 0x20 && c < 0x7f)
+            out[k++] = (char)c;
+        else
+            k += snprintf(out + k, outlen - k, "\\x%02x", c);
+    }
+    snprintf(out + k, outlen - k, "%s", n > 40 ? "..." : "");
+    return out;
+}
+
+/* Option numbers are written one way: an optional sign, then decimal digits (for a number: a
+ * fraction and an exponent may follow). Nothing else: no blank before or after (strtol and
+ * strtod skip leading blanks but stop at trailing ones, so " 5" passed and "5 " did not), no
+ * hexadecimal, no inf or nan. */
+static int plain_number(const char *s, int fraction)
+{
+    size_t i = s[0] == '+' || s[0] == '-';
+    size_t digits = strspn(s + i, "0123456789");
+    if (!fraction)
+        return digits > 0 && s[i + digits] == 0;
+    i += digits;
+    if (s[i] == '.') {
+        size_t f = strspn(s + i + 1, "0123456789");
+        digits += f;
+        i += 1 + f;
+    }
+    if (!digits)
+        return 0;
+    if (s[i] == 'e' || s[i] == 'E') {
+        i += 1 + (s[i + 1] == '+' || s[i + 1] == '-');
+        if (!strspn(s + i, "0123456789"))
+            return 0;
+        i += strspn(s + i, "0123456789");
+    }
+    return s[i] == 0;
+}
+
 int parse_int_opt(const char *opt, const char *s, long lo, long hi, long *out, char *err,
                   size_t errlen)
 {
-    char *end;
+    char *end, q[200];
     long v;
+    if (!plain_number(s, 0))
+        return xerr(err, errlen, "%s: expected an integer, got \"%s\"", opt,
+                    cli_quote(q, sizeof q, s, strlen(s)));
     errno = 0;
     v = strtol(s, &end, 10);
-    if (!*s || *end || errno)
-        return xerr(err, errlen, "%s: expected an integer, got \"%s\"", opt, s);
-    if (v < lo || v > hi)
-        return xerr(err, errlen, "%s: expected %ld to %ld, got %ld", opt, lo, hi, v);
+    if (errno || v < lo || v > hi) /* ERANGE: the digits are past what a long holds */
+        return xerr(err, errlen, "%s: expected %ld to %ld, got %.64s", opt, lo, hi, s);
     *out = v;
     return 0;
 }
@@ -360,14 +404,17 @@ int parse_int_opt(const char *opt, const char *s, long lo, long hi, long *out, c
 int parse_float_opt(const char *opt, const char *s, double lo, double hi, double *out,
                     char *err, size_t errlen)
 {
-    char *end;
+    char *end, q[200];
     double v;
+    if (!plain_number(s, 1))
+        return xerr(err, errlen, "%s: expected a number, got \"%s\"", opt,
+                    cli_quote(q, sizeof q, s, strlen(s)));
     errno = 0;
     v = strtod(s, &end);
-    if (!*s || *end || errno || !isfinite(v))
-        return xerr(err, errlen, "%s: expected a number, got \"%s\"", opt, s);
-    if (v < lo || v > hi)
-        return xerr(err, errlen, "%s: expected %g to %g, got %g", opt, lo, hi, v);
+    /* ERANGE on underflow (1e-320) is a value in range, the nearest double; on overflow
+     * (1e999) it is out of any range */
+    if ((errno == ERANGE && fabs(v) > 1.0) || !isfinite(v) || v < lo || v > hi)
+        return xerr(err, errlen, "%s: expected %g to %g, got %.64s", opt, lo, hi, s);
     *out = v;
     return 0;
 }

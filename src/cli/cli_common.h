@@ -71,6 +71,10 @@ int writer_close(writer *w);
 int writer_error(const writer *w, int quiet_epipe);
 
 /* Parses a whole decimal integer option in [lo, hi]; message names the option. */
+/* out = s[0, n) for a message, in double quotes' stead: printable ASCII as it is, '"' and '\\'
+ * escaped, every other byte (NUL, VT, FF, DEL, non-ASCII) as \xHH, so a field shows whole on
+ * one line and cannot drive the terminal; the first 40 bytes, then "...". Returns out. */
+const char *cli_quote(char *out, size_t outlen, const char *s, size_t n);
 int parse_int_opt(const char *opt, const char *s, long lo, long hi, long *out, char *err,
                   size_t errlen);
 int parse_float_opt(const char *opt, const char *s, double lo, double hi, double *out,

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -378,12 +379,13 @@ static int parse_ids(const char *s, size_t len, int vocab, int **ids, int *n, co
         }
         if (i == start || (i < len && s[i] != ' ' && s[i] != '\t')) {
             size_t end = i;
+            char field[200];
             while (end < len && s[end] != ' ' && s[end] != '\t')
                 end++;
             free(out);
-            return xerr(err, errlen, "%s: \"%.*s\" is not a token id (expected "
+            return xerr(err, errlen, "%s: \"%s\" is not a token id (expected "
                         "space-separated non-negative integers)", where,
-                        (int)(end - start > 40 ? 40 : end - start), s + start);
+                        cli_quote(field, sizeof field, s + start, end - start));
         }
         if (v >= vocab) {
             free(out);
@@ -715,6 +717,23 @@ static void option_words(char *msg, size_t size)
     snprintf(msg, size, "%s", out);
 }
 
+/* Appends to an out-of-memory message what would need less. */
+static void memory_hint(const run *r, char *err, size_t errlen)
+{
+    struct rlimit rl;
+    size_t n = strlen(err);
+    int threads = xlate_ctx_threads(r->ctx);
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        snprintf(err + n, errlen - n, "; under the address-space limit (ulimit -v) of %llu MB "
+                 "with %d thread%s, batches of %ld and beam size %d: %sa smaller --batch-size or "
+                 "--beam-size needs less", (unsigned long long)(rl.rlim_cur >> 20), threads,
+                 threads > 1 ? "s" : "", (long)r->lp.batch_size, r->lp.decode.beam_size,
+                 threads > 1 ? "fewer --threads, " : "");
+    else
+        snprintf(err + n, errlen - n, "; %sa smaller --batch-size or --beam-size needs less",
+                 threads > 1 ? "fewer --threads, " : "");
+}
+
 /* Reads, translates and writes everything. Returns the exit status. */
 static int stream(run *r)
 {
@@ -746,6 +765,8 @@ static int stream(run *r)
         fprintf(stderr, "xlate: %s: %s\n", where, err);
         return XLATE_EXIT_INTERNAL;
     default:
+        if (strstr(err, "out of memory"))
+            memory_hint(r, err, sizeof err);
         fail(r, err);
         return XLATE_EXIT_INTERNAL;
     }
@@ -789,8 +810,15 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
     mp.warn_user = &o->quiet;
     mp.compute_type = (xlate_compute_type)o->compute_type;
     if (xlate_model_load(&r->model, dir, &mp, err, sizeof err)) {
-        fprintf(stderr, "xlate: %s\n", err);
-        return XLATE_EXIT_MODEL;
+        /* memory, not the model, is missing: the status says so, with the limit */
+        int oom = strstr(err, "out of memory") || strstr(err, strerror(ENOMEM));
+        struct rlimit rl;
+        if (oom && getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+            fprintf(stderr, "xlate: %s (loading the model; the address-space limit, ulimit -v, "
+                    "is %llu MB)\n", err, (unsigned long long)(rl.rlim_cur >> 20));
+        else
+            fprintf(stderr, "xlate: %s\n", err);
+        return oom ? XLATE_EXIT_INTERNAL : XLATE_EXIT_MODEL;
     }
     r->info = xlate_model_get_info(r->model);
     cli_name_weights(dir, r->info.weights);
@@ -814,6 +842,16 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
     if (!(r->ctx = xlate_ctx_new(r->model, (int)o->threads, err, sizeof err))) {
         fprintf(stderr, "xlate: %s\n", err);
         return XLATE_EXIT_INTERNAL;
+    }
+    if (o->threads > xlate_ctx_threads(r->ctx)) {
+        struct rlimit rl;
+        int n = xlate_ctx_threads(r->ctx);
+        if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+            warn(r, "--threads %ld: %d fit%s under the address-space limit (ulimit -v) of %llu MB; "
+                 "translating with %d", o->threads, n, n > 1 ? "" : "s",
+                 (unsigned long long)(rl.rlim_cur >> 20), n);
+        else
+            warn(r, "--threads %ld: %d could be started; translating with %d", o->threads, n, n);
     }
     xlate_ctx_set_batch_invariant(r->ctx, !o->fast);
     r->t_load = now_seconds() - r->t_start;

@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -69,36 +72,179 @@ const char *ops_blas_better_core(void)
     return NULL;
 }
 
-/* OpenBLAS maps a 128 MB work area (BUFFER_SIZE on x86-64) for each thread that calls it, and
- * when the mapping fails it retries forever. Under an address-space limit (ulimit -v), only as
- * many threads as fit may call it: each needs that area and its stack. */
-#define BLAS_THREAD_BYTES ((size_t)136 << 20)
-#define SCRATCH_MARGIN ((size_t)64 << 20)
+/* OpenBLAS's work buffers, and why every thread takes one before any work.
+ *
+ * A call to sgemm (and to sgemv past a few hundred values) holds a work buffer of BUFFER_SIZE
+ * bytes (128 MB on x86-64) for its duration. OpenBLAS keeps them in one table for the whole
+ * process (0.3.21 and the default builds since; USE_TLS builds keep one table per thread): a
+ * call takes a free one, and maps a new one only when none is free. When that mapping fails
+ * (an address-space limit, ulimit -v; strict overcommit) OpenBLAS 0.3.21 retries forever,
+ * silently (docs/HARDENING.md finding 5; OpenMathLib/OpenBLAS#5289): a worker starting its
+ * first product after the translation's own memory has filled the limit hung xlate.
+ *
+ * So a pool that calls OpenBLAS is made by ops_pool_create(): every thread takes a buffer at the
+ * same time, in turn, each one only after its own mmap of the same size has shown that the
+ * mapping succeeds (for a worker, of SCRATCH_MARGIN more, left to the translation: under a
+ * limit, threads are what to give up first); then all give them back. The table then holds a
+ * buffer for every thread (a per-thread table: each thread its own), so no product the pool
+ * runs ever maps one again, and a later shortage can only make a malloc return NULL, which
+ * every caller reports. The threads that got no buffer are stopped. This holds whatever
+ * computes the products, as long as OpenBLAS is called only from the pool's threads, one call
+ * at a time per thread. (Two contexts of one process running at once could need more buffers
+ * than either reserved: under a memory limit, use one context per process.) */
+#define BLAS_BUFFER_BYTES ((size_t)128 << 20) /* BUFFER_SIZE: 32 << 22 (common_x86_64.h) */
+/* left free by every further thread: beam 5 over 100 Multi30k lines takes ~140 MB at batch 32,
+ * ~260 MB at batch 64, greedy ~40 MB at 32 (measured: the least ulimit -v that translates) */
+#define SCRATCH_MARGIN ((size_t)256 << 20)
+#define MB(x) (((x) + ((size_t)1 << 20) - 1) >> 20)
 
-int ops_threads_that_fit(int threads, char *err, size_t errlen)
+/* OpenBLAS's own entry points (exported by libopenblas; weak: another BLAS lacks them, and
+ * then there is no buffer to reserve). */
+void *blas_memory_alloc(int procpos) __attribute__((weak));
+void blas_memory_free(void *buffer) __attribute__((weak));
+char *openblas_get_config(void) __attribute__((weak));
+
+/* Bytes of address space the process uses now (VmSize). */
+static size_t vm_bytes(void)
 {
-    struct rlimit rl;
     unsigned long pages = 0;
-    size_t used, room;
-    FILE *f;
-    int fit;
-    if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
-        return threads;
-    if ((f = fopen("/proc/self/statm", "r"))) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f) {
         if (fscanf(f, "%lu", &pages) != 1)
             pages = 0;
         fclose(f);
     }
-    used = (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
-    room = (size_t)rl.rlim_cur > used + SCRATCH_MARGIN ? (size_t)rl.rlim_cur - used - SCRATCH_MARGIN : 0;
-    fit = (int)(room / BLAS_THREAD_BYTES);
-    if (fit < 1)
-        return xerr(err, errlen, "out of memory: the address-space limit (ulimit -v) of %zu MB "
-                    "leaves %zu MB, and each thread needs about %zu MB (OpenBLAS maps 128 MB of "
-                    "work space per thread)", (size_t)rl.rlim_cur >> 20,
-                    ((size_t)rl.rlim_cur > used ? (size_t)rl.rlim_cur - used : 0) >> 20,
-                    (BLAS_THREAD_BYTES + SCRATCH_MARGIN) >> 20);
-    return threads < fit ? threads : fit;
+    return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* 1 when a private mapping of `bytes` succeeds now (it is undone at once); else 0, errno set. */
+static int can_map(size_t bytes)
+{
+    void *q = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (q == MAP_FAILED)
+        return 0;
+    munmap(q, bytes);
+    return 1;
+}
+
+/* How many threads may hold a buffer at once without OpenBLAS growing its table (which it
+ * announces on stderr, and past 512 more gives up with a message on stdout and NULL): the table
+ * has max(50, 2 * MAX_THREADS) entries (NUM_BUFFERS in common.h). */
+static int blas_table_size(void)
+{
+    const char *c = openblas_get_config ? openblas_get_config() : NULL;
+    const char *m = c ? strstr(c, "MAX_THREADS=") : NULL;
+    long n = m ? strtol(m + 12, NULL, 10) : 0;
+    return n > 25 && n < (1L << 20) ? 2 * (int)n : 50;
+}
+
+/* An upper bound on the threads that fit under the address-space limit, before any is
+ * started: the caller needs a buffer, each worker a buffer and its stack, and SCRATCH_MARGIN
+ * is left. At least 1 (the reservation then says what is missing). */
+static int threads_that_fit(int threads, size_t buffer)
+{
+    struct rlimit rl;
+    pthread_attr_t attr;
+    size_t stack = (size_t)8 << 20, used, room;
+    if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return threads;
+    if (pthread_attr_init(&attr) == 0) {
+        pthread_attr_getstacksize(&attr, &stack);
+        pthread_attr_destroy(&attr);
+    }
+    used = vm_bytes();
+    room = (size_t)rl.rlim_cur > used ? (size_t)rl.rlim_cur - used : 0;
+    if (room < buffer + SCRATCH_MARGIN)
+        return 1;
+    room = 1 + (room - buffer - SCRATCH_MARGIN) / (buffer + stack);
+    return (size_t)threads < room ? threads : (int)room;
+}
+
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int n;            /* threads taking part: each runs one task */
+    int turn;         /* the thread whose turn it is to take its buffer */
+    int got;          /* threads [0, got) hold one */
+    int arrived;      /* threads done with their turn */
+    int map_errno;    /* why the first thread that got none could not map it */
+    size_t buffer;    /* bytes of a buffer: BLAS_BUFFER_BYTES, or as measured by thread 0 */
+} reserve_job;
+
+/* One thread's turn: take a buffer if the mapping surely succeeds, hold it until every thread
+ * has had its turn, give it back. Tasks block until all n have arrived, so each of the n
+ * threads runs exactly one. */
+static void reserve_task(void *arg, int task, int thread)
+{
+    reserve_job *j = arg;
+    void *buf = NULL;
+    (void)task;
+    pthread_mutex_lock(&j->mu);
+    while (j->turn != thread)
+        pthread_cond_wait(&j->cv, &j->mu);
+    if (j->got == thread) {
+        if (can_map(j->buffer + (thread ? SCRATCH_MARGIN : 0))) {
+            size_t before = vm_bytes(), grew;
+            buf = blas_memory_alloc(0);
+            grew = vm_bytes();
+            grew = grew > before ? grew - before : 0;
+            if (thread == 0 && grew > j->buffer)
+                j->buffer = grew; /* a build with a larger BUFFER_SIZE: probe for that */
+            j->got += buf != NULL;
+        } else {
+            j->map_errno = errno;
+        }
+    }
+    j->turn++;
+    j->arrived++;
+    pthread_cond_broadcast(&j->cv);
+    while (j->arrived < j->n)
+        pthread_cond_wait(&j->cv, &j->mu);
+    pthread_mutex_unlock(&j->mu);
+    if (buf)
+        blas_memory_free(buf);
+}
+
+pool *ops_pool_create(int threads, char *err, size_t errlen)
+{
+    reserve_job j = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0,
+                     BLAS_BUFFER_BYTES};
+    int table = blas_table_size();
+    size_t used;
+    pool *p;
+    struct rlimit rl;
+    if (blas_memory_alloc && blas_memory_free) {
+        if (threads > table)
+            threads = table;
+        threads = threads_that_fit(threads, j.buffer);
+    }
+    if (!(p = pool_create(threads))) {
+        xerr(err, errlen, "cannot start %d threads", threads);
+        return NULL;
+    }
+    if (!blas_memory_alloc || !blas_memory_free)
+        return p;
+    j.n = pool_threads(p);
+    pool_run(p, j.n, reserve_task, &j);
+    if (j.got >= 1) {
+        pool_shrink(p, j.got);
+        return p;
+    }
+    pool_free(p);
+    used = vm_bytes();
+    if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        xerr(err, errlen, "out of memory: cannot map the %zu MB of work space the BLAS library "
+             "needs for a thread (%s)", MB(j.buffer), strerror(j.map_errno));
+    else
+        xerr(err, errlen, "out of memory: the address-space limit (ulimit -v) of %zu MB leaves "
+             "%zu MB after loading the model, and a thread needs %zu MB of BLAS work space: one "
+             "thread needs a limit above %zu MB and room for the translation (about 40 MB "
+             "greedy at batch size 32, 140 MB at beam size 5, 260 MB at beam 5 and batch 64); "
+             "a further thread starts only if %zu MB more fit with %zu MB to spare",
+             MB((size_t)rl.rlim_cur),
+             (size_t)rl.rlim_cur > used ? ((size_t)rl.rlim_cur - used) >> 20 : 0, MB(j.buffer),
+             MB(used + j.buffer), MB(j.buffer + ((size_t)8 << 20)), MB(SCRATCH_MARGIN));
+    return NULL;
 }
 
 typedef struct {

@@ -16,9 +16,12 @@ const char *ops_blas_core(char *buf, size_t n);
  * not know gets the generic SSE3 "Prescott" kernels (Debian's 0.3.21 on Sapphire Rapids: 3.4x
  * slower products): then "SkylakeX" on a CPU with AVX-512, "Haswell" on one with AVX2 + FMA. */
 const char *ops_blas_better_core(void);
-/* How many of `threads` can call OpenBLAS under the process's address-space limit (all of
- * them when there is none); -1 with a message when not even one can. */
-int ops_threads_that_fit(int threads, char *err, size_t errlen);
+/* A pool of at most `threads` threads (the caller included) for the products below, every one
+ * of which holds the BLAS library's work space before any work starts, so that no product ever
+ * waits on memory (OpenBLAS 0.3.21 retries a failed mapping forever): fewer threads when fewer
+ * fit under the address-space limit (ulimit -v) or in OpenBLAS's buffer table; NULL with a
+ * message saying how much memory is needed when not even one fits. Free with pool_free(). */
+pool *ops_pool_create(int threads, char *err, size_t errlen);
 
 /* The products of a linear layer, arranged so that each row's result depends only on its own
  * data: never on the batch it is in, nor on the thread count (a sentence translates the same

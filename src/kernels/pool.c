@@ -26,9 +26,18 @@
 #define TASK_MASK ((1u << TASK_BITS) - 1)
 #define MAX_TASKS TASK_MASK
 
+typedef struct {
+    struct pool *p;
+    int index;
+} worker_arg;
+
 struct pool {
     int n;                      /* threads, the caller included */
     pthread_t *tid;             /* [n - 1] */
+    worker_arg *args;           /* [n - 1]: held here, so a worker allocates nothing (a thread's
+                                 * first malloc or free gives it a 64 MB glibc arena of address
+                                 * space, which a memory limit would rather give OpenBLAS) */
+    _Atomic int keep;           /* workers with an index >= keep return (pool_shrink) */
     _Atomic uint64_t job;       /* gen | ntasks | next */
     _Atomic uint32_t wake;      /* bumped at every job: the futex idle workers sleep on */
     _Atomic int sleepers;
@@ -91,27 +100,26 @@ static int has_work(pool *p)
     return ((uint32_t)w & TASK_MASK) < ((uint32_t)(w >> TASK_BITS) & TASK_MASK);
 }
 
-typedef struct {
-    pool *p;
-    int index;
-} worker_arg;
+static int leaving(pool *p, int index)
+{
+    return atomic_load(&p->stop) || index >= atomic_load(&p->keep);
+}
 
 static void *worker_main(void *a)
 {
     pool *p = ((worker_arg *)a)->p;
     int index = ((worker_arg *)a)->index;
-    free(a);
-    while (!atomic_load(&p->stop)) {
+    while (!leaving(p, index)) {
         uint32_t seen = atomic_load(&p->wake);
         long t0;
         if (run_tasks(p, index))
             continue;
         t0 = now_ns();
-        for (int spins = 1; !has_work(p) && !atomic_load(&p->stop); spins++) {
+        for (int spins = 1; !has_work(p) && !leaving(p, index); spins++) {
             cpu_relax();
             if (spins % 64 == 0 && now_ns() - t0 > p->spin_ns) {
                 atomic_fetch_add(&p->sleepers, 1);
-                if (!has_work(p) && !atomic_load(&p->stop))
+                if (!has_work(p) && !leaving(p, index))
                     futex_wait(&p->wake, seen);
                 atomic_fetch_sub(&p->sleepers, 1);
                 break;
@@ -131,23 +139,34 @@ pool *pool_create(int nthreads)
         nthreads = 1;
     p->n = 1;
     p->spin_ns = (spin ? atol(spin) : 100) * 1000L;
-    if (nthreads > 1 && !(p->tid = calloc(nthreads - 1, sizeof *p->tid))) {
+    atomic_store(&p->keep, nthreads);
+    if (nthreads > 1 && (!(p->tid = calloc(nthreads - 1, sizeof *p->tid)) ||
+                         !(p->args = calloc(nthreads - 1, sizeof *p->args)))) {
+        free(p->tid);
         free(p);
         return NULL;
     }
     for (int i = 1; i < nthreads; i++) {
-        worker_arg *a = malloc(sizeof *a);
-        if (!a)
-            break;
+        worker_arg *a = &p->args[i - 1];
         a->p = p;
         a->index = i;
-        if (pthread_create(&p->tid[i - 1], NULL, worker_main, a) != 0) {
-            free(a);
+        if (pthread_create(&p->tid[i - 1], NULL, worker_main, a) != 0)
             break; /* run with the threads we have */
-        }
         p->n++;
     }
     return p;
+}
+
+void pool_shrink(pool *p, int nthreads)
+{
+    if (!p || nthreads < 1 || nthreads >= p->n)
+        return;
+    atomic_store(&p->keep, nthreads);
+    atomic_fetch_add(&p->wake, 1);
+    futex_wake_all(&p->wake);
+    for (int i = nthreads; i < p->n; i++)
+        pthread_join(p->tid[i - 1], NULL);
+    p->n = nthreads;
 }
 
 void pool_free(pool *p)
@@ -161,6 +180,7 @@ void pool_free(pool *p)
         pthread_join(p->tid[i - 1], NULL);
     free(p->tid);
     free(p->scratch);
+    free(p->args);
     free(p);
 }
 

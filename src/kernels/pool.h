@@ -17,6 +17,9 @@ typedef void (*pool_fn)(void *arg, int task, int thread);
 pool *pool_create(int nthreads);
 void pool_free(pool *p);
 int pool_threads(const pool *p);
+/* Stops the workers numbered nthreads and above (between jobs), so that the pool runs on
+ * threads [0, nthreads); nothing when nthreads >= pool_threads(p). */
+void pool_shrink(pool *p, int nthreads);
 /* Runs fn for every task, spread over the threads (the caller takes part); returns when all are
  * done. Not reentrant: fn must not call pool_run on the same pool. */
 void pool_run(pool *p, int ntasks, pool_fn fn, void *arg);

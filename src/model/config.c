@@ -67,15 +67,12 @@ static int set_field(model_config *c, const field_spec *f, const cJSON *v, const
     char *base = (char *)c;
     switch (f->type) {
     case F_INT: {
-        double d;
-        if (!cJSON_IsNumber(v))
-            return xerr(err, errlen, "%s: field \"%s\": expected an integer, got %s", name,
-                        f->name, json_type_name(v));
-        d = v->valuedouble;
-        if (d != floor(d) || d < f->min || d > INT_FIELD_MAX)
-            return xerr(err, errlen, "%s: field \"%s\": expected an integer in [%.0f, %d], got %g",
-                        name, f->name, f->min, INT_FIELD_MAX, d);
-        *(int *)(base + f->offset) = (int)d;
+        char where[96];
+        int64_t x;
+        snprintf(where, sizeof where, "field \"%s\"", f->name);
+        if (json_int(v, (int64_t)f->min, INT_FIELD_MAX, &x, name, where, err, errlen))
+            return -1;
+        *(int *)(base + f->offset) = (int)x;
         return 0;
     }
     case F_NUM:
@@ -187,13 +184,7 @@ int config_parse(model_config *c, const char *json, size_t len, const char *name
              json_type_name(root));
         goto done;
     }
-    cJSON_ArrayForEach(item, root) {
-        for (const cJSON *prev = root->child; prev != item; prev = prev->next)
-            if (strcmp(prev->string, item->string) == 0) {
-                xerr(err, errlen, "%s: field \"%.64s\" appears twice", name, item->string);
-                goto done;
-            }
-    }
+    /* (a field twice is refused by json_parse_strict, as any key twice) */
     item = cJSON_GetObjectItemCaseSensitive(root, "model_type");
     if (!item) {
         xerr(err, errlen, "%s: missing field \"model_type\" (expected \"transformer\")", name);

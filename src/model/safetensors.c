@@ -1,7 +1,7 @@
 /* safetensors.c — map a .safetensors file and check every tensor entry against the file. */
 #include "model/safetensors.h"
+#include "base/json.h"
 #include "base/util.h"
-#include <cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -73,7 +73,7 @@ static int parse_entry(st_tensor *t, const cJSON *e, const char *data, size_t ds
     const cJSON *shape = cJSON_GetObjectItemCaseSensitive(e, "shape");
     const cJSON *offs = cJSON_GetObjectItemCaseSensitive(e, "data_offsets");
     const cJSON *v;
-    double b, en;
+    int64_t b = 0, en = 0;
     size_t esize = 0;
     int i = 0;
 
@@ -96,33 +96,38 @@ static int parse_entry(st_tensor *t, const cJSON *e, const char *data, size_t ds
                     t->name);
     t->numel = 1;
     cJSON_ArrayForEach(v, shape) {
-        double d = cJSON_IsNumber(v) ? v->valuedouble : -1;
+        char where[160];
+        int64_t d;
         if (i >= ST_MAX_DIMS)
             return xerr(err, errlen, "%s: tensor \"%s\": more than %d dimensions", name, t->name,
                         ST_MAX_DIMS);
-        if (d < 0 || d != floor(d) || d > (double)(1ll << 40))
-            return xerr(err, errlen, "%s: tensor \"%s\": shape entry %d is not a valid size",
-                        name, t->name, i);
-        t->shape[i++] = (int64_t)d;
+        snprintf(where, sizeof where, "tensor \"%.100s\": \"shape\"[%d]", t->name, i);
+        if (json_int(v, 0, (int64_t)1 << 40, &d, name, where, err, errlen))
+            return -1;
+        t->shape[i++] = d;
         if (t->shape[i - 1] && t->numel > (int64_t)(1ll << 50) / t->shape[i - 1])
             return xerr(err, errlen, "%s: tensor \"%s\": shape too large", name, t->name);
         t->numel *= t->shape[i - 1];
     }
     t->ndim = i;
-    if (!cJSON_IsArray(offs) || cJSON_GetArraySize(offs) != 2 ||
-        !cJSON_IsNumber(cJSON_GetArrayItem(offs, 0)) ||
-        !cJSON_IsNumber(cJSON_GetArrayItem(offs, 1)))
-        return xerr(err, errlen, "%s: tensor \"%s\": \"data_offsets\" is not [begin, end]", name,
-                    t->name);
-    b = cJSON_GetArrayItem(offs, 0)->valuedouble;
-    en = cJSON_GetArrayItem(offs, 1)->valuedouble;
-    if (b < 0 || en < b || b != floor(b) || en != floor(en))
-        return xerr(err, errlen, "%s: tensor \"%s\": invalid data_offsets [%.0f, %.0f]", name,
-                    t->name, b, en);
-    if (en > (double)dsize)
+    if (!cJSON_IsArray(offs) || cJSON_GetArraySize(offs) != 2)
+        return xerr(err, errlen, "%s: tensor \"%s\": \"data_offsets\" is not [begin, end]",
+                    name, t->name);
+    for (int k = 0; k < 2; k++) {
+        char where[160];
+        snprintf(where, sizeof where, "tensor \"%.100s\": \"data_offsets\"[%d]", t->name, k);
+        if (json_int(cJSON_GetArrayItem(offs, k), 0, INT64_MAX, k ? &en : &b, name, where, err,
+                     errlen))
+            return -1;
+    }
+    if (en < b)
+        return xerr(err, errlen, "%s: tensor \"%s\": invalid data_offsets [%lld, %lld]", name,
+                    t->name, (long long)b, (long long)en);
+    if ((uint64_t)en > dsize)
         return xerr(err, errlen,
-                    "%s: tensor \"%s\": data_offsets [%.0f, %.0f] run past the end of the data "
-                    "(%zu bytes): the file is truncated or corrupt", name, t->name, b, en, dsize);
+                    "%s: tensor \"%s\": data_offsets [%lld, %lld] run past the end of the data "
+                    "(%zu bytes): the file is truncated or corrupt", name, t->name, (long long)b,
+                    (long long)en, dsize);
     t->nbytes = (size_t)en - (size_t)b;
     if ((uint64_t)t->numel * esize != t->nbytes) {
         char sh[128];
@@ -140,7 +145,8 @@ int st_parse(st_file *f, const void *bytes, size_t size, const char *name, char 
 {
     const unsigned char *p = bytes;
     uint64_t hsize = 0;
-    cJSON *root = NULL, *e;
+    cJSON *root = NULL, *e, *meta;
+    char what[4200];
     const char *data;
     size_t dsize;
     int rc = -1, n = 0;
@@ -156,10 +162,30 @@ int st_parse(st_file *f, const void *bytes, size_t size, const char *name, char 
         return xerr(err, errlen,
                     "%s: header size %llu exceeds the file (%zu bytes): truncated or not a "
                     "safetensors file", name, (unsigned long long)hsize, size);
-    root = cJSON_ParseWithLength((const char *)p + 8, (size_t)hsize);
-    if (!root || !cJSON_IsObject(root)) {
-        xerr(err, errlen, "%s: the header is not a JSON object", name);
+    /* The header is one JSON object, starting with '{' and padded at the end with spaces
+     * (the format; any JSON whitespace is taken, as the reference library does); offsets in
+     * its messages count from the header's first byte, byte 8 of the file. */
+    snprintf(what, sizeof what, "%s: header", name);
+    if (hsize == 0 || p[8] != '{') {
+        xerr(err, errlen, "%s: header: expected a JSON object starting with '{' at byte 8, "
+             "got %s", name, hsize ? "something else" : "an empty header");
         goto done;
+    }
+    if (!(root = json_parse_strict((const char *)p + 8, (size_t)hsize, what, err, errlen)))
+        goto done;
+    meta = cJSON_GetObjectItemCaseSensitive(root, "__metadata__");
+    if (meta) {
+        const cJSON *m;
+        if (!cJSON_IsObject(meta)) {
+            xerr(err, errlen, "%s: header: \"__metadata__\": expected an object of strings, got "
+                 "%s", name, json_type_name(meta));
+            goto done;
+        }
+        cJSON_ArrayForEach(m, meta) if (!cJSON_IsString(m)) {
+            xerr(err, errlen, "%s: header: \"__metadata__\": \"%.64s\": expected a string, got "
+                 "%s", name, m->string, json_type_name(m));
+            goto done;
+        }
     }
     data = (const char *)p + 8 + hsize;
     dsize = size - 8 - (size_t)hsize;
@@ -223,7 +249,8 @@ int st_open(st_file *f, const char *path, char *err, size_t errlen)
         if (map == MAP_FAILED) {
             int e = errno;
             close(fd);
-            return xerr(err, errlen, "%s: cannot map: %s", path, strerror(e));
+            return xerr(err, errlen, "%s: cannot map its %lld MB: %s", path,
+                        ((long long)sb.st_size + (1 << 20) - 1) >> 20, strerror(e));
         }
     }
     close(fd);

@@ -124,6 +124,36 @@ for args in "--batch-size 0" "--batch-size x" "--batch-size 5000" "--threads -1"
     notok "usage error $args: exit 1, one line naming $opt" "rc $rc, stderr: $(cat "$T/err")"
   fi
 done
+# Option numbers parse one way (xlate.1 OPTIONS): a blank before is refused as one after (strtol
+# skipped leading blanks, so " 5" passed and "5 " did not), hexadecimal too (strtod read 0x1p1
+# as 2); a value past a long or a double is out of range, not "not a number"; a value the
+# documented range holds is accepted, even one below the smallest normal double.
+tab=$(printf '\t')
+for opt in --batch-size --batch-tokens --threads --max-length --min-length --max-input-length \
+           --beam-size --n-best --window --length-penalty; do
+  kind="an integer"; [ "$opt" = --length-penalty ] && kind="a number"
+  for v in " 2" "2 " "${tab}2" "0x2"; do
+    shown=$v; [ "$v" = "${tab}2" ] && shown='\x092' # control bytes are shown escaped
+    X "$opt" "$v" "$s1" > "$T/out" 2> "$T/err"
+    rc=$?
+    if [ $rc -eq 1 ] && grep -q -F -- "xlate: $opt: expected $kind, got \"$shown\"" "$T/err" && [ ! -s "$T/out" ]; then
+      ok "$opt \"$shown\": refused, exit 1, quoted"
+    else notok "$opt \"$shown\": refused, exit 1, quoted" "rc $rc, stderr: $(cat "$T/err")"; fi
+  done
+done
+X --beam-size 99999999999999999999 "$s1" > "$T/out" 2> "$T/err"
+expect_rc "--beam-size past a long: exit 1" $? 1
+expect_grep "--beam-size past a long: out of range, not \"not an integer\"" "$T/err" '^xlate: --beam-size: expected 1 to 256, got 99999999999999999999$'
+X --beam-size 2 --length-penalty 1e999 "$s1" > "$T/out" 2> "$T/err"
+expect_grep "--length-penalty 1e999: out of range" "$T/err" '^xlate: --length-penalty: expected 0 to 10, got 1e999$'
+# 1e-320 lies in 0..10; as the float the search uses it is 0, so beam 3 ranks as with 0.
+X --beam-size 3 --length-penalty 0 -i "$T/3.en" > "$T/lp0" 2> "$T/err"
+X --beam-size 3 --length-penalty 1e-320 -i "$T/3.en" > "$T/out" 2> "$T/err"
+expect_rc "--length-penalty 1e-320 (in the documented 0 to 10): accepted" $? 0
+expect_eq "--length-penalty 1e-320: the translations of --length-penalty 0" "$(cat "$T/out")" "$(cat "$T/lp0")"
+X --beam-size 3 --length-penalty +.5e+0 -i "$T/3.en" > "$T/out" 2> "$T/err"
+X --beam-size 3 --length-penalty 0.5 -i "$T/3.en" > "$T/lp0" 2> "$T/err"
+expect_eq "--length-penalty +.5e+0 reads as 0.5" "$(cat "$T/out")" "$(cat "$T/lp0")"
 X -i "$T/3.en" "$s1" > "$T/out" 2> "$T/err"
 expect_rc "-i FILE and TEXT: usage error" $? 1
 cp "$T/3.en" "$T/same.en"

@@ -38,6 +38,23 @@ expect_eq "-o /proc/version: nothing on stdout" "$(wc -c < "$T/out")" 0
 run "$T/out" "$T/err" "$XLATE" -m "$F" --input-format ids --output-format ids -i /proc/self/mem
 fails "-i /proc/self/mem (read error at once)" 3 "/proc/self/mem: line 1: read error: Input/output error"
 
+# ---- a bad token id is named whole, its control bytes escaped ----
+# The field runs to the next space or tab; "%.*s" stopped at a NUL ("5") and printed VT and FF
+# raw (a terminal showed "567").
+badid() { # WHAT PRINTF-INPUT WANT (the message's quoted field, fixed string)
+  printf "$2" > "$T/badid"
+  timeout "$TO" "$XLATE" -m "$F" --input-format ids --output-format ids -q -i "$T/badid" > "$T/out" 2> "$T/err"
+  rc=$?
+  if [ $rc -eq 3 ] && grep -q -F -- "$T/badid: line 1: \"$3\" is not a token id" "$T/err"; then
+    ok "bad token id, $1: exit 3, field quoted whole as \"$3\""
+  else notok "bad token id, $1" "exit $rc, stderr: $(cat -v "$T/err")"; fi
+}
+badid "a NUL inside" '5\0006\n' '5\x006'
+badid "vertical tabs inside" '5\0136\0137\n' '5\x0b6\x0b7'
+badid "a form feed inside, after good ids" '1 2 5\0146 3\n' '5\x0c6'
+badid "a quote and a backslash" '4 x"\\y\n' 'x\"\\y'
+badid "non-ASCII bytes" '3 \303\251\n' '\xc3\xa9'
+
 # ---- model files: unreadable, wrong kind, truncated, vanished ----
 fixture() { rm -rf "$T/m"; mkdir -p "$T/m"; cp "$F/config.json" "$F/model.safetensors" "$T/m/"; }
 fixture; rm "$T/m/config.json"; mkdir "$T/m/config.json"
@@ -146,19 +163,23 @@ else notok "weights overwritten after loading: no id outside the vocabulary, no 
   "exit $rc, $bad ids >= 61 in: $(head -c 200 "$T/out")"; fi
 
 # ---- out of memory: address-space limits from 60 MB up ----
-# At each limit xlate either translates everything (the output is the reference) or stops with a
-# message saying memory ran out and a non-zero status; it must not hang or die on a signal.
-oom() { # WHAT MODEL_ARGS LIMIT_MB THREADS WANT_FILE INPUT
+# At each limit xlate either translates everything (the output is the reference) or stops with
+# status 5 and a message saying memory ran out and how much it needed (in MB); it must not hang
+# or die on a signal. The thread counts go past the cores: each thread that calls OpenBLAS needs
+# a 128 MB work buffer, and OpenBLAS 0.3.21 waits forever for one it cannot map (HARDENING.md
+# finding 5; before 8 threads, --threads 4 to 64 hung at 600 MB with no message).
+oom() { # WHAT MODEL_ARGS LIMIT_MB THREADS WANT_FILE INPUT [TIMEOUT]
   lim=$(($3 * 1024))
-  (ulimit -v "$lim"; exec timeout "$TO" "$XLATE" $2 --threads "$4" -q -i "$6" > "$T/out" 2> "$T/err")
+  (ulimit -v "$lim"; exec timeout "${7:-$TO}" "$XLATE" $2 --threads "$4" -q -i "$6" > "$T/out" 2> "$T/err")
   rc=$?
   w="out of memory, $1, ulimit -v $3 MB, --threads $4"
   if [ "$rc" -eq 0 ] && cmp -s "$T/out" "$5"; then ok "$w: translated everything"
   elif [ "$rc" -eq 0 ]; then notok "$w" "exit 0 but the output differs: $(head -c 200 "$T/out")"
-  elif [ "$rc" -eq 124 ]; then notok "$w" "hung (killed after $TO s); stderr: $(head -c 200 "$T/err")"
+  elif [ "$rc" -eq 124 ]; then notok "$w" "hung (killed after ${7:-$TO} s); stderr: $(head -c 200 "$T/err")"
   elif [ "$rc" -gt 128 ]; then notok "$w" "killed by signal $((rc - 128)); stderr: $(head -c 200 "$T/err")"
-  elif grep -q -i -E 'out of memory|cannot allocate memory' "$T/err"; then ok "$w: exit $rc with a message"
-  else notok "$w" "exit $rc without an out-of-memory message: $(head -c 300 "$T/err")"; fi
+  elif [ "$rc" -eq 5 ] && grep -q -i -E '(out of memory|cannot allocate memory).*[0-9] MB' "$T/err"; then
+    ok "$w: exit 5 with a message saying how much"
+  else notok "$w" "exit $rc without an out-of-memory message in MB (expected 5): $(head -c 300 "$T/err")"; fi
 }
 "$XLATE" -i "$T/en" -m "$TEXT" > "$T/want-text" 2> "$T/err"
 # AddressSanitizer reserves terabytes of address space for its shadow: it cannot start under
@@ -177,4 +198,23 @@ oom "text model" "-m $TEXT" 1000 2 "$T/want-text" "$T/en"
 head -n 100 tests/data/multi30k/test_2016_flickr.en > "$T/en100"
 "$XLATE" -m "$TEXT" -q --beam-size 5 --batch-size 64 -i "$T/en100" > "$T/want100" 2> "$T/err"
 oom "text model, 100 lines, beam 5, batch 64" "-m $TEXT --beam-size 5 --batch-size 64" 400 1 "$T/want100" "$T/en100"
+# More threads than cores (the machine's count does not matter: each thread takes its buffer
+# before any work). Translating 100 lines at beam 5 takes seconds on a loaded machine, so those
+# runs get 60 s; a refusal comes at once.
+"$XLATE" -m "$TEXT" -q -i "$T/en100" > "$T/want100g" 2> "$T/err"
+for t in 4 16 64; do
+  oom "text model, 100 lines, beam 5, batch 64" "-m $TEXT --beam-size 5 --batch-size 64" 600 $t "$T/want100" "$T/en100" 60
+  oom "text model, 100 lines, greedy" "-m $TEXT" 600 $t "$T/want100g" "$T/en100" 60
+  oom "text model, 100 lines, greedy" "-m $TEXT" 250 $t "$T/want100g" "$T/en100" 60
+done
+oom "text model, 100 lines, greedy" "-m $TEXT" 600 1024 "$T/want100g" "$T/en100" 60
+oom "text model, 100 lines, greedy" "-m $TEXT" 200 64 "$T/want100g" "$T/en100"
+oom "text model, 100 lines, beam 5, batch 64" "-m $TEXT --beam-size 5 --batch-size 64" 300 16 "$T/want100" "$T/en100"
+# The refusals say what would need less: a limit, or fewer threads / a smaller batch or beam.
+(ulimit -v 204800; exec timeout "$TO" "$XLATE" -m "$TEXT" --threads 64 -q -i "$T/en100" > /dev/null 2> "$T/err")
+expect_grep "out of memory at the start: says the limit one thread needs" "$T/err" 'one thread needs a limit above [0-9]+ MB'
+(ulimit -v 307200; exec timeout "$TO" "$XLATE" -m "$TEXT" --threads 16 --beam-size 5 --batch-size 64 -q -i "$T/en100" > /dev/null 2> "$T/err")
+expect_grep "out of memory while translating: says what needs less" "$T/err" 'out of memory \([0-9]+ MB .*a smaller --batch-size or --beam-size needs less'
+(ulimit -v 614400; exec timeout 60 "$XLATE" -m "$TEXT" --threads 16 -i "$T/en100" > /dev/null 2> "$T/err")
+expect_grep "fewer threads than asked under a limit: said, unless -q" "$T/err" 'warning: --threads 16: [0-9]+ fits? under the address-space limit'
 finish
