@@ -48,12 +48,17 @@ GREEDY_REF = os.path.join(DATA, "reference", "test_2016_flickr.ids")
 
 BEAMS = (2, 4, 5)
 PENALTIES = (0.0, 1.0, 0.6)
-# Absolute tolerance on logprob, score and per-token log-probs. post_gelu_untied (post-norm,
-# 3 decoder layers, GELU, logits up to ~65) amplifies float32 rounding: xlate's own
-# teacher-forced log-probs (xlate_forced_logits) differ from a float64 PyTorch by up to 1.1e-3
+# Absolute tolerance on logprob, score and per-token log-probs. A fixture is float32 PyTorch run
+# on one CPU's OpenBLAS kernels, xlate float32 on this CPU's (its attention products go through
+# OpenBLAS): each is within ~1e-4 of the exact value, and their errors add. Measured: the
+# fixtures against float64 PyTorch differ by up to 3.6e-5, float32 PyTorch between OpenBLAS core
+# types by up to 6.7e-5, xlate against the fixtures by up to 1.04e-4 (f16_pre_relu_untied under
+# OPENBLAS_CORETYPE=Prescott); so 2e-4, two float32 errors. The hypotheses themselves (ids,
+# order, finished) are compared exactly. post_gelu_untied (post-norm, 3 decoder layers, GELU,
+# logits up to ~65) amplifies float32 rounding: xlate's own teacher-forced log-probs (xlate_forced_logits) differ from a float64 PyTorch by up to 1.1e-3
 # on its beam hypotheses, and xlate's beam search agrees with those to 5e-6 — engine rounding
 # within tests/test_parity.c's 1e-4 x logit-scale bound, not a search difference.
-TOL = 1e-4
+TOL = 2e-4
 TOL_BY_MODEL = {"post_gelu_untied": 2e-3}
 
 from checks import check, done, ok, not_ok  # noqa: E402,F401
