@@ -43,8 +43,20 @@ typedef struct {
     const char *activation, *norm_placement, *positions;
     const char *weights;       /* the weights file, relative to the model directory */
     int shared_embeddings, tied_output;
+    const char *family;        /* "xlate" or "marian" (Hugging Face MarianMT) */
+    int n_langs;               /* target languages of a multilingual model (>>xx<< tokens) */
+    const char *const *langs;  /* [n_langs] their codes, e.g. "fra" */
+    /* the model's own generation settings (generation_config.json / config.json); 0, NULL
+       when it has none */
+    int gen_num_beams, gen_max_length; /* max_length as Hugging Face counts it (with the start) */
+    float gen_length_penalty;
+    const char *gen_early_stopping;    /* "true", "false", "never"; NULL: not a HF model */
+    int gen_forced_eos, gen_bad_words;
 } xlate_model_info;
 xlate_model_info xlate_model_get_info(const xlate_model *m);
+
+/* The source id of the language token ">>lang<<" of a multilingual model, or -1. */
+int xlate_lang_id(const xlate_model *m, const char *lang);
 
 /* Text <-> ids with the model's SentencePiece models. Arrays and strings are malloc'd. */
 int xlate_tokenize(const xlate_model *m, const char *text, size_t len, int **ids, int *n,
@@ -68,6 +80,9 @@ typedef struct {
 } xlate_decode_params;
 
 xlate_decode_params xlate_decode_default_params(void);
+/* The defaults of this model: xlate_decode_default_params() with the model's own num_beams and
+ * length_penalty where its files give them (Hugging Face generation_config.json). */
+xlate_decode_params xlate_model_decode_defaults(const xlate_model *m);
 /* Checks the params against the model; one line naming the bad option. */
 int xlate_decode_params_check(const xlate_model *m, const xlate_decode_params *p, char *err,
                               size_t errlen);

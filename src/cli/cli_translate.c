@@ -34,6 +34,8 @@ typedef struct {
     long batch_size, batch_tokens, threads, max_input_length, window;
     int fast;          /* --fast: whole-batch products, not batch-invariant */
     int quiet, verbose, scores;
+    int beam_set, lp_set;   /* given on the command line (else the model's defaults) */
+    const char *target_lang; /* --target-lang: >>xx<< goes in front of every source */
     xlate_decode_params dp;
     char *const *texts;
     int n_texts;
@@ -56,6 +58,7 @@ typedef struct {
     line_reader in;
     writer out;
     long window, batch, max_in;
+    int lang_id;         /* --target-lang's token, -1 without */
     item *items;         /* [window] */
     int *order;          /* [window] indices of the non-empty items, longest first */
     const int **src;     /* [batch] */
@@ -82,7 +85,9 @@ static void usage(FILE *f)
         "\n"
         "Model:\n"
         "  -m, --model DIR         model directory (default: $XLATE_MODEL, else\n"
-        "                          models/en-de beside the executable, else installed)\n"
+        "                          models/en-de beside the executable, else installed);\n"
+        "                          xlate's own layout or a Hugging Face MarianMT\n"
+        "                          (OPUS-MT) directory as downloaded\n"
         "Input and output:\n"
         "  -i, --input FILE        read FILE instead of stdin (\"-\": stdin)\n"
         "  -o, --output FILE       write FILE instead of stdout\n"
@@ -93,13 +98,18 @@ static void usage(FILE *f)
         "                          \"finished\"} per line\n"
         "      --scores            jsonl: add \"token_logprobs\" (each token, and eos)\n"
         "Decoding:\n"
-        "      --beam-size K       beam search with K beams (default 1: greedy)\n"
+        "      --beam-size K       beam search with K beams (default: the model's\n"
+        "                          num_beams for an OPUS-MT model, else 1: greedy)\n"
         "      --n-best N          N best per line (N <= K): N lines\n"
         "                          'i ||| text ||| score', i counting lines from 0;\n"
         "                          jsonl: {\"hypotheses\": [...]}\n"
-        "      --length-penalty A  beam: rank by logprob / length^A (default 1.0)\n"
+        "      --length-penalty A  beam: rank by logprob / length^A (default 1.0, or\n"
+        "                          the model's)\n"
         "      --max-length N      at most N generated tokens, eos counted (default:\n"
-        "                          3 * (source tokens + 1) + 10, at most max_positions)\n"
+        "                          3 * (source tokens + 1) + 10, at most max_positions;\n"
+        "                          OPUS-MT: the model's max_length - 1)\n"
+        "      --target-lang L     multilingual OPUS-MT models: put >>L<< in front of\n"
+        "                          each source (xlate info lists the languages)\n"
         "      --min-length N      no eos before N tokens (default 0); raises the\n"
         "                          default --max-length to N + 1 where it is lower\n"
         "      --max-input-length N\n"
@@ -149,7 +159,7 @@ static void usage(FILE *f)
 static int parse_options(options *o, int argc, char **argv)
 {
     enum { O_IN_FMT = 256, O_OUT_FMT, O_BATCH, O_BATCH_TOK, O_THREADS, O_MAXLEN, O_MAXIN,
-           O_BEAM, O_NBEST, O_LP, O_SCORES, O_VERSION, O_WINDOW, O_FAST, O_MINLEN };
+           O_BEAM, O_NBEST, O_LP, O_SCORES, O_VERSION, O_WINDOW, O_FAST, O_MINLEN, O_LANG };
     static const struct option longopts[] = {
         {"model", required_argument, 0, 'm'},
         {"input", required_argument, 0, 'i'},
@@ -168,6 +178,7 @@ static int parse_options(options *o, int argc, char **argv)
         {"scores", no_argument, 0, O_SCORES},
         {"window", required_argument, 0, O_WINDOW},
         {"fast", no_argument, 0, O_FAST},
+        {"target-lang", required_argument, 0, O_LANG},
         {"quiet", no_argument, 0, 'q'},
         {"verbose", no_argument, 0, 'v'},
         {"version", no_argument, 0, O_VERSION},
@@ -198,6 +209,7 @@ static int parse_options(options *o, int argc, char **argv)
             o->fast = 1;
             break;
         case O_SCORES: o->scores = 1; break;
+        case O_LANG: o->target_lang = optarg; break;
         case O_IN_FMT:
         case O_OUT_FMT: {
             const char *name = c == O_IN_FMT ? "--input-format" : "--output-format";
@@ -217,6 +229,7 @@ static int parse_options(options *o, int argc, char **argv)
             if (parse_float_opt("--length-penalty", optarg, 0, 10, &f, err, sizeof err))
                 goto bad;
             o->dp.length_penalty = (float)f;
+            o->lp_set = 1;
             break;
         case O_BATCH: case O_BATCH_TOK: case O_THREADS: case O_MAXLEN: case O_MAXIN:
         case O_BEAM: case O_NBEST: case O_WINDOW: case O_MINLEN: {
@@ -244,7 +257,7 @@ static int parse_options(options *o, int argc, char **argv)
             case O_MAXLEN: o->dp.max_length = (int)v; break;
             case O_MINLEN: o->dp.min_length = (int)v; break;
             case O_MAXIN: o->max_input_length = v; break;
-            case O_BEAM: o->dp.beam_size = (int)v; break;
+            case O_BEAM: o->dp.beam_size = (int)v; o->beam_set = 1; break;
             case O_NBEST: o->dp.n_best = (int)v; break;
             case O_WINDOW: o->window = v; break;
             }
@@ -262,7 +275,7 @@ static int parse_options(options *o, int argc, char **argv)
             return -1;
         }
     }
-    if (o->dp.n_best > o->dp.beam_size) {
+    if (o->beam_set && o->dp.n_best > o->dp.beam_size) {
         fprintf(stderr, "xlate: --n-best %d: must not exceed --beam-size (%d)\n", o->dp.n_best,
                 o->dp.beam_size);
         return -1;
@@ -418,6 +431,17 @@ static int read_item(run *r, item *it, char *err, size_t errlen)
     } else if (xlate_tokenize(r->model, line, len, &it->ids, &it->n, msg, sizeof msg)) {
         xerr(err, errlen, "%s: %s", where, msg);
         return XLATE_EXIT_INTERNAL;
+    }
+    if (r->lang_id >= 0 && it->n > 0) { /* --target-lang: >>xx<< in front */
+        int *q = realloc(it->ids, (it->n + 1) * sizeof *q);
+        if (!q) {
+            xerr(err, errlen, "%s: out of memory", where);
+            return XLATE_EXIT_INTERNAL;
+        }
+        memmove(q + 1, q, it->n * sizeof *q);
+        q[0] = r->lang_id;
+        it->ids = q;
+        it->n++;
     }
     /* A blank line tokenizes to nothing and is answered with an empty line, without the model. */
     if (r->in.cut) {
@@ -805,6 +829,41 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
                 "use --input-format ids --output-format ids\n", dir);
         return XLATE_EXIT_MODEL;
     }
+    {
+        /* the model's own defaults (Hugging Face generation_config.json) where no option says */
+        xlate_decode_params md = xlate_model_decode_defaults(r->model);
+        if (!o->beam_set)
+            o->dp.beam_size = md.beam_size;
+        if (!o->lp_set)
+            o->dp.length_penalty = md.length_penalty;
+        if (o->dp.n_best > o->dp.beam_size) {
+            fprintf(stderr, "xlate: --n-best %d: must not exceed the beam size (%d%s)\n",
+                    o->dp.n_best, o->dp.beam_size, o->beam_set ? "" : ", the model's num_beams");
+            return XLATE_EXIT_USAGE;
+        }
+        if (o->dp.beam_size > 1)
+            o->dp.scores = 1;
+    }
+    r->lang_id = -1;
+    if (o->target_lang) {
+        r->lang_id = xlate_lang_id(r->model, o->target_lang);
+        if (r->lang_id < 0) {
+            char list[1024] = "";
+            size_t n = 0;
+            for (int i = 0; i < r->info.n_langs && n + 2 < sizeof list; i++)
+                n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? " " : "",
+                                      r->info.langs[i]);
+            if (n >= sizeof list)
+                memcpy(list + sizeof list - 5, "...", 4);
+            if (r->info.n_langs)
+                fprintf(stderr, "xlate: --target-lang %s: the model has no >>%s<< token; its "
+                        "languages: %s\n", o->target_lang, o->target_lang, list);
+            else
+                fprintf(stderr, "xlate: --target-lang %s: the model is not multilingual (no "
+                        ">>xx<< tokens in its vocab.json)\n", o->target_lang);
+            return XLATE_EXIT_USAGE;
+        }
+    }
     if (xlate_decode_params_check(r->model, &o->dp, err, sizeof err) ||
         (o->max_input_length > r->info.max_positions - 1 &&
          xerr(err, sizeof err, "--max-input-length: expected 1 to %d (the model's "
@@ -859,7 +918,7 @@ int cmd_translate(int argc, char **argv)
 
     rc = parse_options(&o, argc, argv);
     if (rc == -2)
-        return fflush(stdout) == 0 ? XLATE_EXIT_OK : XLATE_EXIT_OUTPUT;
+        return fflush(stdout) == 0 && !ferror(stdout) ? XLATE_EXIT_OK : XLATE_EXIT_OUTPUT;
     if (rc)
         return XLATE_EXIT_USAGE;
     memset(&r, 0, sizeof r);

@@ -1502,8 +1502,11 @@ static size_t encode_word(const spm_model *m, const unsigned char *s, size_t n, 
     return k;
 }
 
-int spm_encode(const spm_model *m, const char *text, size_t len, int **ids, int *n, char *err,
-               size_t errlen)
+/* spm_encode, and with pieces != NULL also the pieces as the library's EncodeAsPieces gives
+ * them: each piece's text in the normalized input (consecutive unknown ones merged), a byte
+ * fallback piece's own name. */
+static int encode_impl(const spm_model *m, const char *text, size_t len, int **ids, int *n,
+                       sbuf *pieces, size_t **offs, char *err, size_t errlen)
 {
     sbuf norm = {0};
     seg *segs = NULL;
@@ -1585,21 +1588,43 @@ int spm_encode(const spm_model *m, const char *text, size_t len, int **ids, int 
         if (consumed != nn || count > MAX_TEXT)
             goto done; /* the library returns an error status, hence no ids */
         res = malloc(count * sizeof *res);
-        if (!res)
+        if (!res || (pieces && !(*offs = malloc((count + 1) * sizeof **offs))))
             goto oom;
         prev_unk = 0;
         for (size_t i = 0; i < nseg; i++) {
             int id = segs[i].id, unk = m->ptype[id] == PT_UNKNOWN;
+            const char *surf = (const char *)s + segs[i].start;
             if (m->ptype[id] == PT_CONTROL) {
+                if (pieces) {
+                    (*offs)[nids] = pieces->n;
+                    if (sbuf_put(pieces, m->strs + m->off[id], m->len[id]))
+                        goto oom;
+                }
                 res[nids++] = id;
             } else if (unk && m->byte_fallback) {
-                for (uint32_t j = 0; j < segs[i].len; j++)
-                    res[nids++] = m->byte_id[s[segs[i].start + j]];
+                for (uint32_t j = 0; j < segs[i].len; j++) {
+                    int b = m->byte_id[s[segs[i].start + j]];
+                    if (pieces) {
+                        (*offs)[nids] = pieces->n;
+                        if (sbuf_put(pieces, m->strs + m->off[b], m->len[b]))
+                            goto oom;
+                    }
+                    res[nids++] = b;
+                }
             } else if (!(prev_unk && unk)) {
+                if (pieces) {
+                    (*offs)[nids] = pieces->n;
+                    if (sbuf_put(pieces, surf, segs[i].len))
+                        goto oom;
+                }
                 res[nids++] = id;
+            } else if (pieces && sbuf_put(pieces, surf, segs[i].len)) {
+                goto oom; /* a merged unknown piece grows */
             }
             prev_unk = unk;
         }
+        if (pieces)
+            (*offs)[nids] = pieces->n;
     }
 done:
     free(norm.p);
@@ -1618,6 +1643,34 @@ oom:
     free(scratch);
     free(res);
     return xerr(err, errlen, "spm_encode: out of memory encoding %zu bytes", len);
+}
+
+int spm_encode(const spm_model *m, const char *text, size_t len, int **ids, int *n, char *err,
+               size_t errlen)
+{
+    return encode_impl(m, text, len, ids, n, NULL, NULL, err, errlen);
+}
+
+int spm_encode_pieces(const spm_model *m, const char *text, size_t len, char **buf,
+                      size_t **offs, int *n, char *err, size_t errlen)
+{
+    sbuf pieces = {0};
+    int *ids = NULL;
+    *offs = NULL;
+    *buf = NULL;
+    if (encode_impl(m, text, len, &ids, n, &pieces, offs, err, errlen)) {
+        free(pieces.p);
+        free(*offs);
+        *offs = NULL;
+        return -1;
+    }
+    free(ids);
+    if (*n == 0) {
+        free(*offs);
+        *offs = NULL;
+    }
+    *buf = pieces.p;
+    return 0;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1639,8 +1692,9 @@ static int flush_bytes(sbuf *out, const unsigned char *b, size_t n)
     return 0;
 }
 
-int spm_decode(const spm_model *m, const int *ids, int n, char **text, size_t *len, char *err,
-               size_t errlen)
+/* Decode of ids, or (ids NULL) of pieces: piece i is pieces[offs[i], offs[i+1]). */
+static int decode_impl(const spm_model *m, const int *ids, const char *pieces, const size_t *offs,
+                       int n, char **text, size_t *len, char *err, size_t errlen)
 {
     sbuf out = {0}, bytes = {0}, den = {0};
     int is_bos_ws = 1, bos_ws_seen = 0;
@@ -1649,15 +1703,44 @@ int spm_decode(const spm_model *m, const int *ids, int n, char **text, size_t *l
     *text = NULL;
     if (len)
         *len = 0;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; ids && i < n; i++)
         if (ids[i] < 0 || ids[i] >= m->n)
             return xerr(err, errlen, "id %d (at position %d) is out of range [0, %d)", ids[i],
                         i, m->n);
     for (int i = 0; i < n; i++) {
-        int id = m->canon[ids[i]];
-        int t = m->ptype[id];
-        const char *p = m->strs + m->off[id];
-        size_t pl = m->len[id];
+        int id, t, literal = 0;
+        const char *p;
+        size_t pl;
+        if (ids) {
+            id = m->canon[ids[i]];
+        } else {
+            /* PieceToId; a piece the model lacks is written as it is (the library's Decode) */
+            const char *q = pieces + offs[i];
+            size_t ql = offs[i + 1] - offs[i];
+            id = m->canon[piece_to_id(m, (const unsigned char *)q, ql)];
+            if (m->ptype[id] == PT_UNKNOWN &&
+                !(ql == m->len[id] && memcmp(q, m->strs + m->off[id], ql) == 0)) {
+                literal = 1;
+                p = q;
+                pl = ql;
+            }
+        }
+        t = m->ptype[id];
+        if (!literal) {
+            p = m->strs + m->off[id];
+            pl = m->len[id];
+        }
+        if (literal) {
+            if (bytes.n) {
+                if (flush_bytes(&out, (const unsigned char *)bytes.p, bytes.n))
+                    goto oom;
+                bytes.n = 0;
+            }
+            bos_ws_seen = 0;
+            if (sbuf_put(&out, p, pl))
+                goto oom;
+            continue;
+        }
         if (t == PT_BYTE) {
             if (sbuf_put(&bytes, &m->byteval[id], 1))
                 goto oom;
@@ -1722,4 +1805,16 @@ oom:
     free(bytes.p);
     free(den.p);
     return xerr(err, errlen, "spm_decode: out of memory decoding %d ids", n);
+}
+
+int spm_decode(const spm_model *m, const int *ids, int n, char **text, size_t *len, char *err,
+               size_t errlen)
+{
+    return decode_impl(m, ids, NULL, NULL, n, text, len, err, errlen);
+}
+
+int spm_decode_pieces(const spm_model *m, const char *pieces, const size_t *offs, int n,
+                      char **text, size_t *len, char *err, size_t errlen)
+{
+    return decode_impl(m, NULL, pieces, offs, n, text, len, err, errlen);
 }
