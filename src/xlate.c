@@ -419,6 +419,55 @@ int xlate_encode(xlate_ctx *ctx, int n, const int *const *src, const int *src_le
     return rc;
 }
 
+/* The decoder as the search sees it (search.h). */
+typedef struct {
+    const model_weights *w;
+    pool *pool;
+    decoder_state *st;
+} decoder_binding;
+
+static void binding_step(void *user, int rows, const int *tokens, const int *slots,
+                         const int *srcs, int pos, float *logits)
+{
+    decoder_binding *b = user;
+    decoder_step(b->w, b->pool, b->st, rows, tokens, slots, srcs, pos, logits);
+}
+
+static void binding_copy_slot(void *user, int dst, int src, int npos)
+{
+    decoder_binding *b = user;
+    decoder_copy_slot(b->w, b->st, dst, src, npos);
+}
+
+/* Copies a sentence's hypotheses out of the search's scratch into out[i] (search_emit). */
+static int emit_result(void *user, int i, const search_hyp *hyps, int n_hyps, char *err,
+                       size_t errlen)
+{
+    xlate_result *r = (xlate_result *)user + i;
+    r->hyps = calloc(n_hyps ? n_hyps : 1, sizeof *r->hyps);
+    if (!r->hyps)
+        return xerr(err, errlen, "out of memory");
+    for (int k = 0; k < n_hyps; k++) {
+        const search_hyp *h = &hyps[k];
+        xlate_hypothesis *o = &r->hyps[k];
+        o->ids = malloc((h->n ? h->n : 1) * sizeof *o->ids);
+        if (h->token_logprobs)
+            o->token_logprobs = malloc((h->n + h->finished) * sizeof *o->token_logprobs);
+        r->n_hyps = k + 1; /* so that xlate_results_free frees what is there */
+        if (!o->ids || (h->token_logprobs && !o->token_logprobs))
+            return xerr(err, errlen, "out of memory");
+        memcpy(o->ids, h->ids, h->n * sizeof *o->ids);
+        if (h->token_logprobs)
+            memcpy(o->token_logprobs, h->token_logprobs,
+                   (h->n + h->finished) * sizeof *o->token_logprobs);
+        o->n = h->n;
+        o->finished = h->finished;
+        o->logprob = h->logprob;
+        o->score = h->score;
+    }
+    return 0;
+}
+
 int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src_len,
                     const xlate_decode_params *p, xlate_result *out, char *err, size_t errlen)
 {
@@ -428,12 +477,25 @@ int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src
     int n_slots, max_rows, cap;
     size_t N;
     const float *pos;
+    decoder_binding bind = {w, ctx->pool, &ctx->dec};
+    search_model sm = {c->tgt_vocab, c->bos_id, c->eos_id, &bind, binding_step,
+                       binding_copy_slot};
+    search_params sp;
 
     memset(out, 0, (size_t)n * sizeof *out);
     if (n <= 0)
         return 0;
     if (xlate_decode_params_check(ctx->m, p, err, errlen))
         return -1;
+    memset(&sp, 0, sizeof sp);
+    sp.beam_size = p->beam_size;
+    sp.n_best = p->n_best;
+    sp.length_penalty = p->length_penalty;
+    sp.scores = p->scores;
+    sp.token_scores = p->token_scores;
+    sp.rules.eos_id = c->eos_id;
+    sp.rules.pad_id = c->pad_id;
+    sp.rules.min_length = p->min_length;
     if (with_eos(c, n, src, src_len, &block, &rows, &lens, &N, err, errlen))
         return -1;
     if (!(max_len = malloc(n * sizeof *max_len))) {
@@ -449,13 +511,13 @@ int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src
         if (max_len[i] > c->max_positions)
             max_len[i] = c->max_positions;
     }
-    search_needs(p, n, max_len, &n_slots, &max_rows, &cap);
+    search_needs(&sp, n, max_len, &n_slots, &max_rows, &cap);
     if (run_encoder(ctx, n, rows, lens, N, err, errlen) ||
         !(pos = positions(ctx, 0, cap, err, errlen)) ||
         decoder_begin(w, ctx->pool, &ctx->dec, pos, n_slots, cap, max_rows, n, lens,
                       ctx->enc_out, err, errlen))
         goto done;
-    rc = search_run(w, ctx->pool, &ctx->dec, &ctx->search, n, max_len, p, out, err, errlen);
+    rc = search_run(&sm, &ctx->search, n, max_len, &sp, emit_result, out, err, errlen);
 done:
     if (rc)
         xlate_results_free(out, n);

@@ -1,50 +1,78 @@
-/* search.h — decoding strategies over decoder steps: greedy and beam search. They ask the
- * decoder for logits and choose; they know nothing of the tensors' layout. */
+/* search.h — decoding strategies over decoder steps: greedy (search_greedy.c) and beam search
+ * (search_beam.c), both over one shared step (search_step.c: the model's step, the finite check,
+ * the logits processors of logits.h). They ask a search_model for logits and choose; they know
+ * nothing of the tensors, the decoder or the public API.
+ *
+ * Files call one way: search.c (the dispatch) -> search_greedy.c, search_beam.c ->
+ * search_step.c -> logits.c. */
 #ifndef XLATE_SEARCH_H
 #define XLATE_SEARCH_H
-#include "model/model.h"
-#include "kernels/pool.h"
-#include "decode/transformer.h"
-#include "xlate.h"
+#include "decode/logits.h"
+#include <stddef.h>
 
-/* Scratch that lives across batches. */
+/* How to search (the public xlate_decode_params, less what the caller resolves itself). */
 typedef struct {
-    float *logits;   /* [rows, Vt] */
-    size_t cap_logits;
-    int *ints;       /* per-row bookkeeping */
-    size_t cap_ints;
-    float *floats;
-    size_t cap_floats;
+    int beam_size;        /* 1: greedy */
+    int n_best;           /* hypotheses returned per sentence, <= beam_size */
+    float length_penalty; /* beam: rank by logprob / length^penalty */
+    int scores;           /* 1: compute logprob and score (greedy skips the softmax otherwise) */
+    int token_scores;     /* 1: also fill token_logprobs */
+    logits_rules rules;   /* the logits processors (eos_id, pad_id: the model's) */
+} search_params;
+
+/* What a search asks of a model. Rows are hypotheses; each keeps its cache in a slot. */
+typedef struct {
+    int vocab, bos_id, eos_id;
+    void *user;
+    /* One step at decoder position pos: row r feeds tokens[r], keeps its cache in slots[r] and
+     * attends to source srcs[r]; writes logits[rows, vocab]. */
+    void (*step)(void *user, int rows, const int *tokens, const int *slots, const int *srcs,
+                 int pos, float *logits);
+    /* Copies the first npos cached positions of slot src to slot dst (beam branching). */
+    void (*copy_slot)(void *user, int dst, int src, int npos);
+} search_model;
+
+/* A finished hypothesis (the fields of xlate_hypothesis). */
+typedef struct {
+    int *ids;              /* [n] without bos and eos */
+    int n;
+    int finished;          /* 1: ended with eos; 0: stopped at max_len */
+    float logprob;
+    float score;
+    float *token_logprobs; /* [n + finished] when token_scores; else NULL */
+} search_hyp;
+
+/* Receives sentence i's hypotheses, best first, once the search is done (i in order). They
+ * point into the scratch: copy what is kept. Returns 0, or non-zero with err filled. */
+typedef int (*search_emit)(void *user, int i, const search_hyp *hyps, int n_hyps, char *err,
+                           size_t errlen);
+
+/* One block of memory for a search's buffers, grown to the largest batch shape seen and kept
+ * across runs (as the decoder state's buffers are): no allocation inside the step loop. */
+typedef struct {
+    void *mem;
+    size_t cap;
 } search_scratch;
 
-/* Decodes the n sources already set in st by decoder_begin (greedy when p->beam_size == 1,
- * else beam search). max_len[i]: the bound for sentence i. Fills out[0..n). */
-int search_run(const model_weights *m, pool *pl, decoder_state *st, search_scratch *s, int n,
-               const int *max_len, const xlate_decode_params *p, xlate_result *out, char *err,
+/* Decodes n sentences (greedy when p->beam_size == 1, else beam search). max_len[i]: the
+ * tokens sentence i may generate, eos counted (>= 1). Slot i*K+j (K = beam size, 1 for
+ * greedy) belongs to sentence i; row r's source is its sentence. emit gets each sentence's
+ * hypotheses. */
+int search_run(const search_model *m, search_scratch *s, int n, const int *max_len,
+               const search_params *p, search_emit emit, void *emit_user, char *err,
                size_t errlen);
+int search_greedy(const search_model *m, search_scratch *s, int n, const int *max_len,
+                  const search_params *p, search_emit emit, void *emit_user, char *err,
+                  size_t errlen);
+int search_beam(const search_model *m, search_scratch *s, int n, const int *max_len,
+                const search_params *p, search_emit emit, void *emit_user, char *err,
+                size_t errlen);
 
 /* The slots, rows and positions a search needs for n sentences with bounds max_len, so the
  * caller can size the decoder state. */
-void search_needs(const xlate_decode_params *p, int n, const int *max_len, int *n_slots,
+void search_needs(const search_params *p, int n, const int *max_len, int *n_slots,
                   int *max_rows, int *cap);
 
 void search_scratch_free(search_scratch *s);
-
-/* Shared by the strategies (search.c, search_beam.c). */
-int search_beam(const model_weights *m, pool *pl, decoder_state *st, search_scratch *s, int n,
-                const int *max_len, const xlate_decode_params *p, xlate_result *out, char *err,
-                size_t errlen);
-/* Grows the scratch to hold these many logits, ints and floats. */
-int search_grow(search_scratch *s, size_t logits, size_t ints, size_t floats, char *err,
-                size_t errlen);
-/* A hypothesis with room for max_len tokens (and their log-probs when token_scores). */
-int hyp_alloc(xlate_hypothesis *h, int max_len, int token_scores);
-/* One decoder step (decoder_step's arguments) and what every strategy does to its logits
- * [rows, Vt] before choosing: an error naming sentence[r] and the step when a row is not finite;
- * eos's logit set to -inf before p->min_length tokens. */
-int search_step(const model_weights *m, pool *pl, decoder_state *st,
-                const xlate_decode_params *p, int rows, const int *tokens, const int *slots,
-                const int *srcs, const int *sentence, int pos, float *logits, char *err,
-                size_t errlen);
 
 #endif

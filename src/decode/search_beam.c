@@ -4,8 +4,9 @@
  *   - Each sentence starts with one live hypothesis, [bos], log-probability 0.
  *   - At each step every live hypothesis is extended by every token; a candidate's log-prob is
  *     its parent's plus log_softmax(logits)[token]. Candidates are ranked by log-prob, ties by
- *     the parent's rank, then by the lower token id. Before min_length tokens, eos's logit is
- *     -inf (so it is never a candidate, and the others' log-probs are renormalized).
+ *     the parent's rank, then by the lower token id. The logits processors (logits.h) apply
+ *     first: before min_length tokens, for one, eos's logit is -inf (so it is never a
+ *     candidate, and the others' log-probs are renormalized).
  *   - Of the 2K best candidates (K = beam size): a candidate ending in eos and ranked within the
  *     first K is finished; the first K candidates not ending in eos are the next live
  *     hypotheses, in rank order.
@@ -16,14 +17,14 @@
  *
  * Each live hypothesis owns a cache slot. After a step, a parent's first child takes over its
  * slot; further children copy it into slots freed by parents without children, so the KV cache
- * is copied only where the beam branches. */
+ * is copied only where the beam branches.
+ *
+ * Every buffer (live and finished hypotheses included) is cut from the scratch once per run,
+ * sized for the batch's shape: the step loop allocates nothing. */
+#include "decode/search_step.h"
 #include "kernels/ops.h"
-#include "decode/search.h"
-#include "base/util.h"
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
-
 
 /* A candidate: parent beam (rank) and token, with its cumulative log-prob. */
 typedef struct {
@@ -61,11 +62,64 @@ typedef struct {
     int done;
     int *slot;         /* [K] cache slot of live beam j */
     float *logprob;    /* [K] */
-    int *ids;          /* [K][max_len] tokens of live beam j */
-    float *tok_lp;     /* [K][max_len] per-token log-probs (token_scores) */
-    xlate_hypothesis *fin; /* [3K] finished, in the order they finished: up to 2K - 1 ended by
-                              eos, then K at max_length */
+    int *ids;          /* [K][mx] tokens of live beam j */
+    float *tok_lp;     /* [K][mx] per-token log-probs */
+    search_hyp *fin;   /* [3K] finished, in the order they finished: up to 2K - 1 ended by eos,
+                          then K at max_length; each owns its [mx] of fin_ids (and fin_lp) */
 } sentence;
+
+/* The buffers of one run, cut from the scratch. */
+typedef struct {
+    float *logits;               /* [n*K, V] */
+    int *tokens, *slots, *srcs, *row_sent, *row_beam; /* [n*K] the step's rows */
+    const int **hist;            /* [n*K] */
+    float *row_lse;              /* [n*K] logsumexp of each row's logits */
+    int *new_parent, *taken, *first_child, *fs, *new_slot; /* [K] each */
+    float *new_lp;               /* [K] */
+    cand *top;                   /* [2K] */
+    int *ids_next;               /* [K][mx] */
+    float *lp_next;              /* [K][mx] */
+    sentence *S;                 /* [n] */
+    int *slot;                   /* [n][K] */
+    float *logprob;              /* [n][K] */
+    int *ids;                    /* [n][K][mx] */
+    float *tok_lp;               /* [n][K][mx] */
+    search_hyp *fin;             /* [n][3K] */
+    int *fin_ids;                /* [n][3K][mx] */
+    float *fin_lp;               /* [n][3K][mx] (token_scores) */
+} beam_bufs;
+
+static size_t beam_cut(beam_bufs *b, char *base, int n, int K, int V, int mx, int token_scores)
+{
+    scratch_cut c = {base, 0};
+    size_t R = (size_t)n * K;
+    b->logits = cut(&c, R * V, sizeof *b->logits);
+    b->tokens = cut(&c, R, sizeof(int));
+    b->slots = cut(&c, R, sizeof(int));
+    b->srcs = cut(&c, R, sizeof(int));
+    b->row_sent = cut(&c, R, sizeof(int));
+    b->row_beam = cut(&c, R, sizeof(int));
+    b->hist = cut(&c, R, sizeof *b->hist);
+    b->row_lse = cut(&c, R, sizeof(float));
+    b->new_parent = cut(&c, K, sizeof(int));
+    b->taken = cut(&c, K, sizeof(int));
+    b->first_child = cut(&c, K, sizeof(int));
+    b->fs = cut(&c, K, sizeof(int));
+    b->new_slot = cut(&c, K, sizeof(int));
+    b->new_lp = cut(&c, K, sizeof(float));
+    b->top = cut(&c, 2 * (size_t)K, sizeof *b->top);
+    b->ids_next = cut(&c, (size_t)K * mx, sizeof(int));
+    b->lp_next = cut(&c, (size_t)K * mx, sizeof(float));
+    b->S = cut(&c, n, sizeof *b->S);
+    b->slot = cut(&c, R, sizeof(int));
+    b->logprob = cut(&c, R, sizeof(float));
+    b->ids = cut(&c, R * mx, sizeof(int));
+    b->tok_lp = cut(&c, R * mx, sizeof(float));
+    b->fin = cut(&c, 3 * R, sizeof *b->fin);
+    b->fin_ids = cut(&c, 3 * R * mx, sizeof(int));
+    b->fin_lp = token_scores ? cut(&c, 3 * R * mx, sizeof(float)) : NULL;
+    return c.used;
+}
 
 static float hyp_score(float logprob, int len, float penalty)
 {
@@ -73,12 +127,10 @@ static float hyp_score(float logprob, int len, float penalty)
 }
 
 /* Adds a finished hypothesis: the live beam's tokens (n of them) plus `last` when >= 0. */
-static int finish(sentence *s, const int *ids, const float *tlp, int n, int last, float last_lp,
-                  float logprob, int eos_ended, const xlate_decode_params *p, int max_len)
+static void finish(sentence *s, const int *ids, const float *tlp, int n, int last, float last_lp,
+                   float logprob, int eos_ended, const search_params *p)
 {
-    xlate_hypothesis *h = &s->fin[s->n_fin];
-    if (hyp_alloc(h, max_len, p->token_scores))
-        return -1;
+    search_hyp *h = &s->fin[s->n_fin];
     memcpy(h->ids, ids, n * sizeof *ids);
     h->n = n;
     if (h->token_logprobs && tlp)
@@ -95,15 +147,14 @@ static int finish(sentence *s, const int *ids, const float *tlp, int n, int last
     h->logprob = logprob;
     h->score = hyp_score(logprob, h->n + eos_ended, p->length_penalty);
     s->n_fin++;
-    return 0;
 }
 
 /* Sorts the finished hypotheses by score, best first, keeping finishing order on ties (a stable
  * insertion sort: there are fewer than 3K, and qsort need not be stable). */
-static void rank_finished(xlate_hypothesis *fin, int n)
+static void rank_finished(search_hyp *fin, int n)
 {
     for (int a = 1; a < n; a++) {
-        xlate_hypothesis h = fin[a];
+        search_hyp h = fin[a];
         int b = a;
         while (b > 0 && fin[b - 1].score < h.score) {
             fin[b] = fin[b - 1];
@@ -113,93 +164,80 @@ static void rank_finished(xlate_hypothesis *fin, int n)
     }
 }
 
-int search_beam(const model_weights *m, pool *pl, decoder_state *st, search_scratch *sc, int n,
-                const int *max_len, const xlate_decode_params *p, xlate_result *out, char *err,
+int search_beam(const search_model *m, search_scratch *sc, int n, const int *max_len,
+                const search_params *p, search_emit emit, void *emit_user, char *err,
                 size_t errlen)
 {
-    const model_config *c = &m->cfg;
-    int K = p->beam_size, V = c->tgt_vocab, mx = 1, rc = -1;
-    int *tokens, *slots, *srcs, *row_sent, *row_beam;
-    int *new_parent, *taken, *first_child, *fs, *new_slot; /* [K] each */
-    float *new_lp;                                         /* [K] */
-    float *row_lse;
-    sentence *S = calloc(n, sizeof *S);
-    int *ids_next = NULL;
-    float *lp_next = NULL;
-    cand *top = malloc(2 * K * sizeof *top);
+    int K = p->beam_size, V = m->vocab, mx = 1;
+    beam_bufs b;
+    logits_chain chain;
+    step_rows rows;
 
     for (int i = 0; i < n; i++)
         if (max_len[i] > mx)
             mx = max_len[i];
-    if (!S || !top || search_grow(sc, (size_t)n * K * V, (size_t)5 * n * K + 5 * K,
-                                  (size_t)n * K + K, err, errlen))
-        goto oom;
-    tokens = sc->ints;
-    slots = tokens + n * K;
-    srcs = slots + n * K;
-    row_sent = srcs + n * K;
-    row_beam = row_sent + n * K;
-    new_parent = row_beam + n * K;
-    taken = new_parent + K;
-    first_child = taken + K;
-    fs = first_child + K;
-    new_slot = fs + K;
-    row_lse = sc->floats;
-    new_lp = row_lse + n * K;
-    ids_next = malloc((size_t)K * mx * sizeof *ids_next);
-    lp_next = malloc((size_t)K * mx * sizeof *lp_next);
-    if (!ids_next || !lp_next)
-        goto oom;
+    if (search_reserve(sc, beam_cut(&b, NULL, n, K, V, mx, p->token_scores), err, errlen))
+        return -1;
+    beam_cut(&b, sc->mem, n, K, V, mx, p->token_scores);
+    logits_chain_init(&chain, &p->rules);
     for (int i = 0; i < n; i++) {
-        sentence *s = &S[i];
-        s->slot = malloc(K * sizeof *s->slot);
-        s->logprob = malloc(K * sizeof *s->logprob);
-        s->ids = malloc((size_t)K * mx * sizeof *s->ids);
-        s->tok_lp = malloc((size_t)K * mx * sizeof *s->tok_lp);
-        s->fin = calloc(3 * K, sizeof *s->fin);
-        if (!s->slot || !s->logprob || !s->ids || !s->tok_lp || !s->fin)
-            goto oom;
+        sentence *s = &b.S[i];
+        size_t o = (size_t)i * K;
+        s->slot = b.slot + o;
+        s->logprob = b.logprob + o;
+        s->ids = b.ids + o * mx;
+        s->tok_lp = b.tok_lp + o * mx;
+        s->fin = b.fin + 3 * o;
+        for (int k = 0; k < 3 * K; k++) {
+            s->fin[k].ids = b.fin_ids + (3 * o + k) * mx;
+            s->fin[k].token_logprobs = b.fin_lp ? b.fin_lp + (3 * o + k) * mx : NULL;
+        }
         s->live = 1;
+        s->n_fin = 0;
+        s->done = 0;
         s->logprob[0] = 0;
         for (int j = 0; j < K; j++)
             s->slot[j] = i * K + j;
     }
+    rows = (step_rows){0, b.tokens, b.slots, b.srcs, b.row_sent, b.hist};
 
     for (int pos = 0;; pos++) {
-        int rows = 0;
+        int nr = 0;
         for (int i = 0; i < n; i++) {
-            sentence *s = &S[i];
+            sentence *s = &b.S[i];
             if (s->done)
                 continue;
             for (int j = 0; j < s->live; j++) {
-                tokens[rows] = pos == 0 ? c->bos_id : s->ids[(size_t)j * mx + pos - 1];
-                slots[rows] = s->slot[j];
-                srcs[rows] = i;
-                row_sent[rows] = i;
-                row_beam[rows] = j;
-                rows++;
+                b.tokens[nr] = pos == 0 ? m->bos_id : s->ids[(size_t)j * mx + pos - 1];
+                b.slots[nr] = s->slot[j];
+                b.srcs[nr] = i;
+                b.row_sent[nr] = i;
+                b.row_beam[nr] = j;
+                b.hist[nr] = s->ids + (size_t)j * mx;
+                nr++;
             }
         }
-        if (rows == 0)
+        if (nr == 0)
             break;
-        if (search_step(m, pl, st, p, rows, tokens, slots, srcs, row_sent, pos, sc->logits, err,
-                        errlen))
-            goto done;
-        for (int r = 0; r < rows; r++)
-            row_lse[r] = logsumexp(sc->logits + (size_t)r * V, V);
+        rows.n = nr;
+        if (search_step(m, &chain, &p->rules, &rows, max_len, pos, b.logits, err, errlen))
+            return -1;
+        for (int r = 0; r < nr; r++)
+            b.row_lse[r] = logsumexp(b.logits + (size_t)r * V, V);
 
-        for (int r0 = 0; r0 < rows;) {
-            int i = row_sent[r0], r1 = r0, nt = 0, new_live = 0, nfree = 0;
-            sentence *s = &S[i];
+        for (int r0 = 0; r0 < nr;) {
+            int i = b.row_sent[r0], r1 = r0, nt = 0, new_live = 0, nfree = 0;
+            sentence *s = &b.S[i];
             int last_step = pos + 1 >= max_len[i];
-            while (r1 < rows && row_sent[r1] == i)
+            cand *top = b.top;
+            while (r1 < nr && b.row_sent[r1] == i)
                 r1++;
             /* the 2K best candidates over this sentence's live beams */
             for (int r = r0; r < r1; r++) {
-                const float *lg = sc->logits + (size_t)r * V;
-                float base = s->logprob[row_beam[r]] - row_lse[r];
+                const float *lg = b.logits + (size_t)r * V;
+                float base = s->logprob[b.row_beam[r]] - b.row_lse[r];
                 for (int v = 0; v < V; v++) {
-                    cand cd = {base + lg[v], row_beam[r], v};
+                    cand cd = {base + lg[v], b.row_beam[r], v};
                     if (nt < 2 * K || better(&cd, &top[nt - 1]))
                         top_insert(top, &nt, 2 * K, cd);
                 }
@@ -210,56 +248,54 @@ int search_beam(const model_weights *m, pool *pl, decoder_state *st, search_scra
                 const int *pids = s->ids + (size_t)cd->parent * mx;
                 const float *plp = s->tok_lp + (size_t)cd->parent * mx;
                 float tlp = cd->logprob - s->logprob[cd->parent];
-                if (cd->token == c->eos_id) {
-                    if (k < K && finish(s, pids, plp, pos, c->eos_id, tlp, cd->logprob, 1, p,
-                                        max_len[i]))
-                        goto oom;
+                if (cd->token == m->eos_id) {
+                    if (k < K)
+                        finish(s, pids, plp, pos, m->eos_id, tlp, cd->logprob, 1, p);
                     continue;
                 }
                 if (new_live == K)
                     continue;
-                memcpy(ids_next + (size_t)new_live * mx, pids, pos * sizeof *pids);
-                ids_next[(size_t)new_live * mx + pos] = cd->token;
-                memcpy(lp_next + (size_t)new_live * mx, plp, pos * sizeof *plp);
-                lp_next[(size_t)new_live * mx + pos] = tlp;
-                new_parent[new_live] = cd->parent;
-                new_lp[new_live] = cd->logprob;
+                memcpy(b.ids_next + (size_t)new_live * mx, pids, pos * sizeof *pids);
+                b.ids_next[(size_t)new_live * mx + pos] = cd->token;
+                memcpy(b.lp_next + (size_t)new_live * mx, plp, pos * sizeof *plp);
+                b.lp_next[(size_t)new_live * mx + pos] = tlp;
+                b.new_parent[new_live] = cd->parent;
+                b.new_lp[new_live] = cd->logprob;
                 new_live++;
             }
             /* slots: a parent's first child keeps it; the others copy into the slots of
              * parents without children (and slots never used yet) */
             for (int j = 0; j < K; j++)
-                taken[j] = 0;
+                b.taken[j] = 0;
             for (int j = 0; j < new_live; j++) {
-                first_child[j] = !taken[new_parent[j]];
-                taken[new_parent[j]] = 1;
+                b.first_child[j] = !b.taken[b.new_parent[j]];
+                b.taken[b.new_parent[j]] = 1;
             }
             for (int j = 0; j < K; j++)
-                if (j >= s->live || !taken[j])
-                    fs[nfree++] = s->slot[j];
+                if (j >= s->live || !b.taken[j])
+                    b.fs[nfree++] = s->slot[j];
             for (int j = 0, f = 0; j < new_live; j++) {
-                if (first_child[j]) {
-                    new_slot[j] = s->slot[new_parent[j]];
+                if (b.first_child[j]) {
+                    b.new_slot[j] = s->slot[b.new_parent[j]];
                 } else {
-                    new_slot[j] = fs[f++];
-                    decoder_copy_slot(m, st, new_slot[j], s->slot[new_parent[j]], pos + 1);
+                    b.new_slot[j] = b.fs[f++];
+                    m->copy_slot(m->user, b.new_slot[j], s->slot[b.new_parent[j]], pos + 1);
                 }
             }
             for (int j = 0; j < new_live; j++) {
-                s->slot[j] = new_slot[j];
-                s->logprob[j] = new_lp[j];
+                s->slot[j] = b.new_slot[j];
+                s->logprob[j] = b.new_lp[j];
             }
             /* the free slots no child took stay with the sentence, after the live ones */
             for (int j = new_live, f = new_live - (K - nfree); j < K; j++)
-                s->slot[j] = fs[f++];
-            memcpy(s->ids, ids_next, (size_t)new_live * mx * sizeof *ids_next);
-            memcpy(s->tok_lp, lp_next, (size_t)new_live * mx * sizeof *lp_next);
+                s->slot[j] = b.fs[f++];
+            memcpy(s->ids, b.ids_next, (size_t)new_live * mx * sizeof *b.ids_next);
+            memcpy(s->tok_lp, b.lp_next, (size_t)new_live * mx * sizeof *b.lp_next);
             s->live = new_live;
             if (last_step) {
                 for (int j = 0; j < s->live; j++)
-                    if (finish(s, s->ids + (size_t)j * mx, s->tok_lp + (size_t)j * mx, pos + 1,
-                               -1, 0, s->logprob[j], 0, p, max_len[i]))
-                        goto oom;
+                    finish(s, s->ids + (size_t)j * mx, s->tok_lp + (size_t)j * mx, pos + 1, -1,
+                           0, s->logprob[j], 0, p);
                 s->live = 0;
             }
             if (s->n_fin >= K || s->live == 0)
@@ -269,44 +305,11 @@ int search_beam(const model_weights *m, pool *pl, decoder_state *st, search_scra
     }
 
     for (int i = 0; i < n; i++) {
-        sentence *s = &S[i];
+        sentence *s = &b.S[i];
         int keep = s->n_fin < p->n_best ? s->n_fin : p->n_best;
         rank_finished(s->fin, s->n_fin);
-        out[i].hyps = calloc(keep ? keep : 1, sizeof *out[i].hyps);
-        if (!out[i].hyps)
-            goto oom;
-        memcpy(out[i].hyps, s->fin, keep * sizeof *s->fin);
-        out[i].n_hyps = keep;
-        for (int k = keep; k < s->n_fin; k++) {
-            free(s->fin[k].ids);
-            free(s->fin[k].token_logprobs);
-        }
-        s->n_fin = 0;
-        if (!p->token_scores)
-            for (int k = 0; k < keep; k++) {
-                free(out[i].hyps[k].token_logprobs);
-                out[i].hyps[k].token_logprobs = NULL;
-            }
+        if (emit(emit_user, i, s->fin, keep, err, errlen))
+            return -1;
     }
-    rc = 0;
-    goto done;
-oom:
-    xerr(err, errlen, "out of memory in beam search");
-done:
-    for (int i = 0; S && i < n; i++) {
-        for (int k = 0; k < S[i].n_fin; k++) {
-            free(S[i].fin[k].ids);
-            free(S[i].fin[k].token_logprobs);
-        }
-        free(S[i].slot);
-        free(S[i].logprob);
-        free(S[i].ids);
-        free(S[i].tok_lp);
-        free(S[i].fin);
-    }
-    free(S);
-    free(top);
-    free(ids_next);
-    free(lp_next);
-    return rc;
+    return 0;
 }

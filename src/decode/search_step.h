@@ -1,0 +1,41 @@
+/* search_step.h — what the strategies share (search_step.c): the step and the scratch carving.
+ * Included by search_greedy.c and search_beam.c only. */
+#ifndef XLATE_SEARCH_STEP_H
+#define XLATE_SEARCH_STEP_H
+#include "decode/search.h"
+
+/* The rows of one step. */
+typedef struct {
+    int n;               /* rows */
+    int *tokens;         /* [n] the token row r feeds */
+    int *slots;          /* [n] its cache slot */
+    int *srcs;           /* [n] the source it attends to */
+    int *sentence;       /* [n] the sentence of the batch it belongs to */
+    const int **history; /* [n] its generated tokens so far (pos of them) */
+} step_rows;
+
+/* One step and what every strategy does to its logits [rows, vocab] before choosing: an error
+ * naming the sentence and the step when a row is not finite; then the chain's processors
+ * (max_len[sentence[r]]: row r's bound). */
+int search_step(const search_model *m, const logits_chain *chain, const logits_rules *rules,
+                const step_rows *rows, const int *max_len, int pos, float *logits, char *err,
+                size_t errlen);
+
+/* Carving buffers out of the scratch: a first pass with base NULL measures (used), a second
+ * cuts the same buffers out of the grown block. Each buffer starts on a 64-byte boundary. */
+typedef struct {
+    char *base;
+    size_t used;
+} scratch_cut;
+
+static inline void *cut(scratch_cut *c, size_t count, size_t size)
+{
+    void *p = c->base ? c->base + c->used : NULL;
+    c->used += (count * size + 63) & ~(size_t)63;
+    return p;
+}
+
+/* Makes the scratch at least `bytes` long (its contents are not kept). */
+int search_reserve(search_scratch *s, size_t bytes, char *err, size_t errlen);
+
+#endif
