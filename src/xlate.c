@@ -496,6 +496,17 @@ int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src
     sp.rules.eos_id = c->eos_id;
     sp.rules.pad_id = c->pad_id;
     sp.rules.min_length = p->min_length;
+    if (c->gen.hf_beam) { /* a Hugging Face model: generate()'s processors and beam rules */
+        sp.rules.ban_pad = 1;
+        sp.rules.force_eos = c->gen.forced_eos;
+        sp.rules.n_bad = c->gen.n_bad;
+        sp.rules.bad_off = c->gen.bad_off;
+        sp.rules.bad_ids = c->gen.bad_ids;
+        sp.hf_beam = 1;
+        sp.early_stopping = c->gen.early_stopping == EARLY_STOP_TRUE    ? SEARCH_EARLY_TRUE
+                            : c->gen.early_stopping == EARLY_STOP_FALSE ? SEARCH_EARLY_FALSE
+                                                                        : SEARCH_EARLY_NEVER;
+    }
     if (with_eos(c, n, src, src_len, &block, &rows, &lens, &N, err, errlen))
         return -1;
     if (!(max_len = malloc(n * sizeof *max_len))) {
