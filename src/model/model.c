@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
     const st_file *f;
@@ -417,6 +418,19 @@ int model_load(model_weights *m, const char *dir, warn_fn warn, void *warn_user,
         config_free(&cfg);
         xerr(err, errlen, "out of memory");
         goto done;
+    }
+    if (access(wpath, F_OK) != 0 && cfg.family == family_marian()) {
+        /* a hub repository that has only the PyTorch pickle: say how to convert it */
+        char *bin = path_join(dir, "pytorch_model.bin");
+        if (bin && access(bin, F_OK) == 0) {
+            xerr(err, errlen, "%s: no %s, only pytorch_model.bin: convert it once with "
+                 "tools/convert.py --hf %s (writes %s; xlate does not read pickles)", dir,
+                 cfg.weights, dir, cfg.weights);
+            free(bin);
+            config_free(&cfg);
+            goto done;
+        }
+        free(bin);
     }
     if (st_open(&f, wpath, err, errlen)) {
         config_free(&cfg);

@@ -19,14 +19,14 @@ static int load_one_spm(spm_model **out, const char *dir, const char *name, char
     return rc;
 }
 
-static int load_vocab(vocab *v, const char *dir, const char *name, int n, char *err,
-                      size_t errlen)
+static int load_vocab(vocab *v, const char *dir, const char *name, int n, const char *field,
+                      char *err, size_t errlen)
 {
     char *path = path_join(dir, name);
     int rc;
     if (!path)
         return xerr(err, errlen, "out of memory");
-    rc = vocab_load(v, path, n, err, errlen);
+    rc = vocab_load(v, path, n, field, err, errlen);
     free(path);
     return rc;
 }
@@ -82,10 +82,11 @@ int hf_tok_load(hf_tok *t, const char *dir, const char *source_spm, const char *
     memset(t, 0, sizeof *t);
     if (load_one_spm(&t->src_spm, dir, source_spm, err, errlen) ||
         load_one_spm(&t->tgt_spm, dir, target_spm, err, errlen) ||
-        load_vocab(&t->src, dir, vocab_json, n_src, err, errlen))
+        load_vocab(&t->src, dir, vocab_json, n_src, "vocab_size", err, errlen))
         goto fail;
     if (target_vocab_json) {
-        if (load_vocab(&t->tgt_own, dir, target_vocab_json, n_tgt, err, errlen))
+        if (load_vocab(&t->tgt_own, dir, target_vocab_json, n_tgt, "decoder_vocab_size", err,
+                       errlen))
             goto fail;
         t->tgt = &t->tgt_own;
     } else {

@@ -29,8 +29,8 @@ int vocab_find(const vocab *v, const char *s, size_t len)
     }
 }
 
-int vocab_parse(vocab *v, const char *json, size_t len, const char *name, int n, char *err,
-                size_t errlen)
+int vocab_parse(vocab *v, const char *json, size_t len, const char *name, int n,
+                const char *field, char *err, size_t errlen)
 {
     cJSON *root, *item;
     int count = 0;
@@ -43,6 +43,10 @@ int vocab_parse(vocab *v, const char *json, size_t len, const char *name, int n,
         goto fail;
     }
     cJSON_ArrayForEach(item, root) count++;
+    if (count != n) {
+        xerr(err, errlen, "%s: %d pieces, but config.json's %s is %d", name, count, field, n);
+        goto fail;
+    }
     v->n = n;
     v->cap = 16;
     while (v->cap < (size_t)count * 2)
@@ -60,8 +64,8 @@ int vocab_parse(vocab *v, const char *json, size_t len, const char *name, int n,
         size_t plen = strlen(item->string);
         int id;
         if (!cJSON_IsNumber(item) || d != floor(d) || d < 0 || d >= n) {
-            xerr(err, errlen, "%s: piece \"%.64s\": expected an id in [0, %d) (the config's "
-                 "vocabulary size), got %s%.0f", name, item->string, n,
+            xerr(err, errlen, "%s: piece \"%.64s\": expected an id in [0, %d) (config.json's "
+                 "%s), got %s%.0f", name, item->string, n, field,
                  cJSON_IsNumber(item) ? "" : json_type_name(item),
                  cJSON_IsNumber(item) ? d : 0.0);
             goto fail;
@@ -95,7 +99,7 @@ fail:
     return -1;
 }
 
-int vocab_load(vocab *v, const char *path, int n, char *err, size_t errlen)
+int vocab_load(vocab *v, const char *path, int n, const char *field, char *err, size_t errlen)
 {
     char *text;
     size_t len;
@@ -103,7 +107,7 @@ int vocab_load(vocab *v, const char *path, int n, char *err, size_t errlen)
     memset(v, 0, sizeof *v);
     if (read_file(path, &text, &len, err, errlen))
         return -1;
-    rc = vocab_parse(v, text, len, path, n, err, errlen);
+    rc = vocab_parse(v, text, len, path, n, field, err, errlen);
     free(text);
     return rc;
 }

@@ -12,12 +12,12 @@ typedef struct {
     size_t cap;       /* power of two */
 } vocab;
 
-/* Reads path; every id must lie in [0, n) and belong to one piece only. Messages name the file,
- * the piece and the id. */
-int vocab_load(vocab *v, const char *path, int n, char *err, size_t errlen);
+/* Reads path: exactly n pieces (n: config.json's `field`), every id in [0, n) and belonging to
+ * one piece only. Messages name the file, the piece and the id. */
+int vocab_load(vocab *v, const char *path, int n, const char *field, char *err, size_t errlen);
 /* The same from JSON text (fuzzing); name is used in messages. */
-int vocab_parse(vocab *v, const char *json, size_t len, const char *name, int n, char *err,
-                size_t errlen);
+int vocab_parse(vocab *v, const char *json, size_t len, const char *name, int n,
+                const char *field, char *err, size_t errlen);
 /* The id of piece s[0, len), or -1. */
 int vocab_find(const vocab *v, const char *s, size_t len);
 void vocab_free(vocab *v);
