@@ -323,6 +323,75 @@ class Marian:
         return [ranked.pop() for _ in range(min(n_best, len(ranked)))]
 
 
+# ----------------------------------------------------------------------------- bench peer
+
+@torch.no_grad()
+def greedy_fixed(m, srcs, steps):
+    """Greedy over a batch of sources (ids without eos), exactly `steps` decoder steps with a
+    KV cache: eos banned before the last step and forced at it (xlate's --min-length N
+    --max-length N on a Marian model). The peer of bench/marian_bench.py; returns [B, steps]."""
+    B = len(srcs)
+    S = max(len(x) for x in srcs) + 1
+    ids = torch.full((B, S), m.pad, dtype=torch.long)
+    mask = torch.zeros(B, S, dtype=torch.bool)  # True: padding
+    for b, x in enumerate(srcs):
+        ids[b, : len(x) + 1] = torch.tensor(x + [m.eos])
+        mask[b, len(x) + 1:] = True
+    x = m.src_emb[ids] * m.scale + m.pos[:S]
+    neg = torch.zeros(B, 1, 1, S).masked_fill(mask[:, None, None, :], float("-inf"))
+
+    def heads(t, H):
+        return t.view(t.shape[0], t.shape[1], H, -1).transpose(1, 2)
+
+    def mha(q_in, kv, name, H, bias):
+        dh = m.d // H
+        q = heads(m.lin(q_in, name + ".q_proj") * dh ** -0.5, H)
+        k, v = kv
+        a = q @ k.transpose(2, 3)
+        if bias is not None:
+            a = a + bias
+        o = (torch.softmax(a, -1) @ v).transpose(1, 2).reshape(q_in.shape[0], q_in.shape[1], m.d)
+        return m.lin(o, name + ".out_proj")
+
+    H = m.heads
+    for l in range(m.enc_layers):
+        p = f"model.encoder.layers.{l}"
+        kv = (heads(m.lin(x, p + ".self_attn.k_proj"), H), heads(m.lin(x, p + ".self_attn.v_proj"), H))
+        x = m.ln(x + mha(x, kv, p + ".self_attn", H, neg), p + ".self_attn_layer_norm")
+        x = m.ln(x + m.lin(m.act(m.lin(x, p + ".fc1")), p + ".fc2"), p + ".final_layer_norm")
+    H = m.dec_heads
+    cross = []
+    for l in range(m.dec_layers):
+        p = f"model.decoder.layers.{l}.encoder_attn"
+        cross.append((heads(m.lin(x, p + ".k_proj"), H), heads(m.lin(x, p + ".v_proj"), H)))
+    cache = [None] * m.dec_layers
+    tok = torch.full((B,), m.start, dtype=torch.long)
+    out = []
+    for step in range(steps):
+        y = (m.tgt_emb[tok] * m.scale + m.pos[step])[:, None, :]
+        for l in range(m.dec_layers):
+            p = f"model.decoder.layers.{l}"
+            k = heads(m.lin(y, p + ".self_attn.k_proj"), H)
+            v = heads(m.lin(y, p + ".self_attn.v_proj"), H)
+            if cache[l] is not None:
+                k = torch.cat([cache[l][0], k], 2)
+                v = torch.cat([cache[l][1], v], 2)
+            cache[l] = (k, v)
+            y = m.ln(y + mha(y, (k, v), p + ".self_attn", H, None), p + ".self_attn_layer_norm")
+            y = m.ln(y + mha(y, cross[l], p + ".encoder_attn", H, neg),
+                     p + ".encoder_attn_layer_norm")
+            y = m.ln(y + m.lin(m.act(m.lin(y, p + ".fc1")), p + ".fc2"), p + ".final_layer_norm")
+        lg = torch.nn.functional.linear(y[:, 0], m.lm_head) + m.bias[0]
+        lg[:, m.pad] = float("-inf")
+        if step < steps - 1:
+            lg[:, m.eos] = float("-inf")
+            tok = lg.argmax(-1)
+        else:
+            tok = torch.full((B,), m.eos, dtype=torch.long)
+        out.append(tok)
+    return torch.stack(out, 1)
+
+
 def strip_eos(ids, eos):
     return ids[:-1] if ids and ids[-1] == eos else ids
 

@@ -815,7 +815,7 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
         return XLATE_EXIT_MODEL;
     }
     r->dir = dir;
-    mp.load_tokenizers = o->in_fmt == FMT_TEXT || o->out_fmt != FMT_IDS;
+    mp.load_tokenizers = o->in_fmt == FMT_TEXT || o->out_fmt != FMT_IDS || o->target_lang;
     mp.warn = warn_stderr;
     mp.warn_user = &o->quiet;
     if (xlate_model_load(&r->model, dir, &mp, err, sizeof err)) {
