@@ -69,7 +69,10 @@ typedef struct {
     int n_best;           /* hypotheses returned per sentence, <= beam_size (default 1) */
     float length_penalty; /* beam: rank by logprob / length^penalty (default 1.0) */
     int max_length;       /* generated tokens at most, eos counted; 0: the default bound,
-                             min(3 * (source length + 1) + 10, max_positions) */
+                             min(3 * (source length + 1) + 10, max_positions), or for a
+                             Hugging Face model min(its max_length - 1, max_positions) (its
+                             max_length counts the decoder start token). A Hugging Face
+                             model's last allowed token is eos (forced_eos_token_id) */
     int min_length;       /* eos is not chosen before N tokens (default 0): its logit counts
                              as -inf, the other tokens' log-probabilities are renormalized.
                              Raises the default bound to N + 1 where it is lower; with an
