@@ -331,7 +331,7 @@ __attribute__((target("avx2,f16c"))) static void f16c_convert(float *dst, const 
 int simd_f16_to_f32(float *dst, const void *src, size_t n)
 {
 #if HAVE_X86 && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (has_avx2() && __builtin_cpu_supports("f16c")) {
+    if (cpu_has_f16c()) {
         f16c_convert(dst, src, n);
         return 1;
     }
