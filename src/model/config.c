@@ -356,6 +356,11 @@ static int hf_generation(model_config *c, const cJSON *g, int is_config, const c
                errlen))
         return -1;
     gc->forced_eos = fe >= 0;
+    /* generate() starts from the generation config's decoder_start_token_id */
+    if (!is_config &&
+        hf_int(g, "decoder_start_token_id", c->bos_id, 1, 0, c->tgt_vocab - 1, &c->bos_id, name,
+               err, errlen))
+        return -1;
     if (fe >= 0 && fe != c->eos_id)
         return xerr(err, errlen, "%s: field \"forced_eos_token_id\": %d differs from "
                     "eos_token_id %d (xlate forces eos only)", name, fe, c->eos_id);
