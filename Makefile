@@ -84,7 +84,7 @@ sanitize:
 	  LDFLAGS="-fsanitize=address,undefined" test
 
 bench: all
-	sh bench/run.sh
+	sh bench/run.sh && $(PYTHON) bench/marian_bench.py
 
 fuzz:
 	sh fuzz/build.sh && sh fuzz/run.sh

@@ -42,6 +42,7 @@ xlate_lines_params xlate_lines_default_params(void)
     memset(&p, 0, sizeof p);
     p.decode = xlate_decode_default_params();
     p.batch_size = 32;
+    p.target_lang_id = -1;
     return p;
 }
 
@@ -101,6 +102,15 @@ static int read_item(pipeline *pl, const xlate_source *in, item *it, char *err, 
         if (!(it->ids = malloc((it->n ? it->n : 1) * sizeof *it->ids)))
             return xerr(err, errlen, "out of memory");
         memcpy(it->ids, line.ids, it->n * sizeof *it->ids);
+    }
+    if (pl->p->target_lang_id >= 0 && it->n > 0) { /* >>xx<< in front, as the text would have it */
+        int *q = realloc(it->ids, (it->n + 1) * sizeof *q);
+        if (!q)
+            return xerr(err, errlen, "out of memory");
+        memmove(q + 1, q, it->n * sizeof *q);
+        q[0] = pl->p->target_lang_id;
+        it->ids = q;
+        it->n++;
     }
     it->n_read = it->n;
     if (it->n > pl->max_in) {

@@ -5,6 +5,8 @@
 #include "kernels/ops.h"
 #include "decode/search.h"
 #include "text/spm.h"
+#include "text/hf_tok.h"
+#include "model/family.h"
 #include "decode/transformer.h"
 #include "base/util.h"
 #include <math.h>
@@ -18,6 +20,10 @@ struct xlate_model {
     model_weights w;
     spm_model *src_spm; /* NULL without a tokenizer */
     spm_model *tgt_spm; /* = src_spm when the config names one tokenizer */
+    hf_tok hf;          /* a Hugging Face directory's tokenizer (config vocab set) */
+    int has_hf;
+    const char **langs; /* [hf.n_langs] language codes (without >> <<), into lang_buf */
+    char *lang_buf;
 };
 
 struct xlate_ctx {
@@ -97,6 +103,27 @@ const char *xlate_kernels_desc(const xlate_model *m, char *buf, size_t n)
     return buf;
 }
 
+/* m->langs: the codes of vocab.json's ">>xx<<" pieces, without the brackets. */
+static int langs_index(xlate_model *m)
+{
+    size_t total = 1;
+    char *q;
+    for (int i = 0; i < m->hf.n_langs; i++)
+        total += m->hf.src.len[m->hf.langs[i]];
+    m->langs = malloc((m->hf.n_langs + 1) * sizeof *m->langs);
+    m->lang_buf = q = malloc(total);
+    if (!m->langs || !m->lang_buf)
+        return -1;
+    for (int i = 0; i < m->hf.n_langs; i++) {
+        size_t l = m->hf.src.len[m->hf.langs[i]] - 4;
+        memcpy(q, m->hf.src.piece[m->hf.langs[i]] + 2, l);
+        q[l] = '\0';
+        m->langs[i] = q;
+        q += l + 1;
+    }
+    return 0;
+}
+
 int xlate_model_load(xlate_model **out, const char *dir, const xlate_model_params *p, char *err,
                      size_t errlen)
 {
@@ -120,7 +147,18 @@ int xlate_model_load(xlate_model **out, const char *dir, const xlate_model_param
         return -1;
     }
     c = &m->w.cfg;
-    if (p->load_tokenizers && c->tokenizer) {
+    if (p->load_tokenizers && c->vocab) {
+        if (hf_tok_load(&m->hf, dir, c->tokenizer, c->target_tokenizer, c->vocab,
+                        c->target_vocab, c->src_vocab, c->tgt_vocab, c->eos_id, c->pad_id, err,
+                        errlen))
+            goto fail;
+        m->has_hf = 1;
+        m->w.cfg.unk_id = m->hf.unk;
+        if (langs_index(m)) {
+            xerr(err, errlen, "out of memory");
+            goto fail;
+        }
+    } else if (p->load_tokenizers && c->tokenizer) {
         if (load_spm(&m->src_spm, dir, c->tokenizer, c->src_vocab, "src_vocab_size", err, errlen))
             goto fail;
         if (c->target_tokenizer) {
@@ -149,6 +187,9 @@ void xlate_model_free(xlate_model *m)
     if (m->tgt_spm != m->src_spm)
         spm_free(m->tgt_spm);
     spm_free(m->src_spm);
+    hf_tok_free(&m->hf);
+    free(m->langs);
+    free(m->lang_buf);
     model_free(&m->w);
     free(m);
 }
@@ -178,12 +219,42 @@ xlate_model_info xlate_model_get_info(const xlate_model *m)
     i.weights = c->weights;
     i.shared_embeddings = c->shared_embeddings;
     i.tied_output = c->tied_output;
+    i.family = c->family->name;
+    i.has_tokenizer = m->src_spm != NULL || m->has_hf;
+    i.n_langs = m->has_hf ? m->hf.n_langs : 0;
+    i.langs = m->langs;
+    i.gen_num_beams = c->gen.num_beams;
+    i.gen_max_length = c->gen.max_length;
+    i.gen_length_penalty = c->gen.length_penalty;
+    i.gen_early_stopping = !c->gen.hf_beam ? NULL
+                           : c->gen.early_stopping == EARLY_STOP_TRUE ? "true"
+                           : c->gen.early_stopping == EARLY_STOP_FALSE ? "false" : "never";
+    i.gen_forced_eos = c->gen.forced_eos;
+    i.gen_bad_words = c->gen.n_bad;
     return i;
+}
+
+int xlate_lang_id(const xlate_model *m, const char *lang)
+{
+    return m->has_hf ? hf_tok_lang(&m->hf, lang) : -1;
+}
+
+xlate_decode_params xlate_model_decode_defaults(const xlate_model *m)
+{
+    const gen_config *g = &m->w.cfg.gen;
+    xlate_decode_params p = xlate_decode_default_params();
+    if (g->num_beams > 1)
+        p.beam_size = g->num_beams;
+    if (g->hf_beam)
+        p.length_penalty = g->length_penalty;
+    return p;
 }
 
 int xlate_tokenize(const xlate_model *m, const char *text, size_t len, int **ids, int *n,
                    char *err, size_t errlen)
 {
+    if (m->has_hf)
+        return hf_tok_encode(&m->hf, text, len, ids, n, err, errlen);
     if (!m->src_spm)
         return xerr(err, errlen, "the model has no tokenizer (config field \"tokenizer\"): "
                     "give source ids");
@@ -194,6 +265,8 @@ int xlate_detokenize(const xlate_model *m, const int *ids, int n, char **text, c
                      size_t errlen)
 {
     size_t len;
+    if (m->has_hf)
+        return hf_tok_decode(&m->hf, ids, n, text, err, errlen);
     if (!m->tgt_spm)
         return xerr(err, errlen, "the model has no tokenizer (config field \"tokenizer\"): "
                     "use the target ids");
@@ -208,9 +281,10 @@ int xlate_decode_params_check(const xlate_model *m, const xlate_decode_params *p
     if (p->n_best < 1 || p->n_best > p->beam_size)
         return xerr(err, errlen, "n_best: expected 1 to the beam size (%d), got %d",
                     p->beam_size, p->n_best);
-    if (!isfinite(p->length_penalty) || p->length_penalty < 0 || p->length_penalty > 10)
-        return xerr(err, errlen, "length_penalty: expected 0 to 10, got %g",
-                    (double)p->length_penalty);
+    if (!isfinite(p->length_penalty) || p->length_penalty < (m->w.cfg.gen.hf_beam ? -10 : 0) ||
+        p->length_penalty > 10)
+        return xerr(err, errlen, "length_penalty: expected %d to 10, got %g",
+                    m->w.cfg.gen.hf_beam ? -10 : 0, (double)p->length_penalty);
     if (p->max_length < 0 || p->max_length > m->w.cfg.max_positions)
         return xerr(err, errlen, "max_length: expected 1 to the model's max_positions (%d), "
                     "got %d", m->w.cfg.max_positions, p->max_length);
@@ -285,7 +359,8 @@ static const float *positions(xlate_ctx *ctx, int src, int rows, char *err, size
             xerr(err, errlen, "out of memory");
             return NULL;
         }
-        model_sinusoid(t, ctx->sin_rows, rows, c->d_model, c->positions == POS_SIN_INTERLEAVED);
+        model_sinusoid(t, ctx->sin_rows, rows, c->d_model, c->positions == POS_SIN_INTERLEAVED,
+                       c->pos_f64);
         ctx->sin_pos = t;
         ctx->sin_rows = rows;
     }
@@ -460,6 +535,17 @@ int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src
     sp.rules.eos_id = c->eos_id;
     sp.rules.pad_id = c->pad_id;
     sp.rules.min_length = p->min_length;
+    if (c->gen.hf_beam) { /* a Hugging Face model: generate()'s processors and beam rules */
+        sp.rules.ban_pad = 1;
+        sp.rules.force_eos = c->gen.forced_eos;
+        sp.rules.n_bad = c->gen.n_bad;
+        sp.rules.bad_off = c->gen.bad_off;
+        sp.rules.bad_ids = c->gen.bad_ids;
+        sp.hf_beam = 1;
+        sp.early_stopping = c->gen.early_stopping == EARLY_STOP_TRUE    ? SEARCH_EARLY_TRUE
+                            : c->gen.early_stopping == EARLY_STOP_FALSE ? SEARCH_EARLY_FALSE
+                                                                        : SEARCH_EARLY_NEVER;
+    }
     if (with_eos(c, n, src, src_len, &block, &rows, &lens, &N, err, errlen))
         return -1;
     if (!(max_len = malloc(n * sizeof *max_len))) {
@@ -467,7 +553,8 @@ int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src
         goto done;
     }
     for (int i = 0; i < n; i++) {
-        int bound = 3 * lens[i] + 10;
+        /* Hugging Face's max_length counts the decoder start token */
+        int bound = c->gen.max_length > 0 ? c->gen.max_length - 1 : 3 * lens[i] + 10;
         if (bound < p->min_length + 1)
             bound = p->min_length + 1;
         max_len[i] = p->max_length > 0 ? p->max_length : bound;

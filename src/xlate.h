@@ -63,8 +63,20 @@ typedef struct {
     const char *activation, *norm_placement, *positions;
     const char *weights;       /* the weights file, relative to the model directory */
     int shared_embeddings, tied_output;
+    const char *family;        /* "xlate" or "marian" (Hugging Face MarianMT) */
+    int n_langs;               /* target languages of a multilingual model (>>xx<< tokens) */
+    const char *const *langs;  /* [n_langs] their codes, e.g. "fra" */
+    /* the model's own generation settings (generation_config.json / config.json); 0, NULL
+       when it has none */
+    int gen_num_beams, gen_max_length; /* max_length as Hugging Face counts it (with the start) */
+    float gen_length_penalty;
+    const char *gen_early_stopping;    /* "true", "false", "never"; NULL: not a HF model */
+    int gen_forced_eos, gen_bad_words;
 } xlate_model_info;
 xlate_model_info xlate_model_get_info(const xlate_model *m);
+
+/* The source id of the language token ">>lang<<" of a multilingual model, or -1. */
+int xlate_lang_id(const xlate_model *m, const char *lang);
 
 /* Text <-> ids with the model's SentencePiece models. Arrays and strings are malloc'd. */
 int xlate_tokenize(const xlate_model *m, const char *text, size_t len, int **ids, int *n,
@@ -77,7 +89,10 @@ typedef struct {
     int n_best;           /* hypotheses returned per sentence, <= beam_size (default 1) */
     float length_penalty; /* beam: rank by logprob / length^penalty (default 1.0) */
     int max_length;       /* generated tokens at most, eos counted; 0: the default bound,
-                             min(3 * (source length + 1) + 10, max_positions) */
+                             min(3 * (source length + 1) + 10, max_positions), or for a
+                             Hugging Face model min(its max_length - 1, max_positions) (its
+                             max_length counts the decoder start token). A Hugging Face
+                             model's last allowed token is eos (forced_eos_token_id) */
     int min_length;       /* eos is not chosen before N tokens (default 0): its logit counts
                              as -inf, the other tokens' log-probabilities are renormalized.
                              Raises the default bound to N + 1 where it is lower; with an
@@ -88,6 +103,9 @@ typedef struct {
 } xlate_decode_params;
 
 xlate_decode_params xlate_decode_default_params(void);
+/* The defaults of this model: xlate_decode_default_params() with the model's own num_beams and
+ * length_penalty where its files give them (Hugging Face generation_config.json). */
+xlate_decode_params xlate_model_decode_defaults(const xlate_model *m);
 /* Checks the params against the model; one line naming the bad option. */
 int xlate_decode_params_check(const xlate_model *m, const xlate_decode_params *p, char *err,
                               size_t errlen);
@@ -193,6 +211,8 @@ typedef struct {
                               16 batches) */
     int max_input_length;  /* source tokens kept of a longer line, 1 to max_positions - 1
                               (default 0: max_positions - 1) */
+    int target_lang_id;    /* a token put in front of every non-empty source: a multilingual
+                              model's >>xx<< (xlate_lang_id); default -1: none */
     /* After each batch; NULL: none. */
     void (*progress)(void *user, const xlate_progress *p);
     void *progress_user;

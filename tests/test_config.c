@@ -98,7 +98,9 @@ int main(void)
     bad("JSON error line number", "{\n\"d_model\": 4\n,,}", "line 3");
     bad("top level not an object", "[1, 2]", "expected a JSON object");
     bad("missing model_type", "{\"d_model\": 4}", "missing field \"model_type\"");
-    bad("wrong model_type", "{\"model_type\": \"gpt\"}", "field \"model_type\": expected \"transformer\", got \"gpt\"");
+    bad("wrong model_type", "{\"model_type\": \"gpt\"}",
+        "field \"model_type\": expected \"transformer\" (xlate's layout) or \"marian\" (Hugging Face "
+        "MarianMT), got \"gpt\"");
     bad("missing d_model", "{\"model_type\": \"transformer\", \"heads\": 2}", "missing field \"d_model\"");
     bad("missing eos_id",
         "{\"model_type\": \"transformer\", \"d_model\": 48, \"heads\": 3, \"ffn_dim\": 80, "

@@ -11,6 +11,8 @@
 #include "../fuzz/fuzz_safetensors.c"
 #include "../fuzz/fuzz_spm_model.c"
 #include "../fuzz/fuzz_spm_text.c"
+#include "../fuzz/fuzz_vocab.c"
+#include "../fuzz/fuzz_marian_config.c"
 #include "check.h"
 #include "model/config.h"
 #include <dirent.h>
@@ -142,7 +144,8 @@ int main(void)
     } targets[] = {
         {"config", fuzz_config},       {"safetensors", fuzz_safetensors},
         {"spm_model", fuzz_spm_model}, {"spm_text", fuzz_spm_text},
-        {"ids_cli", fuzz_ids_cli},
+        {"ids_cli", fuzz_ids_cli},     {"vocab", fuzz_vocab},
+        {"marian_config", fuzz_marian_config},
     };
     fuzz_ids_setup(); /* its temporary files, made here so that this process removes them */
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {

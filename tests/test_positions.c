@@ -21,18 +21,18 @@ int main(void)
     const float inter0[4] = {0, 1, 0, 1}, inter1[4] = {0.8414710f, 0.5403023f, 0.0099998f, 0.9999500f};
     const float cat0[4] = {0, 0, 1, 1}, cat1[4] = {0.8414710f, 0.0099998f, 0.5403023f, 0.9999500f};
 
-    model_sinusoid(pe, 0, 2, 4, 1);
+    model_sinusoid(pe, 0, 2, 4, 1, 0);
     check(close4(pe, inter0) && close4(pe + 4, inter1), "interleaved sinusoid, positions 0 and 1",
           "got %g %g %g %g", pe[4], pe[5], pe[6], pe[7]);
-    model_sinusoid(pe, 0, 2, 4, 0);
+    model_sinusoid(pe, 0, 2, 4, 0, 0);
     check(close4(pe, cat0) && close4(pe + 4, cat1), "concat sinusoid, positions 0 and 1",
           "got %g %g %g %g", pe[4], pe[5], pe[6], pe[7]);
     /* computing rows [1, 3) after [0, 1) gives the same rows as all at once */
     {
         float a[3 * 4], b[3 * 4];
-        model_sinusoid(a, 0, 3, 4, 1);
-        model_sinusoid(b, 0, 1, 4, 1);
-        model_sinusoid(b, 1, 3, 4, 1);
+        model_sinusoid(a, 0, 3, 4, 1, 0);
+        model_sinusoid(b, 0, 1, 4, 1, 0);
+        model_sinusoid(b, 1, 3, 4, 1, 0);
         check(close4(a + 4, b + 4) && close4(a + 8, b + 8), "rows computed in two goes",
               "row 2 %g vs %g", a[8], b[8]);
     }

@@ -386,7 +386,7 @@ static void processor_checks(void)
 
     /* the chain on one row, directly */
     {
-        logits_rules rules = {EOS, PAD, 3, 1, 1};
+        logits_rules rules = {EOS, PAD, 3, 1, 1, 0, NULL, NULL};
         logits_chain chain;
         float row[V] = {1, 2, 3, 4, 5, 6};
         logits_row lr = {&rules, V, 1, 5, NULL};

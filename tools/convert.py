@@ -4,6 +4,11 @@
 
 usage: tools/convert.py CHECKPOINT.pt OUTDIR [--spm SPM] [--dtype f32|f16|bf16]
                         [--max-positions N]
+       tools/convert.py --hf DIR
+
+--hf DIR: a Hugging Face MarianMT (OPUS-MT) directory that has only pytorch_model.bin gets
+DIR/model.safetensors with the same tensors, names and dtypes (PyTorch reads the pickle; xlate
+never does). Nothing else in DIR changes.
 
 Writes OUTDIR/config.json (every field explicit), OUTDIR/model.safetensors and, with --spm,
 OUTDIR/spm.model. Every tensor of the checkpoint must be used and every expected one present;
@@ -292,7 +297,40 @@ def check_spm(path, config):
     return w
 
 
+def convert_hf(d):
+    """DIR/pytorch_model.bin -> DIR/model.safetensors, tensors as they are (F32/F16/BF16)."""
+    import torch
+    src = os.path.join(d, "pytorch_model.bin")
+    if not os.path.isfile(src):
+        raise ConvertError(f"{src}: no such file")
+    try:
+        sd = torch.load(src, map_location="cpu", weights_only=True)
+    except TypeError:  # torch < 1.13 has no weights_only
+        sd = torch.load(src, map_location="cpu")
+    except Exception as e:  # noqa: BLE001
+        raise ConvertError(f"{src}: cannot read: {e}")
+    if not isinstance(sd, dict):
+        raise ConvertError(f"{src}: expected a state dict, got {type(sd).__name__}")
+    names = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16"}
+    out = []
+    for k, t in sd.items():
+        if not torch.is_tensor(t):
+            continue
+        if t.dtype not in names:
+            raise ConvertError(f"{src}: tensor {k}: dtype {t.dtype}, expected float32, float16 "
+                               f"or bfloat16")
+        out.append((k, tensor_bytes(t, names[t.dtype])))
+    write_safetensors(os.path.join(d, "model.safetensors"), out, {"format": "pt"})
+    print(f"convert.py: {src} -> {os.path.join(d, 'model.safetensors')}: {len(out)} tensors",
+          file=sys.stderr)
+    return 0
+
+
 def run(argv):
+    if argv[:1] == ["--hf"]:
+        if len(argv) != 2:
+            raise ConvertError("usage: convert.py --hf DIR")
+        return convert_hf(argv[1])
     p = argparse.ArgumentParser(prog="convert.py", description=__doc__.split("\n\n")[0])
     p.add_argument("checkpoint")
     p.add_argument("outdir")

@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "cli/cli_common.h"
 #include "model/config.h"
+#include "model/family.h"
 #include "model/safetensors.h"
 #include "base/util.h"
 #include "xlate.h"
@@ -28,6 +29,8 @@ typedef struct {
     int have_weights;
     size_t params, per_dtype[N_DTYPES];
     int load_ok;              /* xlate_model_load succeeded */
+    xlate_model_info mi;      /* when load_ok */
+    xlate_model *model;       /* NULL unless load_ok; mi points into it */
     char load_err[XLATE_ERRLEN];
 } info;
 
@@ -58,6 +61,8 @@ static void print_text(const info *in)
     const model_config *c = &in->c;
     char extra[64] = "";
     printf("%-18s %s\n", "model", in->dir);
+    printf("%-18s %s\n", "family", strcmp(c->family->name, "marian") == 0
+           ? "marian (Hugging Face MarianMT / OPUS-MT)" : "xlate (tools/convert.py layout)");
     printf("%-18s transformer, %d encoder + %d decoder layers, %s-norm, %s\n", "architecture",
            c->encoder_layers, c->decoder_layers, c->pre_norm ? "pre" : "post",
            activation_name(c->activation));
@@ -75,19 +80,39 @@ static void print_text(const info *in)
            c->tied_output ? ", output tied to the target embedding" : "");
     printf("%-18s %s, max %d, embeddings scaled by %g\n", "positions",
            positions_name(c->positions), c->max_positions, (double)c->embedding_scale);
-    printf("%-18s pad %d, unk %d, bos %d, eos %d\n", "special ids", c->pad_id, c->unk_id,
-           c->bos_id, c->eos_id);
+    printf("%-18s pad %d, unk %d, bos %d, eos %d\n", "special ids", c->pad_id,
+           in->load_ok ? in->mi.unk_id : c->unk_id, c->bos_id, c->eos_id);
+    if (c->gen.hf_beam) {
+        printf("%-18s num_beams %d, max_length %d (%d tokens), length_penalty %g, "
+               "early_stopping %s, bad_words_ids %d, forced eos %s\n", "generation",
+               c->gen.num_beams, c->gen.max_length, c->gen.max_length - 1,
+               (double)c->gen.length_penalty,
+               c->gen.early_stopping == EARLY_STOP_TRUE    ? "true"
+               : c->gen.early_stopping == EARLY_STOP_FALSE ? "false" : "never",
+               c->gen.n_bad, c->gen.forced_eos ? "yes" : "no");
+        if (in->load_ok && in->mi.n_langs) {
+            printf("%-18s %d:", "languages", in->mi.n_langs);
+            for (int i = 0; i < in->mi.n_langs; i++)
+                printf(" %s", in->mi.langs[i]);
+            printf(" (--target-lang)\n");
+        }
+    }
     file_line(in->dir, "config.json", "config", "");
     file_line(in->dir, c->weights, "weights", "");
+    if (c->vocab) {
+        file_line(in->dir, c->vocab, "vocabulary", "");
+        if (c->target_vocab)
+            file_line(in->dir, c->target_vocab, "target vocabulary", "");
+    }
     if (c->tokenizer) {
-        if (in->load_ok)
+        if (in->load_ok && !c->vocab)
             snprintf(extra, sizeof extra, ", %d pieces", c->src_vocab);
         file_line(in->dir, c->tokenizer, "tokenizer", extra);
     } else {
         printf("%-18s none (ids only)\n", "tokenizer");
     }
     if (c->target_tokenizer) {
-        if (in->load_ok)
+        if (in->load_ok && !c->vocab)
             snprintf(extra, sizeof extra, ", %d pieces", c->tgt_vocab);
         file_line(in->dir, c->target_tokenizer, "target tokenizer", extra);
     }
@@ -147,8 +172,7 @@ static int gather(info *in)
 
     in->cpath = path_join(in->dir, "config.json");
     if (!in->cpath || read_file(in->cpath, &in->config_text, &in->config_len, err, sizeof err) ||
-        config_parse(&in->c, in->config_text, in->config_len, in->cpath, warn_stderr, &quiet,
-                     err, sizeof err)) {
+        config_load(&in->c, in->cpath, warn_stderr, &quiet, err, sizeof err)) {
         fprintf(stderr, "xlate: %s\n", in->cpath ? err : "out of memory");
         return XLATE_EXIT_MODEL;
     }
@@ -165,7 +189,9 @@ static int gather(info *in)
     }
     mp.warn = NULL;
     in->load_ok = xlate_model_load(&m, in->dir, &mp, in->load_err, sizeof in->load_err) == 0;
-    xlate_model_free(m);
+    if (in->load_ok)
+        in->mi = xlate_model_get_info(m);
+    in->model = m;
     return XLATE_EXIT_OK;
 }
 
@@ -231,6 +257,7 @@ done:
         st_close(&in->f);
     if (in->have_config)
         config_free(&in->c);
+    xlate_model_free(in->model);
     free(in->config_text);
     free(in->cpath);
     free(in->wpath);

@@ -4,6 +4,7 @@
  * line without '\n' is a line; lines have no length limit and may hold NUL bytes. */
 #include "cli/cli.h"
 #include "text/spm.h"
+#include "xlate.h"
 #include "base/util.h"
 #include <errno.h>
 #include <limits.h>
@@ -16,6 +17,7 @@ enum { SPM_CLI_ERRLEN = 512 }; /* room for one library message */
 typedef struct {
     const char *cmd;   /* "encode" / "decode" */
     const char *model; /* --spm */
+    const char *dir;   /* -m: the model directory's own tokenizer (OPUS-MT: vocab.json too) */
     const char *in;    /* -i, NULL or "-" for stdin */
     const char *out;   /* -o, NULL or "-" for stdout */
 } spm_opts;
@@ -24,18 +26,20 @@ static void usage(FILE *f, const char *cmd)
 {
     if (strcmp(cmd, "encode") == 0)
         fprintf(f,
-                "usage: xlate encode --spm FILE [-i IN] [-o OUT]\n"
+                "usage: xlate encode --spm FILE | -m DIR [-i IN] [-o OUT]\n"
                 "Encodes each line of IN (default: stdin) into one line of space-separated\n"
                 "SentencePiece ids on OUT (default: stdout), as\n"
                 "`spm_encode --model FILE --output_format=id` does. An empty line gives an\n"
-                "empty line.\n");
+                "empty line. With -m DIR: the source ids of model DIR's tokenizer (an\n"
+                "OPUS-MT model's: source.spm pieces numbered by vocab.json), without eos.\n");
     else
         fprintf(f,
-                "usage: xlate decode --spm FILE [-i IN] [-o OUT]\n"
+                "usage: xlate decode --spm FILE | -m DIR [-i IN] [-o OUT]\n"
                 "Decodes each line of space-separated ids of IN (default: stdin) into one line\n"
                 "of text on OUT (default: stdout), as\n"
                 "`spm_decode --model FILE --input_format=id` does. A token that is not an id,\n"
-                "or an id out of the vocabulary, stops with exit status 3.\n");
+                "or an id out of the vocabulary, stops with exit status 3. With -m DIR: the\n"
+                "text of target ids as model DIR's tokenizer writes translations.\n");
 }
 
 /* Returns -1 to go on, else the exit status. */
@@ -51,6 +55,9 @@ static int parse_opts(int argc, char **argv, spm_opts *o)
         }
         if (strcmp(a, "--spm") == 0 || strncmp(a, "--spm=", 6) == 0)
             dst = &o->model;
+        else if (strcmp(a, "-m") == 0 || strcmp(a, "--model") == 0 ||
+                 strncmp(a, "--model=", 8) == 0)
+            dst = &o->dir;
         else if (strcmp(a, "-i") == 0 || strcmp(a, "--input") == 0 ||
                  strncmp(a, "--input=", 8) == 0)
             dst = &o->in;
@@ -74,8 +81,8 @@ static int parse_opts(int argc, char **argv, spm_opts *o)
         }
         *dst = val;
     }
-    if (!o->model || !*o->model) {
-        fprintf(stderr, "xlate %s: --spm FILE is required\n", o->cmd);
+    if ((!o->model || !*o->model) == (!o->dir || !*o->dir)) {
+        fprintf(stderr, "xlate %s: give one of --spm FILE and -m DIR\n", o->cmd);
         usage(stderr, o->cmd);
         return XLATE_EXIT_USAGE;
     }
@@ -87,13 +94,41 @@ typedef struct {
     const char *in_name, *out_name;
     char *outbuf; /* stdio buffer of out */
     spm_model *model;
+    xlate_model *xm; /* -m */
 } spm_io;
+
+/* Encode / decode with the --spm model or the -m model's tokenizer. */
+static int io_encode(const spm_io *io, const char *s, size_t n, int **ids, int *nids, char *err,
+                     size_t errlen)
+{
+    if (io->xm)
+        return xlate_tokenize(io->xm, s, n, ids, nids, err, errlen);
+    return spm_encode(io->model, s, n, ids, nids, err, errlen);
+}
+
+static int io_decode(const spm_io *io, const int *ids, int n, char **text, size_t *tl, char *err,
+                     size_t errlen)
+{
+    if (io->xm) {
+        if (xlate_detokenize(io->xm, ids, n, text, err, errlen))
+            return -1;
+        *tl = strlen(*text);
+        return 0;
+    }
+    return spm_decode(io->model, ids, n, text, tl, err, errlen);
+}
 
 static int io_open(const spm_opts *o, spm_io *io)
 {
     char err[SPM_CLI_ERRLEN];
     memset(io, 0, sizeof *io);
-    if (spm_load(&io->model, o->model, err, sizeof err)) {
+    if (o->dir) {
+        xlate_model_params mp = xlate_model_default_params();
+        if (xlate_model_load(&io->xm, o->dir, &mp, err, sizeof err)) {
+            fprintf(stderr, "xlate %s: %s\n", o->cmd, err);
+            return XLATE_EXIT_MODEL;
+        }
+    } else if (spm_load(&io->model, o->model, err, sizeof err)) {
         fprintf(stderr, "xlate %s: cannot load the SentencePiece model: %s\n", o->cmd, err);
         return XLATE_EXIT_MODEL;
     }
@@ -164,6 +199,7 @@ static int io_close(const char *cmd, spm_io *io, int status)
         fclose(io->in);
     free(io->outbuf);
     spm_free(io->model);
+    xlate_model_free(io->xm);
     memset(io, 0, sizeof *io);
     return status;
 }
@@ -208,7 +244,7 @@ int cmd_encode(int argc, char **argv)
         int *ids = NULL, nids = 0;
         if (n && line[n - 1] == '\n')
             n--;
-        if (spm_encode(io.model, line, n, &ids, &nids, err, sizeof err)) {
+        if (io_encode(&io, line, n, &ids, &nids, err, sizeof err)) {
             fprintf(stderr, "xlate encode: %s\n", err);
             status = XLATE_EXIT_INTERNAL;
             break;
@@ -275,7 +311,7 @@ int cmd_decode(int argc, char **argv)
     status = io_open(&o, &io);
     if (status != XLATE_EXIT_OK)
         return io_close(o.cmd, &io, status);
-    int vocab = spm_vocab_size(io.model);
+    int vocab = io.xm ? xlate_model_get_info(io.xm).tgt_vocab : spm_vocab_size(io.model);
     errno = 0;
     while ((got = getline(&line, &cap, io.in)) >= 0) {
         size_t n = (size_t)got, nids = 0;
@@ -339,7 +375,7 @@ int cmd_decode(int argc, char **argv)
         }
         char *text = NULL;
         size_t tl = 0;
-        if (spm_decode(io.model, ids, (int)nids, &text, &tl, err, sizeof err)) {
+        if (io_decode(&io, ids, (int)nids, &text, &tl, err, sizeof err)) {
             fprintf(stderr, "xlate decode: %s:%zu: %s\n", io.in_name, lineno, err);
             status = XLATE_EXIT_INPUT;
             goto out;

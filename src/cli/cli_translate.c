@@ -38,6 +38,8 @@ typedef struct {
     int fast;          /* --fast: whole-batch products, not batch-invariant */
     int quiet, verbose, scores;
     int compute_type;    /* xlate_compute_type */
+    int beam_set, lp_set;   /* given on the command line (else the model's defaults) */
+    const char *target_lang; /* --target-lang: >>xx<< goes in front of every source */
     xlate_decode_params dp;
     char *const *texts;
     int n_texts;
@@ -55,6 +57,7 @@ typedef struct {
     long max_in;
     int *ids;            /* the last --input-format ids line's ids (malloc'd) */
     int bad_status;      /* the exit status of a failed read */
+    int lang_id;         /* --target-lang's token, -1 without */
     /* counts and times, for --verbose and the progress line */
     long cut;            /* lines cut (bytes or tokens) */
     xlate_lines_stats st;
@@ -76,7 +79,9 @@ static void usage(FILE *f)
         "\n"
         "Model:\n"
         "  -m, --model DIR         model directory (default: $XLATE_MODEL, else\n"
-        "                          models/en-de beside the executable, else installed)\n"
+        "                          models/en-de beside the executable, else installed);\n"
+        "                          xlate's own layout or a Hugging Face MarianMT\n"
+        "                          (OPUS-MT) directory as downloaded\n"
         "Input and output:\n"
         "  -i, --input FILE        read FILE instead of stdin (\"-\": stdin)\n"
         "  -o, --output FILE       write FILE instead of stdout\n"
@@ -87,13 +92,18 @@ static void usage(FILE *f)
         "                          \"finished\"} per line\n"
         "      --scores            jsonl: add \"token_logprobs\" (each token, and eos)\n"
         "Decoding:\n"
-        "      --beam-size K       beam search with K beams (default 1: greedy)\n"
+        "      --beam-size K       beam search with K beams (default: the model's\n"
+        "                          num_beams for an OPUS-MT model, else 1: greedy)\n"
         "      --n-best N          N best per line (N <= K): N lines\n"
         "                          'i ||| text ||| score', i counting lines from 0;\n"
         "                          jsonl: {\"hypotheses\": [...]}\n"
-        "      --length-penalty A  beam: rank by logprob / length^A (default 1.0)\n"
+        "      --length-penalty A  beam: rank by logprob / length^A (default 1.0, or\n"
+        "                          the model's)\n"
         "      --max-length N      at most N generated tokens, eos counted (default:\n"
-        "                          3 * (source tokens + 1) + 10, at most max_positions)\n"
+        "                          3 * (source tokens + 1) + 10, at most max_positions;\n"
+        "                          OPUS-MT: the model's max_length - 1)\n"
+        "      --target-lang L     multilingual OPUS-MT models: put >>L<< in front of\n"
+        "                          each source (xlate info lists the languages)\n"
         "      --min-length N      no eos before N tokens (default 0); raises the\n"
         "                          default --max-length to N + 1 where it is lower\n"
         "      --max-input-length N\n"
@@ -148,7 +158,7 @@ static int parse_options(options *o, int argc, char **argv)
 {
     enum { O_IN_FMT = 256, O_OUT_FMT, O_BATCH, O_BATCH_TOK, O_THREADS, O_MAXLEN, O_MAXIN,
            O_BEAM, O_NBEST, O_LP, O_SCORES, O_VERSION, O_WINDOW, O_FAST, O_MINLEN,
-           O_COMPUTE };
+           O_COMPUTE, O_LANG };
     static const struct option longopts[] = {
         {"model", required_argument, 0, 'm'},
         {"input", required_argument, 0, 'i'},
@@ -168,6 +178,7 @@ static int parse_options(options *o, int argc, char **argv)
         {"window", required_argument, 0, O_WINDOW},
         {"fast", no_argument, 0, O_FAST},
         {"compute-type", required_argument, 0, O_COMPUTE},
+        {"target-lang", required_argument, 0, O_LANG},
         {"quiet", no_argument, 0, 'q'},
         {"verbose", no_argument, 0, 'v'},
         {"version", no_argument, 0, O_VERSION},
@@ -205,6 +216,7 @@ static int parse_options(options *o, int argc, char **argv)
                 return -1;
             }
             break;
+        case O_LANG: o->target_lang = optarg; break;
         case O_IN_FMT:
         case O_OUT_FMT: {
             const char *name = c == O_IN_FMT ? "--input-format" : "--output-format";
@@ -224,6 +236,7 @@ static int parse_options(options *o, int argc, char **argv)
             if (parse_float_opt("--length-penalty", optarg, 0, 10, &f, err, sizeof err))
                 goto bad;
             o->dp.length_penalty = (float)f;
+            o->lp_set = 1;
             break;
         case O_BATCH: case O_BATCH_TOK: case O_THREADS: case O_MAXLEN: case O_MAXIN:
         case O_BEAM: case O_NBEST: case O_WINDOW: case O_MINLEN: {
@@ -251,7 +264,7 @@ static int parse_options(options *o, int argc, char **argv)
             case O_MAXLEN: o->dp.max_length = (int)v; break;
             case O_MINLEN: o->dp.min_length = (int)v; break;
             case O_MAXIN: o->max_input_length = v; break;
-            case O_BEAM: o->dp.beam_size = (int)v; break;
+            case O_BEAM: o->dp.beam_size = (int)v; o->beam_set = 1; break;
             case O_NBEST: o->dp.n_best = (int)v; break;
             case O_WINDOW: o->window = v; break;
             }
@@ -269,7 +282,7 @@ static int parse_options(options *o, int argc, char **argv)
             return -1;
         }
     }
-    if (o->dp.n_best > o->dp.beam_size) {
+    if (o->beam_set && o->dp.n_best > o->dp.beam_size) {
         fprintf(stderr, "xlate: --n-best %d: must not exceed --beam-size (%d)\n", o->dp.n_best,
                 o->dp.beam_size);
         return -1;
@@ -805,7 +818,7 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
         return XLATE_EXIT_MODEL;
     }
     r->dir = dir;
-    mp.load_tokenizers = o->in_fmt == FMT_TEXT || o->out_fmt != FMT_IDS;
+    mp.load_tokenizers = o->in_fmt == FMT_TEXT || o->out_fmt != FMT_IDS || o->target_lang;
     mp.warn = warn_stderr;
     mp.warn_user = &o->quiet;
     mp.compute_type = (xlate_compute_type)o->compute_type;
@@ -827,12 +840,48 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
                 "use --input-format ids --output-format ids\n", dir);
         return XLATE_EXIT_MODEL;
     }
+    {
+        /* the model's own defaults (Hugging Face generation_config.json) where no option says */
+        xlate_decode_params md = xlate_model_decode_defaults(r->model);
+        if (!o->beam_set)
+            o->dp.beam_size = md.beam_size;
+        if (!o->lp_set)
+            o->dp.length_penalty = md.length_penalty;
+        if (o->dp.n_best > o->dp.beam_size) {
+            fprintf(stderr, "xlate: --n-best %d: must not exceed the beam size (%d%s)\n",
+                    o->dp.n_best, o->dp.beam_size, o->beam_set ? "" : ", the model's num_beams");
+            return XLATE_EXIT_USAGE;
+        }
+        if (o->dp.beam_size > 1)
+            o->dp.scores = 1;
+    }
+    r->lang_id = -1;
+    if (o->target_lang) {
+        r->lang_id = xlate_lang_id(r->model, o->target_lang);
+        if (r->lang_id < 0) {
+            char list[1024] = "";
+            size_t n = 0;
+            for (int i = 0; i < r->info.n_langs && n + 2 < sizeof list; i++)
+                n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? " " : "",
+                                      r->info.langs[i]);
+            if (n >= sizeof list)
+                memcpy(list + sizeof list - 5, "...", 4);
+            if (r->info.n_langs)
+                fprintf(stderr, "xlate: --target-lang %s: the model has no >>%s<< token; its "
+                        "languages: %s\n", o->target_lang, o->target_lang, list);
+            else
+                fprintf(stderr, "xlate: --target-lang %s: the model is not multilingual (no "
+                        ">>xx<< tokens in its vocab.json)\n", o->target_lang);
+            return XLATE_EXIT_USAGE;
+        }
+    }
     r->lp = xlate_lines_default_params();
     r->lp.decode = o->dp;
     r->lp.batch_size = (int)o->batch_size;
     r->lp.batch_tokens = (int)o->batch_tokens;
     r->lp.window = (int)o->window;
     r->lp.max_input_length = o->max_input_length > 0 ? (int)o->max_input_length : 0;
+    r->lp.target_lang_id = r->lang_id;
     if (xlate_lines_params_check(r->model, &r->lp, err, sizeof err)) {
         option_words(err, sizeof err);
         fprintf(stderr, "xlate: %s\n", err);

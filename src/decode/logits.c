@@ -2,6 +2,7 @@
 #include "decode/logits.h"
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 /* eos is not chosen before min_length tokens. */
 static int min_length_on(const logits_rules *r) { return r->min_length > 0; }
@@ -17,6 +18,25 @@ static int ban_pad_on(const logits_rules *r)
     return r->ban_pad && r->pad_id >= 0 && r->pad_id != r->eos_id;
 }
 static void ban_pad(const logits_row *r, float *logits) { logits[r->rules->pad_id] = -INFINITY; }
+
+/* bad_words_ids, as transformers' NoBadWordsLogitsProcessor: a sequence's last token is banned
+ * when the row's tokens end with the sequence's other tokens. */
+static int bad_words_on(const logits_rules *r) { return r->n_bad > 0; }
+static void bad_words(const logits_row *r, float *logits)
+{
+    const logits_rules *ru = r->rules;
+    for (int k = 0; k < ru->n_bad; k++) {
+        const int *seq = ru->bad_ids + ru->bad_off[k];
+        int len = ru->bad_off[k + 1] - ru->bad_off[k];
+        if (len == 1 && seq[0] == ru->eos_id)
+            continue;
+        if (len - 1 > r->pos ||
+            (len > 1 && memcmp(r->history + r->pos - (len - 1), seq, (len - 1) * sizeof *seq)))
+            continue;
+        if (seq[len - 1] >= 0 && seq[len - 1] < r->vocab)
+            logits[seq[len - 1]] = -INFINITY;
+    }
+}
 
 /* The last token a row may generate is eos: every other logit -inf, eos's 0 (so its
  * log-probability is 0, and a min_length ban before it is overridden). */
@@ -38,6 +58,7 @@ static const struct {
 } processors[] = {
     {"min_length", min_length_on, min_length_ban},
     {"ban_pad", ban_pad_on, ban_pad},
+    {"bad_words", bad_words_on, bad_words},
     {"force_eos", force_eos_on, force_eos},
 };
 

@@ -18,6 +18,11 @@ typedef struct {
     int ban_pad;    /* 1: pad is never generated (Marian) */
     int force_eos;  /* 1: at the last token a row may generate (its max_len-th), only eos can
                        be chosen, with log-probability 0; this wins over min_length */
+    int n_bad;      /* bad_words_ids (Hugging Face): n_bad banned sequences; the last token of
+                       one is banned where the row's tokens end with the rest of it (a
+                       one-token sequence: always); a sequence [eos] is ignored */
+    const int *bad_off; /* [n_bad + 1] offsets into bad_ids */
+    const int *bad_ids;
 } logits_rules;
 
 /* One row of one step, as a processor sees it. */

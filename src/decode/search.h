@@ -18,7 +18,11 @@ typedef struct {
     int scores;           /* 1: compute logprob and score (greedy skips the softmax otherwise) */
     int token_scores;     /* 1: also fill token_logprobs */
     logits_rules rules;   /* the logits processors (eos_id, pad_id: the model's) */
+    int hf_beam;          /* 1: beam search as Hugging Face's generate() (search_beam.c) */
+    int early_stopping;   /* hf_beam: SEARCH_EARLY_TRUE, _FALSE or _NEVER */
 } search_params;
+
+enum { SEARCH_EARLY_TRUE, SEARCH_EARLY_FALSE, SEARCH_EARLY_NEVER };
 
 /* What a search asks of a model. Rows are hypotheses; each keeps its cache in a slot. */
 typedef struct {

@@ -15,6 +15,20 @@
  *   - Finished hypotheses are ranked by score = logprob / length^penalty, length counting the
  *     tokens and the eos; ties by the order they finished. The n_best best are returned.
  *
+ * With hf_beam (Hugging Face's generate(), transformers v4.40 BeamSearchScorer; the oracle is
+ * tools/marian_reference.py), instead:
+ *   - the processors see log-probabilities (log_softmax first, no renormalization after a ban;
+ *     forced eos gets log-probability 0);
+ *   - a sentence keeps its K best finished hypotheses (a new one enters while fewer than K are
+ *     kept or when it beats the worst kept, which then leaves; the lowest-scored, the earliest on
+ *     ties), scored logprob / length^penalty in double, length counting eos;
+ *   - it is done, after a step, when K are kept and early_stopping is true, or (false) the worst
+ *     kept >= the best candidate's log-prob / (tokens so far)^penalty, or ("never", penalty > 0)
+ *     the same with max_len instead of the tokens so far; at max_len an unfinished sentence adds
+ *     its live hypotheses;
+ *   - the best are returned by score, the later-kept first on ties (Python's stable sort, then
+ *     pop()).
+ *
  * Each live hypothesis owns a cache slot. After a step, a parent's first child takes over its
  * slot; further children copy it into slots freed by parents without children, so the KV cache
  * is copied only where the beam branches.
@@ -66,6 +80,8 @@ typedef struct {
     float *tok_lp;     /* [K][mx] per-token log-probs */
     search_hyp *fin;   /* [3K] finished, in the order they finished: up to 2K - 1 ended by eos,
                           then K at max_length; each owns its [mx] of fin_ids (and fin_lp) */
+    double *fin_score; /* [3K] hf_beam: the scores in double */
+    double worst;      /* hf_beam: the worst kept score (1e9 while none) */
 } sentence;
 
 /* The buffers of one run, cut from the scratch. */
@@ -85,6 +101,7 @@ typedef struct {
     int *ids;                    /* [n][K][mx] */
     float *tok_lp;               /* [n][K][mx] */
     search_hyp *fin;             /* [n][3K] */
+    double *fin_score;           /* [n][3K] */
     int *fin_ids;                /* [n][3K][mx] */
     float *fin_lp;               /* [n][3K][mx] (token_scores) */
 } beam_bufs;
@@ -116,6 +133,7 @@ static size_t beam_cut(beam_bufs *b, char *base, int n, int K, int V, int mx, in
     b->ids = cut(&c, R * mx, sizeof(int));
     b->tok_lp = cut(&c, R * mx, sizeof(float));
     b->fin = cut(&c, 3 * R, sizeof *b->fin);
+    b->fin_score = cut(&c, 3 * R, sizeof *b->fin_score);
     b->fin_ids = cut(&c, 3 * R * mx, sizeof(int));
     b->fin_lp = token_scores ? cut(&c, 3 * R * mx, sizeof(float)) : NULL;
     return c.used;
@@ -147,6 +165,72 @@ static void finish(sentence *s, const int *ids, const float *tlp, int n, int las
     h->logprob = logprob;
     h->score = hyp_score(logprob, h->n + eos_ended, p->length_penalty);
     s->n_fin++;
+}
+
+/* hf_beam: the hypothesis finish() just added stays only if it is among the K best (see the
+ * banner); the one it pushes out goes behind the kept ones, keeping its buffers. */
+static void hf_keep(sentence *s, int K, float penalty)
+{
+    int last = s->n_fin - 1;
+    search_hyp *h = &s->fin[last];
+    double sc = (double)h->logprob / pow((double)(h->n + h->finished), (double)penalty);
+    s->fin_score[last] = sc;
+    h->score = (float)sc;
+    if (!(last < K || sc > s->worst)) {
+        s->n_fin--;
+        return;
+    }
+    if (s->n_fin > K) {
+        int lo = 0;
+        search_hyp out;
+        for (int k = 1; k < s->n_fin; k++)
+            if (s->fin_score[k] < s->fin_score[lo])
+                lo = k;
+        out = s->fin[lo];
+        for (int k = lo; k + 1 < s->n_fin; k++) {
+            s->fin[k] = s->fin[k + 1];
+            s->fin_score[k] = s->fin_score[k + 1];
+        }
+        s->fin[--s->n_fin] = out;
+        s->worst = s->fin_score[0];
+        for (int k = 1; k < s->n_fin; k++)
+            if (s->fin_score[k] < s->worst)
+                s->worst = s->fin_score[k];
+    } else if (sc < s->worst) {
+        s->worst = sc;
+    }
+}
+
+/* hf_beam: BeamHypotheses.is_done after a step; best: the best candidate's log-prob, cur: the
+ * tokens generated so far (this step's included). */
+static int hf_done(const sentence *s, int K, float best, int cur, int max_len,
+                   const search_params *p)
+{
+    double lp = p->length_penalty;
+    if (s->n_fin < K)
+        return 0;
+    if (p->early_stopping == SEARCH_EARLY_TRUE)
+        return 1;
+    if (p->early_stopping == SEARCH_EARLY_NEVER && lp > 0)
+        return s->worst >= (double)best / pow((double)max_len, lp);
+    return s->worst >= (double)best / pow((double)cur, lp);
+}
+
+/* hf_beam: best first by score, the later-kept first on ties. */
+static void hf_rank(sentence *s)
+{
+    for (int a = 1; a < s->n_fin; a++) {
+        search_hyp h = s->fin[a];
+        double sc = s->fin_score[a];
+        int b = a;
+        while (b > 0 && s->fin_score[b - 1] <= sc) {
+            s->fin[b] = s->fin[b - 1];
+            s->fin_score[b] = s->fin_score[b - 1];
+            b--;
+        }
+        s->fin[b] = h;
+        s->fin_score[b] = sc;
+    }
 }
 
 /* Sorts the finished hypotheses by score, best first, keeping finishing order on ties (a stable
@@ -188,6 +272,8 @@ int search_beam(const search_model *m, search_scratch *sc, int n, const int *max
         s->ids = b.ids + o * mx;
         s->tok_lp = b.tok_lp + o * mx;
         s->fin = b.fin + 3 * o;
+        s->fin_score = b.fin_score + 3 * o;
+        s->worst = 1e9;
         for (int k = 0; k < 3 * K; k++) {
             s->fin[k].ids = b.fin_ids + (3 * o + k) * mx;
             s->fin[k].token_logprobs = b.fin_lp ? b.fin_lp + (3 * o + k) * mx : NULL;
@@ -199,7 +285,7 @@ int search_beam(const search_model *m, search_scratch *sc, int n, const int *max
         for (int j = 0; j < K; j++)
             s->slot[j] = i * K + j;
     }
-    rows = (step_rows){0, b.tokens, b.slots, b.srcs, b.row_sent, b.hist};
+    rows = (step_rows){0, b.tokens, b.slots, b.srcs, b.row_sent, b.hist, p->hf_beam};
 
     for (int pos = 0;; pos++) {
         int nr = 0;
@@ -222,8 +308,8 @@ int search_beam(const search_model *m, search_scratch *sc, int n, const int *max
         rows.n = nr;
         if (search_step(m, &chain, &p->rules, &rows, max_len, pos, b.logits, err, errlen))
             return -1;
-        for (int r = 0; r < nr; r++)
-            b.row_lse[r] = logsumexp(b.logits + (size_t)r * V, V);
+        for (int r = 0; r < nr; r++) /* hf_beam: the rows are log-probabilities already */
+            b.row_lse[r] = p->hf_beam ? 0 : logsumexp(b.logits + (size_t)r * V, V);
 
         for (int r0 = 0; r0 < nr;) {
             int i = b.row_sent[r0], r1 = r0, nt = 0, new_live = 0, nfree = 0;
@@ -249,8 +335,11 @@ int search_beam(const search_model *m, search_scratch *sc, int n, const int *max
                 const float *plp = s->tok_lp + (size_t)cd->parent * mx;
                 float tlp = cd->logprob - s->logprob[cd->parent];
                 if (cd->token == m->eos_id) {
-                    if (k < K)
+                    if (k < K) {
                         finish(s, pids, plp, pos, m->eos_id, tlp, cd->logprob, 1, p);
+                        if (p->hf_beam)
+                            hf_keep(s, K, p->length_penalty);
+                    }
                     continue;
                 }
                 if (new_live == K)
@@ -292,6 +381,21 @@ int search_beam(const search_model *m, search_scratch *sc, int n, const int *max
             memcpy(s->ids, b.ids_next, (size_t)new_live * mx * sizeof *b.ids_next);
             memcpy(s->tok_lp, b.lp_next, (size_t)new_live * mx * sizeof *b.lp_next);
             s->live = new_live;
+            if (p->hf_beam) {
+                int done = hf_done(s, K, top[0].logprob, pos + 1, max_len[i], p);
+                if (!done && last_step)
+                    for (int j = 0; j < s->live; j++) {
+                        finish(s, s->ids + (size_t)j * mx, s->tok_lp + (size_t)j * mx, pos + 1,
+                               -1, 0, s->logprob[j], 0, p);
+                        hf_keep(s, K, p->length_penalty);
+                    }
+                if (done || last_step || s->live == 0) {
+                    s->live = 0;
+                    s->done = 1;
+                }
+                r0 = r1;
+                continue;
+            }
             if (last_step) {
                 for (int j = 0; j < s->live; j++)
                     finish(s, s->ids + (size_t)j * mx, s->tok_lp + (size_t)j * mx, pos + 1, -1,
@@ -307,7 +411,10 @@ int search_beam(const search_model *m, search_scratch *sc, int n, const int *max
     for (int i = 0; i < n; i++) {
         sentence *s = &b.S[i];
         int keep = s->n_fin < p->n_best ? s->n_fin : p->n_best;
-        rank_finished(s->fin, s->n_fin);
+        if (p->hf_beam)
+            hf_rank(s);
+        else
+            rank_finished(s->fin, s->n_fin);
         if (emit(emit_user, i, s->fin, keep, err, errlen))
             return -1;
     }

@@ -56,7 +56,7 @@ int search_greedy(const search_model *m, search_scratch *s, int n, const int *ma
         b.hist[i] = h->ids;
     }
     /* rows are their own sources and slots: row r decodes sentence act[r] */
-    rows = (step_rows){n, b.tokens, b.act, b.act, b.act, b.hist};
+    rows = (step_rows){n, b.tokens, b.act, b.act, b.act, b.hist, 0};
     for (int pos = 0; rows.n > 0; pos++) {
         int w = 0;
         if (search_step(m, &chain, &p->rules, &rows, max_len, pos, b.logits, err, errlen))

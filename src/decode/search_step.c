@@ -1,6 +1,7 @@
 /* search_step.c — the step every strategy shares (search_step.h). */
 #include "decode/search_step.h"
 #include "kernels/simd.h"
+#include "kernels/ops.h"
 #include "base/util.h"
 #include <stdlib.h>
 
@@ -18,6 +19,11 @@ int search_step(const search_model *m, const logits_chain *chain, const logits_r
             return xerr(err, errlen, "the model computed non-finite logits (inf or NaN) for "
                         "sentence %d of the batch at step %d: its weights overflow or are "
                         "corrupt", rows->sentence[r] + 1, pos + 1);
+        if (rows->log_softmax) {
+            float lse = logsumexp(row, V);
+            for (int v = 0; v < V; v++)
+                row[v] -= lse;
+        }
         if (chain->n) {
             logits_row lr = {rules, V, pos, max_len[rows->sentence[r]], rows->history[r]};
             logits_apply(chain, &lr, row);

@@ -12,6 +12,8 @@ typedef struct {
     int *srcs;           /* [n] the source it attends to */
     int *sentence;       /* [n] the sentence of the batch it belongs to */
     const int **history; /* [n] its generated tokens so far (pos of them) */
+    int log_softmax;     /* 1: the rows become log-probabilities before the processors see them
+                            (Hugging Face's beam search: no renormalization after a ban) */
 } step_rows;
 
 /* One step and what every strategy does to its logits [rows, vocab] before choosing: an error

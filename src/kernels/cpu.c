@@ -8,6 +8,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <strings.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
 
 static const char *const names[] = {"generic", "avx2", "avx512", "avx512vnni"};
 
@@ -62,4 +65,15 @@ enum cpu_isa cpu_isa(void)
         atomic_store_explicit(&cached, v, memory_order_relaxed);
     }
     return (enum cpu_isa)v;
+}
+
+int cpu_has_f16c(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    unsigned a, b, c, d;
+    /* CPUID leaf 1, ECX bit 29 (GCC's and clang's __builtin_cpu_supports differ on "f16c") */
+    return cpu_isa() >= ISA_AVX2 && __get_cpuid(1, &a, &b, &c, &d) && (c >> 29 & 1);
+#else
+    return 0;
+#endif
 }

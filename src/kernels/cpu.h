@@ -16,4 +16,7 @@ const char *cpu_isa_name(enum cpu_isa isa);
 /* Parses a level name (case-insensitive); -1 when it is none of them. */
 int cpu_isa_parse(const char *s);
 
+/* 1 when the vector level is AVX2 or more and the CPU converts halves (F16C). */
+int cpu_has_f16c(void);
+
 #endif

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum { ACT_RELU, ACT_GELU, ACT_GELU_TANH } activation_kind;
+typedef enum { ACT_RELU, ACT_GELU, ACT_GELU_TANH, ACT_SILU } activation_kind;
 
 /* How a linear's weights are stored for compute (the --compute-type). */
 typedef enum { WT_F32, WT_INT8, WT_BF16, WT_F16 } weight_type;

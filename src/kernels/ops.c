@@ -430,6 +430,10 @@ void activate(float *x, size_t n, activation_kind a)
             x[i] = 0.5f * v * (1.0f + tanhf(0.79788456080286536f * (v + 0.044715f * v * v * v)));
         }
         break;
+    case ACT_SILU: /* x * sigmoid(x), as torch's silu computes it */
+        for (size_t i = 0; i < n; i++)
+            x[i] = x[i] / (1.0f + expf(-x[i]));
+        break;
     }
 }
 

@@ -311,3 +311,34 @@ void simd_relu(float *x, long n)
     for (long i = 0; i < n; i++)
         x[i] = x[i] > 0 ? x[i] : 0;
 }
+
+#if HAVE_X86
+__attribute__((target("avx2,f16c"))) static void f16c_convert(float *dst, const void *src,
+                                                                size_t n)
+{
+    const unsigned char *s = src;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(s + 2 * i))));
+    for (; i < n; i++) {
+        uint16_t h;
+        memcpy(&h, s + 2 * i, 2);
+        _mm_store_ss(dst + i, _mm_cvtph_ps(_mm_cvtsi32_si128(h)));
+    }
+}
+#endif
+
+int simd_f16_to_f32(float *dst, const void *src, size_t n)
+{
+#if HAVE_X86 && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (cpu_has_f16c()) {
+        f16c_convert(dst, src, n);
+        return 1;
+    }
+#else
+    (void)dst;
+    (void)src;
+    (void)n;
+#endif
+    return 0;
+}

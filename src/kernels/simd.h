@@ -22,5 +22,9 @@ void simd_norm(float *out, const float *x, const float *g, const float *b, int n
 int simd_all_finite(const float *x, size_t n);
 /* x[i] = max(x[i], 0). */
 void simd_relu(float *x, long n);
+/* dst[i] = the IEEE half src[i] (little-endian) as a float, exactly: F16C where the CPU has it
+ * (with AVX2), else one at a time. Returns 0 when it did nothing (no F16C): the caller converts
+ * itself. */
+int simd_f16_to_f32(float *dst, const void *src, size_t n);
 
 #endif

@@ -1,11 +1,13 @@
 /* config.c — parse and validate config.json with cJSON. Every message names the field. */
 #include "model/config.h"
+#include "model/family.h"
 #include "base/json.h"
 #include "base/util.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum field_type { F_INT, F_NUM, F_BOOL, F_STR, F_ENUM };
 
@@ -58,7 +60,10 @@ static const field_spec fields[] = {
 /* Largest integer a field may hold: keeps every size product well inside size_t. */
 #define INT_FIELD_MAX (1 << 24)
 
-const char *activation_name(activation_kind a) { return activation_names[a]; }
+const char *activation_name(activation_kind a)
+{
+    return a == ACT_SILU ? "swish" : activation_names[a];
+}
 const char *positions_name(position_kind p) { return position_names[p]; }
 
 static int set_field(model_config *c, const field_spec *f, const cJSON *v, const char *name,
@@ -185,13 +190,16 @@ int config_parse(model_config *c, const char *json, size_t len, const char *name
         goto done;
     }
     /* (a field twice is refused by json_parse_strict, as any key twice) */
+    c->family = family_xlate();
     item = cJSON_GetObjectItemCaseSensitive(root, "model_type");
     if (!item) {
-        xerr(err, errlen, "%s: missing field \"model_type\" (expected \"transformer\")", name);
+        xerr(err, errlen, "%s: missing field \"model_type\" (expected \"transformer\" or "
+             "\"marian\")", name);
         goto done;
     }
     if (!cJSON_IsString(item) || strcmp(item->valuestring, "transformer") != 0) {
-        xerr(err, errlen, "%s: field \"model_type\": expected \"transformer\", got %s%.64s%s",
+        xerr(err, errlen, "%s: field \"model_type\": expected \"transformer\" (xlate's layout) "
+             "or \"marian\" (Hugging Face MarianMT), got %s%.64s%s",
              name, cJSON_IsString(item) ? "\"" : json_type_name(item),
              cJSON_IsString(item) ? item->valuestring : "", cJSON_IsString(item) ? "\"" : "");
         goto done;
@@ -234,17 +242,300 @@ done:
     return rc;
 }
 
+static int file_exists(const char *path) { return access(path, F_OK) == 0; }
+
+/* The model_type of config JSON text, or NULL (then config_parse reports what is wrong). */
+static char *peek_model_type(const char *text, size_t len)
+{
+    char e[8];
+    cJSON *root = json_parse_strict(text, len, "", e, sizeof e), *t;
+    char *out = NULL;
+    if (root && (t = cJSON_GetObjectItemCaseSensitive(root, "model_type")) && cJSON_IsString(t))
+        out = strdup(t->valuestring);
+    cJSON_Delete(root);
+    return out;
+}
+
 int config_load(model_config *c, const char *path, warn_fn warn, void *warn_user, char *err,
                 size_t errlen)
 {
-    char *text;
-    size_t len;
-    int rc;
+    char *text, *type, *gen_text = NULL, *gen_path = NULL, *tv_path = NULL;
+    size_t len, gen_len = 0, dlen;
+    int rc = -1;
     memset(c, 0, sizeof *c);
     if (read_file(path, &text, &len, err, errlen))
         return -1;
-    rc = config_parse(c, text, len, path, warn, warn_user, err, errlen);
+    type = peek_model_type(text, len);
+    if (!type || strcmp(type, "marian") != 0) {
+        rc = config_parse(c, text, len, path, warn, warn_user, err, errlen);
+        goto done;
+    }
+    /* the directory's other files: generation_config.json, target_vocab.json */
+    dlen = strrchr(path, '/') ? (size_t)(strrchr(path, '/') - path + 1) : 0;
+    gen_path = malloc(dlen + 32);
+    tv_path = malloc(dlen + 32);
+    if (!gen_path || !tv_path) {
+        xerr(err, errlen, "out of memory");
+        goto done;
+    }
+    snprintf(gen_path, dlen + 32, "%.*sgeneration_config.json", (int)dlen, path);
+    snprintf(tv_path, dlen + 32, "%.*starget_vocab.json", (int)dlen, path);
+    if (file_exists(gen_path) && read_file(gen_path, &gen_text, &gen_len, err, errlen))
+        goto done;
+    rc = config_parse_marian(c, text, len, path, gen_text, gen_len, gen_path,
+                             file_exists(tv_path), err, errlen);
+done:
     free(text);
+    free(type);
+    free(gen_text);
+    free(gen_path);
+    free(tv_path);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- Hugging Face MarianMT */
+
+/* Field `key` of obj as an integer in [lo, hi]: *out = dflt when absent (or null and
+ * null_ok). 0, or -1 with a message naming the file and field. */
+static int hf_int(const cJSON *obj, const char *key, int dflt, int null_ok, int lo, int hi,
+                  int *out, const char *name, char *err, size_t errlen)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    double d;
+    if (!v || (null_ok && cJSON_IsNull(v))) {
+        *out = dflt;
+        return 0;
+    }
+    if (!cJSON_IsNumber(v))
+        return xerr(err, errlen, "%s: field \"%s\": expected an integer, got %s", name, key,
+                    json_type_name(v));
+    d = v->valuedouble;
+    if (d != floor(d) || d < lo || d > hi)
+        return xerr(err, errlen, "%s: field \"%s\": expected an integer in [%d, %d], got %g",
+                    name, key, lo, hi, d);
+    *out = (int)d;
+    return 0;
+}
+
+static int hf_bool(const cJSON *obj, const char *key, int dflt, int *out, const char *name,
+                   char *err, size_t errlen)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v) {
+        *out = dflt;
+        return 0;
+    }
+    if (!cJSON_IsBool(v))
+        return xerr(err, errlen, "%s: field \"%s\": expected true or false, got %s", name, key,
+                    json_type_name(v));
+    *out = cJSON_IsTrue(v);
+    return 0;
+}
+
+/* The generation fields of `g` (generation_config.json, or config.json when there is none:
+ * is_config) into c->gen, as transformers' GenerationConfig reads them. */
+static int hf_generation(model_config *c, const cJSON *g, int is_config, const char *name,
+                         char *err, size_t errlen)
+{
+    gen_config *gc = &c->gen;
+    const cJSON *v, *seq, *id;
+    int fe, n = 0, total = 0;
+    if (hf_int(g, "num_beams", 1, 1, 1, 256, &gc->num_beams, name, err, errlen) ||
+        hf_int(g, "max_length", 20, 1, 1, INT_FIELD_MAX, &gc->max_length, name, err, errlen) ||
+        /* MarianConfig's default forced_eos_token_id is 0; GenerationConfig's is none */
+        hf_int(g, "forced_eos_token_id", is_config ? 0 : -1, 1, 0, INT_FIELD_MAX, &fe, name, err,
+               errlen))
+        return -1;
+    gc->forced_eos = fe >= 0;
+    /* generate() starts from the generation config's decoder_start_token_id */
+    if (!is_config &&
+        hf_int(g, "decoder_start_token_id", c->bos_id, 1, 0, c->tgt_vocab - 1, &c->bos_id, name,
+               err, errlen))
+        return -1;
+    if (fe >= 0 && fe != c->eos_id)
+        return xerr(err, errlen, "%s: field \"forced_eos_token_id\": %d differs from "
+                    "eos_token_id %d (xlate forces eos only)", name, fe, c->eos_id);
+    gc->length_penalty = 1.0f;
+    if ((v = cJSON_GetObjectItemCaseSensitive(g, "length_penalty")) && !cJSON_IsNull(v)) {
+        if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || fabs(v->valuedouble) > 100)
+            return xerr(err, errlen, "%s: field \"length_penalty\": expected a number in "
+                        "[-100, 100], got %s", name, json_type_name(v));
+        gc->length_penalty = (float)v->valuedouble;
+    }
+    gc->early_stopping = EARLY_STOP_FALSE;
+    if ((v = cJSON_GetObjectItemCaseSensitive(g, "early_stopping")) && !cJSON_IsNull(v)) {
+        if (cJSON_IsBool(v))
+            gc->early_stopping = cJSON_IsTrue(v) ? EARLY_STOP_TRUE : EARLY_STOP_FALSE;
+        else if (cJSON_IsString(v) && strcmp(v->valuestring, "never") == 0)
+            gc->early_stopping = EARLY_STOP_NEVER;
+        else
+            return xerr(err, errlen, "%s: field \"early_stopping\": expected true, false or "
+                        "\"never\", got %s", name, json_type_name(v));
+    }
+    gc->hf_beam = 1;
+    v = cJSON_GetObjectItemCaseSensitive(g, "bad_words_ids");
+    if (!v || cJSON_IsNull(v))
+        return 0;
+    if (!cJSON_IsArray(v))
+        return xerr(err, errlen, "%s: field \"bad_words_ids\": expected a list of lists of "
+                    "ids, got %s", name, json_type_name(v));
+    cJSON_ArrayForEach(seq, v) {
+        if (!cJSON_IsArray(seq) || cJSON_GetArraySize(seq) < 1)
+            return xerr(err, errlen, "%s: field \"bad_words_ids\": entry %d: expected a "
+                        "non-empty list of ids", name, n + 1);
+        total += cJSON_GetArraySize(seq);
+        n++;
+    }
+    gc->bad_off = malloc((n + 1) * sizeof *gc->bad_off);
+    gc->bad_ids = malloc((total ? total : 1) * sizeof *gc->bad_ids);
+    if (!gc->bad_off || !gc->bad_ids)
+        return xerr(err, errlen, "out of memory");
+    gc->n_bad = 0;
+    gc->bad_off[0] = 0;
+    total = 0;
+    cJSON_ArrayForEach(seq, v) {
+        cJSON_ArrayForEach(id, seq) {
+            double d = cJSON_IsNumber(id) ? id->valuedouble : -1;
+            if (d != floor(d) || d < 0 || d >= c->tgt_vocab)
+                return xerr(err, errlen, "%s: field \"bad_words_ids\": entry %d: expected ids "
+                            "in [0, %d), got %s%g", name, gc->n_bad + 1, c->tgt_vocab,
+                            cJSON_IsNumber(id) ? "" : json_type_name(id),
+                            cJSON_IsNumber(id) ? d : 0.0);
+            gc->bad_ids[total++] = (int)d;
+        }
+        gc->bad_off[++gc->n_bad] = total;
+    }
+    return 0;
+}
+
+int config_parse_marian(model_config *c, const char *json, size_t len, const char *name,
+                        const char *gen_json, size_t gen_len, const char *gen_name,
+                        int has_target_vocab, char *err, size_t errlen)
+{
+    cJSON *root = NULL, *groot = NULL, *v;
+    int enc_heads, dec_heads, enc_ffn, dec_ffn, dec_vocab, scale, rc = -1;
+    memset(c, 0, sizeof *c);
+    c->family = family_marian();
+    root = json_parse_strict(json, len, name, err, errlen);
+    if (!root)
+        goto done;
+    if (!cJSON_IsObject(root)) {
+        xerr(err, errlen, "%s: expected a JSON object at the top, got %s", name,
+             json_type_name(root));
+        goto done;
+    }
+    /* transformers' MarianConfig defaults where a field is absent */
+    if (hf_int(root, "d_model", 1024, 0, 2, INT_FIELD_MAX, &c->d_model, name, err, errlen) ||
+        hf_int(root, "encoder_layers", 12, 0, 0, 4096, &c->encoder_layers, name, err, errlen) ||
+        hf_int(root, "decoder_layers", 12, 0, 1, 4096, &c->decoder_layers, name, err, errlen) ||
+        hf_int(root, "encoder_attention_heads", 16, 0, 1, 4096, &enc_heads, name, err,
+               errlen) ||
+        hf_int(root, "decoder_attention_heads", 16, 0, 1, 4096, &dec_heads, name, err,
+               errlen) ||
+        hf_int(root, "encoder_ffn_dim", 4096, 0, 1, INT_FIELD_MAX, &enc_ffn, name, err,
+               errlen) ||
+        hf_int(root, "decoder_ffn_dim", 4096, 0, 1, INT_FIELD_MAX, &dec_ffn, name, err,
+               errlen) ||
+        hf_int(root, "vocab_size", 58101, 0, 1, INT_FIELD_MAX, &c->src_vocab, name, err,
+               errlen) ||
+        hf_int(root, "decoder_vocab_size", c->src_vocab, 1, 1, INT_FIELD_MAX, &dec_vocab, name,
+               err, errlen) ||
+        hf_int(root, "max_position_embeddings", 1024, 0, 2, INT_FIELD_MAX, &c->max_positions,
+               name, err, errlen) ||
+        hf_int(root, "pad_token_id", 58100, 0, 0, INT_FIELD_MAX, &c->pad_id, name, err,
+               errlen) ||
+        hf_int(root, "eos_token_id", 0, 0, 0, INT_FIELD_MAX, &c->eos_id, name, err, errlen) ||
+        hf_int(root, "decoder_start_token_id", c->pad_id, 1, 0, INT_FIELD_MAX, &c->bos_id,
+               name, err, errlen) ||
+        hf_bool(root, "scale_embedding", 0, &scale, name, err, errlen) ||
+        hf_bool(root, "share_encoder_decoder_embeddings", 1, &c->shared_embeddings, name, err,
+                errlen) ||
+        hf_bool(root, "tie_word_embeddings", 1, &c->tied_output, name, err, errlen))
+        goto done;
+    if (enc_heads != dec_heads || enc_ffn != dec_ffn) {
+        xerr(err, errlen, "%s: field \"%s\": %d differs from the encoder's %d (xlate needs "
+             "equal sizes)", name, enc_heads != dec_heads ? "decoder_attention_heads"
+             : "decoder_ffn_dim", enc_heads != dec_heads ? dec_heads : dec_ffn,
+             enc_heads != dec_heads ? enc_heads : enc_ffn);
+        goto done;
+    }
+    c->heads = enc_heads;
+    c->ffn_dim = enc_ffn;
+    /* the target vocabulary: the shared one, else decoder_vocab_size (MarianMTModel) */
+    c->tgt_vocab = c->shared_embeddings ? c->src_vocab : dec_vocab;
+    c->activation = ACT_GELU;
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "activation_function"))) {
+        const char *a = cJSON_IsString(v) ? v->valuestring : "";
+        if (strcmp(a, "swish") == 0 || strcmp(a, "silu") == 0)
+            c->activation = ACT_SILU;
+        else if (strcmp(a, "gelu") == 0)
+            c->activation = ACT_GELU;
+        else if (strcmp(a, "relu") == 0)
+            c->activation = ACT_RELU;
+        else if (strcmp(a, "gelu_new") == 0 || strcmp(a, "gelu_pytorch_tanh") == 0)
+            c->activation = ACT_GELU_TANH;
+        else {
+            xerr(err, errlen, "%s: field \"activation_function\": expected \"swish\", "
+                 "\"silu\", \"gelu\", \"gelu_new\" or \"relu\", got %s%.64s%s", name,
+                 cJSON_IsString(v) ? "\"" : json_type_name(v), a, cJSON_IsString(v) ? "\"" : "");
+            goto done;
+        }
+    }
+    /* MarianMTModel's architecture, whatever else config.json says */
+    c->pre_norm = 0;
+    c->encoder_final_norm = c->decoder_final_norm = 0;
+    c->layer_norm_eps = 1e-5f;
+    c->positions = POS_SIN_CONCAT;
+    c->pos_f64 = 1;
+    c->embedding_scale = scale ? (float)sqrt((double)c->d_model) : 1.0f;
+    c->output_bias = 1; /* final_logits_bias (zeros when the file lacks it) */
+    c->unk_id = -1;     /* vocab.json's "<unk>", set when the vocabulary is read */
+    if (!(c->weights = strdup("model.safetensors")) || !(c->tokenizer = strdup("source.spm")) ||
+        !(c->target_tokenizer = strdup("target.spm")) || !(c->vocab = strdup("vocab.json")) ||
+        (has_target_vocab && !(c->target_vocab = strdup("target_vocab.json")))) {
+        xerr(err, errlen, "out of memory");
+        goto done;
+    }
+    if (has_target_vocab == 0 && !c->shared_embeddings && c->src_vocab != c->tgt_vocab) {
+        xerr(err, errlen, "%s: field \"decoder_vocab_size\": %d differs from vocab_size %d, "
+             "but the directory has no target_vocab.json", name, c->tgt_vocab, c->src_vocab);
+        goto done;
+    }
+    if (c->d_model % c->heads != 0) {
+        xerr(err, errlen, "%s: field \"encoder_attention_heads\": d_model %d is not divisible "
+             "by %d", name, c->d_model, c->heads);
+        goto done;
+    }
+    if (c->d_model % 2 != 0) {
+        xerr(err, errlen, "%s: field \"d_model\": sinusoidal positions need an even d_model, "
+             "got %d", name, c->d_model);
+        goto done;
+    }
+    if (check_special(c, "pad_token_id", c->pad_id, name, err, errlen) ||
+        check_special(c, "eos_token_id", c->eos_id, name, err, errlen))
+        goto done;
+    if (c->bos_id >= c->tgt_vocab) {
+        xerr(err, errlen, "%s: field \"decoder_start_token_id\": %d lies outside the target "
+             "vocabulary (%d)", name, c->bos_id, c->tgt_vocab);
+        goto done;
+    }
+    if (gen_json) {
+        if (!(groot = json_parse_strict(gen_json, gen_len, gen_name, err, errlen)))
+            goto done;
+        if (!cJSON_IsObject(groot)) {
+            xerr(err, errlen, "%s: expected a JSON object at the top, got %s", gen_name,
+                 json_type_name(groot));
+            goto done;
+        }
+    }
+    if (hf_generation(c, groot ? groot : root, !groot, groot ? gen_name : name, err, errlen))
+        goto done;
+    rc = 0;
+done:
+    cJSON_Delete(root);
+    cJSON_Delete(groot);
+    if (rc)
+        config_free(c);
     return rc;
 }
 
@@ -255,5 +546,11 @@ void config_free(model_config *c)
     free(c->weights);
     free(c->tokenizer);
     free(c->target_tokenizer);
-    c->weights = c->tokenizer = c->target_tokenizer = NULL;
+    free(c->vocab);
+    free(c->target_vocab);
+    free(c->gen.bad_off);
+    free(c->gen.bad_ids);
+    c->weights = c->tokenizer = c->target_tokenizer = c->vocab = c->target_vocab = NULL;
+    c->gen.bad_off = c->gen.bad_ids = NULL;
+    c->gen.n_bad = 0;
 }

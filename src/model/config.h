@@ -7,6 +7,25 @@
 
 typedef enum { POS_SIN_INTERLEAVED, POS_SIN_CONCAT, POS_LEARNED } position_kind;
 
+struct model_family;
+
+/* What the model's own files say about generation (Hugging Face's generation_config.json or
+ * config.json); xlate's options override them. The xlate family has none of these. */
+typedef struct {
+    int num_beams;        /* 0: not given (greedy) */
+    int max_length;       /* Hugging Face's: counts the decoder start token; 0: not given */
+    float length_penalty; /* 1.0 unless given */
+    int early_stopping;   /* EARLY_STOP_* */
+    int forced_eos;       /* 1: eos is forced at the last allowed position (forced_eos_token_id) */
+    int n_bad;            /* bad_words_ids: n_bad sequences */
+    int *bad_off;         /* owned; [n_bad + 1] offsets into bad_ids */
+    int *bad_ids;         /* owned; the sequences' ids, concatenated */
+    int hf_beam;          /* 1: Hugging Face's generate(): processors after the log-softmax (no
+                             renormalization), early_stopping, K best finished kept */
+} gen_config;
+
+enum { EARLY_STOP_TRUE, EARLY_STOP_FALSE, EARLY_STOP_NEVER };
+
 /* Receives one warning line (no trailing newline); may be NULL. */
 typedef void (*warn_fn)(void *user, const char *msg);
 
@@ -33,6 +52,12 @@ typedef struct {
     char *weights;          /* owned; file name relative to the model directory */
     char *tokenizer;        /* owned; NULL when absent */
     char *target_tokenizer; /* owned; NULL when absent (then = tokenizer) */
+    const struct model_family *family; /* the tensor names and file layout (family.h) */
+    int pos_f64;            /* sinusoids computed in double, rounded to float (Hugging Face) */
+    char *vocab;            /* owned; vocab.json-style piece -> id map of the source (and the
+                               target unless target_vocab); NULL: spm ids are the model's */
+    char *target_vocab;     /* owned; NULL: = vocab */
+    gen_config gen;
 } model_config;
 
 /* Parses and validates config JSON text (len bytes). `name` is used in messages. Unknown fields
@@ -41,6 +66,12 @@ int config_parse(model_config *c, const char *json, size_t len, const char *name
                  warn_fn warn, void *warn_user, char *err, size_t errlen);
 int config_load(model_config *c, const char *path, warn_fn warn, void *warn_user,
                 char *err, size_t errlen);
+/* The same for a Hugging Face MarianMT config.json (model_type "marian"); gen_json (may be NULL):
+ * the directory's generation_config.json, which then replaces config.json's generation fields;
+ * has_target_vocab: the directory holds target_vocab.json. */
+int config_parse_marian(model_config *c, const char *json, size_t len, const char *name,
+                        const char *gen_json, size_t gen_len, const char *gen_name,
+                        int has_target_vocab, char *err, size_t errlen);
 void config_free(model_config *c);
 
 const char *activation_name(activation_kind a);

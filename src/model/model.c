@@ -6,6 +6,7 @@
  * Binding runs twice: a sizing pass that only checks names, shapes and dtypes and counts the
  * arena's floats, then a filling pass into an arena of exactly that size. */
 #include "model/model.h"
+#include "model/family.h"
 #include "kernels/simd.h"
 #include "kernels/cpu.h"
 #include "base/util.h"
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
     const st_file *f;
@@ -219,10 +221,9 @@ static int adjacent(const st_tensor *const *t, int n)
 
 /* q, k, v of one attention block as one [3d, d] linear: in place when the file has them one
  * after the other (tools/convert.py writes them so), else copied together. */
-static int take_qkv(binder *b, linear *l, const char *prefix, int d)
+static int take_qkv(binder *b, linear *l, const char *prefix, const char *const *parts, int d)
 {
     const st_tensor *w[3], *bs[3];
-    const char *parts[3] = {"q", "k", "v"};
     char name[256];
     for (int i = 0; i < 3; i++) {
         snprintf(name, sizeof name, "%s.%s.weight", prefix, parts[i]);
@@ -276,36 +277,49 @@ static int take_qkv(binder *b, linear *l, const char *prefix, int d)
     return 0;
 }
 
-/* A layer's self-attention: `prefix.self_attn.{q,k,v,o}` and `prefix.self_attn_norm`. */
-static int take_self_attn(binder *b, const char *prefix, linear *qkv, linear *o, norm *n, int d)
+/* A layer's self-attention: `prefix.<self_attn>.{q,k,v,o}` and `prefix.<self_norm>`. */
+static int take_self_attn(binder *b, const model_family *f, const char *prefix, linear *qkv,
+                          linear *o, norm *n, int d)
 {
-    char name[128];
-    snprintf(name, sizeof name, "%s.self_attn", prefix);
-    if (take_qkv(b, qkv, name, d))
+    char name[160];
+    snprintf(name, sizeof name, "%s.%s", prefix, f->self_attn);
+    if (take_qkv(b, qkv, name, f->proj, d))
         return -1;
-    snprintf(name, sizeof name, "%s.self_attn.o", prefix);
+    snprintf(name, sizeof name, "%s.%s.%s", prefix, f->self_attn, f->proj[3]);
     if (take_linear(b, o, name, d, d, 1))
         return -1;
-    snprintf(name, sizeof name, "%s.self_attn_norm", prefix);
+    snprintf(name, sizeof name, "%s.%s", prefix, f->self_norm);
     return take_norm(b, n, name, d);
 }
 
-/* A layer's feed-forward: `prefix.ffn.fc1`, `prefix.ffn.fc2` and `prefix.ffn_norm`. */
-static int take_ffn(binder *b, const char *prefix, linear *fc1, linear *fc2, norm *n, int d, int F)
+/* A layer's feed-forward: `prefix.<fc1>`, `prefix.<fc2>` and `prefix.<ffn_norm>`. */
+static int take_ffn(binder *b, const model_family *f, const char *prefix, linear *fc1,
+                    linear *fc2, norm *n, int d, int F)
 {
-    char name[128];
-    snprintf(name, sizeof name, "%s.ffn.fc1", prefix);
+    char name[160];
+    snprintf(name, sizeof name, "%s.%s", prefix, f->fc1);
     if (take_linear(b, fc1, name, F, d, 1))
         return -1;
-    snprintf(name, sizeof name, "%s.ffn.fc2", prefix);
+    snprintf(name, sizeof name, "%s.%s", prefix, f->fc2);
     if (take_linear(b, fc2, name, d, F, 1))
         return -1;
-    snprintf(name, sizeof name, "%s.ffn_norm", prefix);
+    snprintf(name, sizeof name, "%s.%s", prefix, f->ffn_norm);
     return take_norm(b, n, name, d);
 }
 
-void model_sinusoid(float *pe, int p0, int p1, int d, int interleaved)
+void model_sinusoid(float *pe, int p0, int p1, int d, int interleaved, int f64)
 {
+    if (f64) { /* Hugging Face's numpy table: pos / 10000^(2i/d) in double, then float */
+        for (int i = 0; i < d / 2; i++) {
+            double div = pow(10000.0, (double)(2 * i) / (double)d);
+            for (int p = p0; p < p1; p++) {
+                float *row = pe + (size_t)p * d;
+                row[i] = (float)sin((double)p / div);
+                row[d / 2 + i] = (float)cos((double)p / div);
+            }
+        }
+        return;
+    }
     for (int i = 0; i < d / 2; i++) {
         float div = powf(10000.0f, (float)(2 * i) / (float)d);
         for (int p = p0; p < p1; p++) {
@@ -322,29 +336,36 @@ void model_sinusoid(float *pe, int p0, int p1, int d, int interleaved)
     }
 }
 
+/* Whether the file has a tensor of that name (no check, nothing bound). */
+static int has(binder *b, const char *name) { return st_find(b->f, name) != NULL; }
+
 static int bind_all(binder *b, model_weights *m)
 {
     const model_config *c = &m->cfg;
+    const model_family *f = c->family;
     int d = c->d_model, F = c->ffn_dim, P = c->max_positions, L = c->decoder_layers;
     char name[256];
 
-    if (view(b, "encoder.embed.weight", c->src_vocab, d, &m->src_embed))
-        return -1;
-    if (c->shared_embeddings)
+    if (c->shared_embeddings) {
+        const char *src = f->src_embed_alt && !has(b, f->src_embed) ? f->src_embed_alt
+                                                                    : f->src_embed;
+        if (view(b, src, c->src_vocab, d, &m->src_embed))
+            return -1;
         m->tgt_embed = m->src_embed;
-    else if (view(b, "decoder.embed.weight", c->tgt_vocab, d, &m->tgt_embed))
+    } else if (view(b, f->enc_embed, c->src_vocab, d, &m->src_embed) ||
+               view(b, f->dec_embed, c->tgt_vocab, d, &m->tgt_embed)) {
         return -1;
+    }
     if (c->positions == POS_LEARNED &&
-        (view(b, "encoder.positions.weight", P, d, &m->src_pos) ||
-         view(b, "decoder.positions.weight", P, d, &m->tgt_pos)))
+        (view(b, f->src_pos, P, d, &m->src_pos) || view(b, f->tgt_pos, P, d, &m->tgt_pos)))
         return -1;
 
     for (int l = 0; l < c->encoder_layers; l++) {
         encoder_layer *e = &m->enc[l];
-        char p[64];
-        snprintf(p, sizeof p, "encoder.layers.%d", l);
-        if (take_self_attn(b, p, &e->qkv, &e->o, &e->attn_norm, d) ||
-            take_ffn(b, p, &e->fc1, &e->fc2, &e->ffn_norm, d, F))
+        char p[96];
+        snprintf(p, sizeof p, f->enc_layer, l);
+        if (take_self_attn(b, f, p, &e->qkv, &e->o, &e->attn_norm, d) ||
+            take_ffn(b, f, p, &e->fc1, &e->fc2, &e->ffn_norm, d, F))
             return -1;
     }
 
@@ -358,42 +379,43 @@ static int bind_all(binder *b, model_weights *m)
         m->cross_kv.in = d;
         packed = b->pack ? reserve_packed(b, &m->cross_kv) : NULL;
         for (int l = 0; l < L; l++) {
-            snprintf(name, sizeof name, "decoder.layers.%d.cross_attn", l);
-            if (take_rows(b, w, bias, name, "k", (size_t)l * 2 * d, d, d, &m->cross_kv, packed) ||
-                take_rows(b, w, bias, name, "v", (size_t)l * 2 * d + d, d, d, &m->cross_kv,
-                          packed))
+            char p[96];
+            snprintf(p, sizeof p, f->dec_layer, l);
+            snprintf(name, sizeof name, "%s.%s", p, f->cross_attn);
+            if (take_rows(b, w, bias, name, f->proj[1], (size_t)l * 2 * d, d, d, &m->cross_kv,
+                          packed) ||
+                take_rows(b, w, bias, name, f->proj[2], (size_t)l * 2 * d + d, d, d,
+                          &m->cross_kv, packed))
                 return -1;
         }
     }
     for (int l = 0; l < L; l++) {
         decoder_layer *e = &m->dec[l];
-        char p[64];
-        snprintf(p, sizeof p, "decoder.layers.%d", l);
-        if (take_self_attn(b, p, &e->qkv, &e->o, &e->self_norm, d))
+        char p[96];
+        snprintf(p, sizeof p, f->dec_layer, l);
+        if (take_self_attn(b, f, p, &e->qkv, &e->o, &e->self_norm, d))
             return -1;
-        snprintf(name, sizeof name, "%s.cross_attn.q", p);
+        snprintf(name, sizeof name, "%s.%s.%s", p, f->cross_attn, f->proj[0]);
         if (take_linear(b, &e->cross_q, name, d, d, 1))
             return -1;
-        snprintf(name, sizeof name, "%s.cross_attn.o", p);
+        snprintf(name, sizeof name, "%s.%s.%s", p, f->cross_attn, f->proj[3]);
         if (take_linear(b, &e->cross_o, name, d, d, 1))
             return -1;
-        snprintf(name, sizeof name, "%s.cross_attn_norm", p);
+        snprintf(name, sizeof name, "%s.%s", p, f->cross_norm);
         if (take_norm(b, &e->cross_norm, name, d) ||
-            take_ffn(b, p, &e->fc1, &e->fc2, &e->ffn_norm, d, F))
+            take_ffn(b, f, p, &e->fc1, &e->fc2, &e->ffn_norm, d, F))
             return -1;
     }
-    if (c->encoder_final_norm && take_norm(b, &m->enc_norm, "encoder.final_norm", d))
+    if (c->encoder_final_norm && take_norm(b, &m->enc_norm, f->enc_final_norm, d))
         return -1;
-    if (c->decoder_final_norm && take_norm(b, &m->dec_norm, "decoder.final_norm", d))
+    if (c->decoder_final_norm && take_norm(b, &m->dec_norm, f->dec_final_norm, d))
         return -1;
 
+    m->out.out = c->tgt_vocab;
+    m->out.in = d;
+    m->out.b = NULL;
     if (c->tied_output) {
         m->out.w = m->tgt_embed;
-        m->out.out = c->tgt_vocab;
-        m->out.in = d;
-        m->out.b = NULL;
-        if (c->output_bias && view(b, "output.bias", c->tgt_vocab, 0, &m->out.b))
-            return -1;
         if (b->pack) {
             /* the embedding stays f32 for the lookups; the projection gets its packed copy */
             void *mem = reserve_packed(b, &m->out);
@@ -401,9 +423,13 @@ static int bind_all(binder *b, model_weights *m)
             if (mem)
                 linear_pack_rows(&m->out, mem, m->out.type, 0, c->tgt_vocab, m->tgt_embed);
         }
-    } else if (take_linear(b, &m->out, "output", c->tgt_vocab, d, c->output_bias)) {
-        return -1;
+    } else if (take_linear(b, &m->out, f->out, c->tgt_vocab, d, 0)) {
+        return -1; /* the bias, when there is one, is the family's: below */
     }
+    if (c->output_bias && !(f->out_bias_optional && !has(b, f->out_bias)) &&
+        view(b, f->out_bias, f->out_bias_rows ? 1 : c->tgt_vocab,
+             f->out_bias_rows ? c->tgt_vocab : 0, &m->out.b))
+        return -1;
     return 0;
 }
 
@@ -453,13 +479,17 @@ int model_bind_as(model_weights *m, model_config *cfg, st_file *f, weight_type c
     b.pused = 0;
     if (bind_all(&b, m))
         goto fail;
-    for (int i = 0; i < f->n && warn; i++)
-        if (!b.used_tensor[i]) {
+    for (int i = 0; i < f->n && warn; i++) {
+        const char *const *k = m->cfg.family->known_unused;
+        while (k && *k && strcmp(*k, f->tensors[i].name) != 0)
+            k++;
+        if (!b.used_tensor[i] && !(k && *k)) {
             char msg[512];
             snprintf(msg, sizeof msg, "%s: tensor \"%s\" is not used by this config", f->path,
                      f->tensors[i].name);
             warn(warn_user, msg);
         }
+    }
     free(b.used_tensor);
     return 0;
 fail:
@@ -485,6 +515,19 @@ int model_load(model_weights *m, const char *dir, weight_type ct, warn_fn warn,
         config_free(&cfg);
         xerr(err, errlen, "out of memory");
         goto done;
+    }
+    if (access(wpath, F_OK) != 0 && cfg.family == family_marian()) {
+        /* a hub repository that has only the PyTorch pickle: say how to convert it */
+        char *bin = path_join(dir, "pytorch_model.bin");
+        if (bin && access(bin, F_OK) == 0) {
+            xerr(err, errlen, "%s: no %s, only pytorch_model.bin: convert it once with "
+                 "tools/convert.py --hf %s (writes %s; xlate does not read pickles)", dir,
+                 cfg.weights, dir, cfg.weights);
+            free(bin);
+            config_free(&cfg);
+            goto done;
+        }
+        free(bin);
     }
     if (st_open(&f, wpath, err, errlen)) {
         config_free(&cfg);

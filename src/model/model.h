@@ -52,7 +52,7 @@ typedef struct {
     st_file file;           /* the mapped weights file */
 } model_weights;
 
-/* Loads dir/config.json and its weights file. Warnings (unknown config fields, unused tensors)
+/* Loads dir/config.json (xlate's or a Hugging Face MarianMT one: family.h) and its weights file. Warnings (unknown config fields, unused tensors)
  * go to warn. */
 int model_load(model_weights *m, const char *dir, weight_type ct, warn_fn warn,
                void *warn_user, char *err, size_t errlen);
@@ -68,8 +68,10 @@ int model_bind_as(model_weights *m, model_config *cfg, st_file *f, weight_type c
 
 /* Rows [p0, p1) of the sinusoidal position table [P, d], computed in f32 the way the PyTorch
  * recipe does: div_i = 10000^(2i/d); interleaved: PE[p,2i] = sin(p/div_i),
- * PE[p,2i+1] = cos(p/div_i); else (concat) PE[p,i] = sin, PE[p,d/2+i] = cos. */
-void model_sinusoid(float *pe, int p0, int p1, int d, int interleaved);
+ * PE[p,2i+1] = cos(p/div_i); else (concat) PE[p,i] = sin, PE[p,d/2+i] = cos. f64: concat, the
+ * angles and sines in double, rounded to float (Hugging Face's MarianSinusoidalPositionalEmbedding
+ * builds its table with numpy so). */
+void model_sinusoid(float *pe, int p0, int p1, int d, int interleaved, int f64);
 void model_free(model_weights *m);
 
 #endif

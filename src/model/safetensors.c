@@ -1,6 +1,7 @@
 /* safetensors.c — map a .safetensors file and check every tensor entry against the file. */
 #include "model/safetensors.h"
 #include "base/json.h"
+#include "kernels/simd.h"
 #include "base/util.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -330,6 +331,8 @@ void st_to_f32(float *dst, const void *src, st_dtype t, size_t n)
         return;
     }
 #endif
+    if (t == ST_F16 && simd_f16_to_f32(dst, src, n)) /* F16C: 8 at a time, exact */
+        return;
     for (size_t i = 0; i < n; i++) {
         uint32_t bits;
         switch (t) {

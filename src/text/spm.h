@@ -30,11 +30,22 @@ const char *spm_id_to_piece(const spm_model *m, int id); /* NULL when out of ran
 int spm_encode(const spm_model *m, const char *text, size_t len, int **ids, int *n, char *err,
                size_t errlen);
 
+/* The pieces of the same encoding, as the library's EncodeAsPieces (encode(out_type=str)): a
+ * piece's text in the normalized input (consecutive unknown pieces merged into one), a byte
+ * fallback piece's name. *buf holds the n pieces one after the other, piece i at
+ * [(*offs)[i], (*offs)[i+1]); both malloc'd (NULL when *n == 0). */
+int spm_encode_pieces(const spm_model *m, const char *text, size_t len, char **buf,
+                      size_t **offs, int *n, char *err, size_t errlen);
+
 /* Decodes ids as sentencepiece's DecodeIds: control pieces dropped, U+2581 to space, leading
  * space of the sentence removed as the library does, byte pieces <0xXX> reassembled into UTF-8
  * (invalid bytes become U+FFFD). Out-of-range ids: -1 with a message naming the id.
  * *text is malloc'd and NUL-terminated; *len excludes the NUL (the text may hold NUL bytes). */
 int spm_decode(const spm_model *m, const int *ids, int n, char **text, size_t *len, char *err,
                size_t errlen);
+/* The same for pieces (DecodePieces): piece i is pieces[offs[i], offs[i+1]); a piece the model
+ * lacks is written as it is. */
+int spm_decode_pieces(const spm_model *m, const char *pieces, const size_t *offs, int n,
+                      char **text, size_t *len, char *err, size_t errlen);
 
 #endif

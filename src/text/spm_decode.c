@@ -19,8 +19,9 @@ static int flush_bytes(sbuf *out, const unsigned char *b, size_t n)
     return 0;
 }
 
-int spm_decode(const spm_model *m, const int *ids, int n, char **text, size_t *len, char *err,
-               size_t errlen)
+/* Decode of ids, or (ids NULL) of pieces: piece i is pieces[offs[i], offs[i+1]). */
+static int decode_impl(const spm_model *m, const int *ids, const char *pieces, const size_t *offs,
+                       int n, char **text, size_t *len, char *err, size_t errlen)
 {
     sbuf out = {0}, bytes = {0}, den = {0};
     int is_bos_ws = 1, bos_ws_seen = 0;
@@ -29,15 +30,44 @@ int spm_decode(const spm_model *m, const int *ids, int n, char **text, size_t *l
     *text = NULL;
     if (len)
         *len = 0;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; ids && i < n; i++)
         if (ids[i] < 0 || ids[i] >= m->n)
             return xerr(err, errlen, "id %d (at position %d) is out of range [0, %d)", ids[i],
                         i, m->n);
     for (int i = 0; i < n; i++) {
-        int id = m->canon[ids[i]];
-        int t = m->ptype[id];
-        const char *p = m->strs + m->off[id];
-        size_t pl = m->len[id];
+        int id, t, literal = 0;
+        const char *p;
+        size_t pl;
+        if (ids) {
+            id = m->canon[ids[i]];
+        } else {
+            /* PieceToId; a piece the model lacks is written as it is (the library's Decode) */
+            const char *q = pieces + offs[i];
+            size_t ql = offs[i + 1] - offs[i];
+            id = m->canon[spm_piece_to_id(m, (const unsigned char *)q, ql)];
+            if (m->ptype[id] == PT_UNKNOWN &&
+                !(ql == m->len[id] && memcmp(q, m->strs + m->off[id], ql) == 0)) {
+                literal = 1;
+                p = q;
+                pl = ql;
+            }
+        }
+        t = m->ptype[id];
+        if (!literal) {
+            p = m->strs + m->off[id];
+            pl = m->len[id];
+        }
+        if (literal) {
+            if (bytes.n) {
+                if (flush_bytes(&out, (const unsigned char *)bytes.p, bytes.n))
+                    goto oom;
+                bytes.n = 0;
+            }
+            bos_ws_seen = 0;
+            if (sbuf_put(&out, p, pl))
+                goto oom;
+            continue;
+        }
         if (t == PT_BYTE) {
             if (sbuf_put(&bytes, &m->byteval[id], 1))
                 goto oom;
@@ -102,4 +132,16 @@ oom:
     free(bytes.p);
     free(den.p);
     return xerr(err, errlen, "spm_decode: out of memory decoding %d ids", n);
+}
+
+int spm_decode(const spm_model *m, const int *ids, int n, char **text, size_t *len, char *err,
+               size_t errlen)
+{
+    return decode_impl(m, ids, NULL, NULL, n, text, len, err, errlen);
+}
+
+int spm_decode_pieces(const spm_model *m, const char *pieces, const size_t *offs, int n,
+                      char **text, size_t *len, char *err, size_t errlen)
+{
+    return decode_impl(m, NULL, pieces, offs, n, text, len, err, errlen);
 }

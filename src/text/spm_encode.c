@@ -46,8 +46,11 @@ static size_t encode_word(const spm_model *m, const unsigned char *s, size_t n, 
     return k;
 }
 
-int spm_encode(const spm_model *m, const char *text, size_t len, int **ids, int *n, char *err,
-               size_t errlen)
+/* spm_encode, and with pieces != NULL also the pieces as the library's EncodeAsPieces gives
+ * them: each piece's text in the normalized input (consecutive unknown ones merged), a byte
+ * fallback piece's own name. */
+static int encode_impl(const spm_model *m, const char *text, size_t len, int **ids, int *n,
+                       sbuf *pieces, size_t **offs, char *err, size_t errlen)
 {
     sbuf norm = {0};
     seg *segs = NULL;
@@ -129,21 +132,43 @@ int spm_encode(const spm_model *m, const char *text, size_t len, int **ids, int 
         if (consumed != nn || count > MAX_TEXT)
             goto done; /* the library returns an error status, hence no ids */
         res = malloc(count * sizeof *res);
-        if (!res)
+        if (!res || (pieces && !(*offs = malloc((count + 1) * sizeof **offs))))
             goto oom;
         prev_unk = 0;
         for (size_t i = 0; i < nseg; i++) {
             int id = segs[i].id, unk = m->ptype[id] == PT_UNKNOWN;
+            const char *surf = (const char *)s + segs[i].start;
             if (m->ptype[id] == PT_CONTROL) {
+                if (pieces) {
+                    (*offs)[nids] = pieces->n;
+                    if (sbuf_put(pieces, m->strs + m->off[id], m->len[id]))
+                        goto oom;
+                }
                 res[nids++] = id;
             } else if (unk && m->byte_fallback) {
-                for (uint32_t j = 0; j < segs[i].len; j++)
-                    res[nids++] = m->byte_id[s[segs[i].start + j]];
+                for (uint32_t j = 0; j < segs[i].len; j++) {
+                    int b = m->byte_id[s[segs[i].start + j]];
+                    if (pieces) {
+                        (*offs)[nids] = pieces->n;
+                        if (sbuf_put(pieces, m->strs + m->off[b], m->len[b]))
+                            goto oom;
+                    }
+                    res[nids++] = b;
+                }
             } else if (!(prev_unk && unk)) {
+                if (pieces) {
+                    (*offs)[nids] = pieces->n;
+                    if (sbuf_put(pieces, surf, segs[i].len))
+                        goto oom;
+                }
                 res[nids++] = id;
+            } else if (pieces && sbuf_put(pieces, surf, segs[i].len)) {
+                goto oom; /* a merged unknown piece grows */
             }
             prev_unk = unk;
         }
+        if (pieces)
+            (*offs)[nids] = pieces->n;
     }
 done:
     free(norm.p);
@@ -162,4 +187,32 @@ oom:
     free(scratch);
     free(res);
     return xerr(err, errlen, "spm_encode: out of memory encoding %zu bytes", len);
+}
+
+int spm_encode(const spm_model *m, const char *text, size_t len, int **ids, int *n, char *err,
+               size_t errlen)
+{
+    return encode_impl(m, text, len, ids, n, NULL, NULL, err, errlen);
+}
+
+int spm_encode_pieces(const spm_model *m, const char *text, size_t len, char **buf,
+                      size_t **offs, int *n, char *err, size_t errlen)
+{
+    sbuf pieces = {0};
+    int *ids = NULL;
+    *offs = NULL;
+    *buf = NULL;
+    if (encode_impl(m, text, len, &ids, n, &pieces, offs, err, errlen)) {
+        free(pieces.p);
+        free(*offs);
+        *offs = NULL;
+        return -1;
+    }
+    free(ids);
+    if (*n == 0) {
+        free(*offs);
+        *offs = NULL;
+    }
+    *buf = pieces.p;
+    return 0;
 }

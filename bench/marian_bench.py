@@ -1,0 +1,121 @@
+#!/usr/bin/python3
+"""marian_bench.py — xlate against PyTorch on an OPUS-MT-sized random MarianMT model (part of
+`make bench`; see README.md here).
+
+The model is made once by tools/make_marian.py into build/opus-mt-random (never committed):
+d_model 512, 6 + 6 layers, 8 heads, ffn 2048, vocabulary 58,101, swish, f16 weights (~74M
+parameters), the shape of Helsinki-NLP/opus-mt-en-de. Random weights stop anywhere, so both
+programs decode exactly --length steps (xlate: --min-length L --max-length L, greedy; PyTorch:
+tools/marian_reference.greedy_fixed, eos banned then forced at the last step, with a KV cache),
+and their ids must be equal. Reported per program, same threads, same run: load time, peak RSS,
+decoder steps (tokens, eos included) per second at batch 1 and batch 32, the ratio.
+
+    /usr/bin/python3 bench/marian_bench.py [--sentences 128] [--length 32] [--threads 2]
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PY = "/usr/bin/python3"
+
+PEER = r'''
+import resource, sys, time
+sys.path.insert(0, sys.argv[1])
+import torch
+import marian_reference as R
+torch.set_num_threads(int(sys.argv[3]))
+t0 = time.perf_counter()
+m = R.Marian(sys.argv[2])
+tok = R.Tokenizer(sys.argv[2])
+load = time.perf_counter() - t0
+srcs = [tok.encode(l) for l in open(sys.argv[4], encoding="utf-8").read().split("\n")[:-1]]
+B, L = int(sys.argv[5]), int(sys.argv[6])
+t0 = time.perf_counter()
+rows = []
+for i in range(0, len(srcs), B):
+    rows += R.greedy_fixed(m, srcs[i:i + B], L).tolist()
+dt = time.perf_counter() - t0
+with open(sys.argv[7], "w") as f:
+    for r in rows:
+        f.write(" ".join(map(str, r[:-1])) + "\n")
+print(load, dt, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+'''
+
+
+def loadavg():
+    return open("/proc/loadavg").read().split()[0]
+
+
+def run_xlate(a, d, src, B, out):
+    cmd = ["/usr/bin/time", "-f", "RSS %M", os.path.join(TOP, "xlate"), "-v", "-q", "-m", d,
+           "--threads", str(a.threads), "--batch-size", str(B), "--beam-size", "1",
+           "--min-length", str(a.length), "--max-length", str(a.length), "--output-format",
+           "ids", "-i", src, "-o", out]
+    p = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    load, tr = map(float, re.search(r"load ([0-9.]+) s, translate ([0-9.]+) s", p.stderr).groups())
+    rss = int(re.search(r"RSS (\d+)", p.stderr).group(1))
+    return load, tr, rss
+
+
+def run_torch(a, d, src, B, out):
+    p = subprocess.run([PY, "-c", PEER, os.path.join(TOP, "tools"), d, str(a.threads), src,
+                        str(B), str(a.length), out], capture_output=True, text=True, check=True)
+    load, tr, rss = p.stdout.split()
+    return float(load), float(tr), int(rss)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--dir", default=os.path.join(TOP, "build", "opus-mt-random"))
+    ap.add_argument("--sentences", type=int, default=128)
+    ap.add_argument("--length", type=int, default=32, help="decoder steps per sentence")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--runs", type=int, default=2, help="best of N")
+    a = ap.parse_args()
+    d = a.dir
+    if not os.path.exists(os.path.join(d, "config.json")):
+        print(f"marian_bench: making {d} (tools/make_marian.py)", file=sys.stderr)
+        subprocess.run([PY, os.path.join(TOP, "tools", "make_marian.py"), d, "--d", "512",
+                        "--layers", "6", "--heads", "8", "--ffn", "2048", "--vocab-size",
+                        "58101", "--spm-vocab", "8000", "--dtype", "f16", "--no-center",
+                        "--max-length", "512"], check=True)
+    lines = open(os.path.join(TOP, "tests", "data", "multi30k", "test_2016_flickr.en"),
+                 encoding="utf-8").read().split("\n")[: a.sentences]
+    tmp = tempfile.mkdtemp(prefix="marian_bench_")
+    src = os.path.join(tmp, "src.en")
+    with open(src, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    la0 = loadavg()
+    rows = []
+    for B in (1, 32):
+        xs, ts = [], []
+        for _ in range(a.runs):
+            xs.append(run_xlate(a, d, src, B, os.path.join(tmp, f"x{B}.ids")))
+            ts.append(run_torch(a, d, src, B, os.path.join(tmp, f"t{B}.ids")))
+        x = min(xs, key=lambda r: r[1])
+        t = min(ts, key=lambda r: r[1])
+        same = sum(p == q for p, q in zip(open(os.path.join(tmp, f"x{B}.ids")),
+                                          open(os.path.join(tmp, f"t{B}.ids"))))
+        rows.append((B, x, t, same))
+    steps = len(lines) * a.length
+    print(f"## OPUS-MT-sized random model ({d})\n")
+    print(f"d 512, 6 + 6 layers, 8 heads, ffn 2048, vocabulary 58,101, swish, f16 weights; "
+          f"{len(lines)} sentences x {a.length} decoder steps, greedy, {a.threads} threads, best "
+          f"of {a.runs}; load average {la0} before, {loadavg()} after (2 cores shared).\n")
+    print("| batch | xlate load s | PyTorch load s | xlate peak RSS MB | PyTorch peak RSS MB | "
+          "xlate tokens/s | PyTorch tokens/s | ratio | same ids |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for B, x, t, same in rows:
+        print(f"| {B} | {x[0]:.2f} | {t[0]:.2f} | {x[2] / 1024:.0f} | {t[2] / 1024:.0f} | "
+              f"{steps / x[1]:.0f} | {steps / t[1]:.0f} | {t[1] / x[1]:.2f}x | "
+              f"{same}/{len(lines)} |")
+    return 0 if all(r[3] == len(lines) for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,41 @@
+/* hf_tok.h — the tokenizer of a Hugging Face MarianMT directory, as transformers'
+ * MarianTokenizer (v4.40) does it: source.spm cuts the text into pieces, vocab.json numbers them
+ * (a piece it lacks is <unk>), a leading ">>xx<<" is one token; decoding maps ids back to pieces
+ * through the target vocabulary, skips the special tokens (eos, unk, pad), joins the pieces with
+ * target.spm's DecodePieces, strips the ends and, unless tokenizer_config.json says
+ * "clean_up_tokenization_spaces": false, applies transformers' clean_up_tokenization. */
+#ifndef XLATE_HF_TOK_H
+#define XLATE_HF_TOK_H
+#include "text/spm.h"
+#include "text/vocab.h"
+#include <stddef.h>
+
+typedef struct {
+    spm_model *src_spm, *tgt_spm;
+    vocab src;          /* vocab.json */
+    vocab tgt_own;      /* target_vocab.json, when there is one */
+    const vocab *tgt;   /* &tgt_own or &src */
+    int unk, eos, pad;  /* source ids of "<unk>", "</s>", "<pad>" */
+    int tgt_special[3]; /* target ids of the same, -1 when absent */
+    int cleanup;        /* clean_up_tokenization_spaces */
+    int *langs;         /* [n_langs] ids of the ">>xx<<" pieces of vocab.json, by id */
+    int n_langs;
+} hf_tok;
+
+/* Loads dir's source_spm, target_spm, vocab (n_src ids) and target_vocab (NULL: the same map;
+ * n_tgt ids), tokenizer_config.json when present. eos_id / pad_id: the config's, checked against
+ * vocab.json's "</s>" / "<pad>". Messages name the file and the field or piece. */
+int hf_tok_load(hf_tok *t, const char *dir, const char *source_spm, const char *target_spm,
+                const char *vocab_json, const char *target_vocab_json, int n_src, int n_tgt,
+                int eos_id, int pad_id, char *err, size_t errlen);
+void hf_tok_free(hf_tok *t);
+
+/* Source ids of text (without the eos), *ids malloc'd. */
+int hf_tok_encode(const hf_tok *t, const char *text, size_t len, int **ids, int *n, char *err,
+                  size_t errlen);
+/* Text of target ids, malloc'd and NUL-terminated. */
+int hf_tok_decode(const hf_tok *t, const int *ids, int n, char **text, char *err, size_t errlen);
+/* The id of ">>lang<<" in vocab.json, or -1. */
+int hf_tok_lang(const hf_tok *t, const char *lang);
+
+#endif

@@ -1,0 +1,298 @@
+"""xlate on Hugging Face MarianMT (OPUS-MT) directories, against the oracle tools/marian_reference.py
+(this project's PyTorch MarianMTModel + MarianTokenizer + generate(), transformers v4.40
+semantics) and the sentencepiece library.
+
+Random models in the exact hub layout are made by tools/make_marian.py into a temporary
+directory (nothing is committed; the expected values are computed here by PyTorch, never by
+xlate):
+  tied      shared embeddings, tied lm_head, swish, f32, max_position_embeddings 1024
+  untied    untied lm_head, non-zero final_logits_bias, gelu, f16 weights
+  separate  separate vocabularies (vocab.json + target_vocab.json), relu
+  multi     >>xx<< language tokens in vocab.json, --target-lang
+Checked:
+  - tokenizer: `xlate encode -m` equals sentencepiece + vocab.json (+ the >>xx<< rule) on every
+    line of test_2016_flickr.en, the tokenizer stress file and awkward lines; `xlate decode -m`
+    equals the reference decode (special tokens skipped, DecodePieces, clean-up) on the German
+    side and on random id sequences: 100%;
+  - translation: greedy ids equal on >= 99.5% of sentences, beam 4 and 6 on >= 99%, text
+    identical wherever the ids are; every script of the stress file, a 600-token line, pieces
+    unknown to vocab.json;
+  - the same translations for batch sizes 1, 7, 32 and 1 or 2 threads;
+  - bad directories: one message naming the file and the field or tensor, exit status 2;
+    --target-lang errors exit 1 listing the languages; `xlate info` shows the family,
+    the languages and the generation defaults.
+Run by tests/run.sh with env XLATE (the binary) and Debian's /usr/bin/python3.
+"""
+import json
+import os
+import random
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(TOP, "tools"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import marian_reference as R  # noqa: E402
+from checks import check, done, expect_eq, ok, not_ok  # noqa: E402,F401
+
+XLATE = os.path.abspath(os.path.join(TOP, os.environ.get("XLATE", "./xlate")))
+DATA = os.path.join(TOP, "tests", "data")
+TEST_EN = open(os.path.join(DATA, "multi30k", "test_2016_flickr.en"), encoding="utf-8").read().split("\n")[:-1]
+TEST_DE = open(os.path.join(DATA, "multi30k", "test_2016_flickr.de"), encoding="utf-8").read().split("\n")[:-1]
+UNICODE = open(os.path.join(DATA, "tokenizer", "unicode.txt"), encoding="utf-8").read().split("\n")[:-1]
+VARIANTS = {
+    "tied": ["--max-positions", "1024"],
+    "untied": ["--untied", "--bias", "--act", "gelu", "--dtype", "f16", "--seed", "2"],
+    "separate": ["--separate", "--act", "relu", "--seed", "3"],
+    "multi": ["--multilingual", "--seed", "4"],
+}
+
+
+def run(args, inp, check_rc=True):
+    p = subprocess.run([XLATE] + args, input=inp.encode("utf-8"), capture_output=True)
+    if check_rc and p.returncode != 0:
+        raise RuntimeError(f"xlate {' '.join(args)}: exit {p.returncode}: {p.stderr.decode()}")
+    return p
+
+
+def lines_of(p):
+    return p.stdout.decode("utf-8").split("\n")[:-1]
+
+
+def ids_lines(p):
+    return [[int(x) for x in l.split()] for l in lines_of(p)]
+
+
+def make(tmp, name):
+    d = os.path.join(tmp, name)
+    subprocess.run([sys.executable, os.path.join(TOP, "tools", "make_marian.py"), d] +
+                   VARIANTS[name], check=True, stderr=subprocess.DEVNULL)
+    return d
+
+
+def share(what, same, total, need):
+    if total and same / total >= need:
+        ok(f"{what}: {same}/{total} identical (>= {need:.1%})")
+    else:
+        not_ok(what, f"{same}/{total} identical, need {need:.1%}")
+
+
+def tokenizer_checks(name, d, tok):
+    rnd = random.Random(7)
+    awkward = ["", "   ", ">>fra<< A dog.", ">>xyz<<", ">> <<", "a >>fra<< b", ">>fra<<>>spa<< x",
+               "ŋ ŋŋ ǂ", "ä ö ü ß", "x" * 300, "Hello  world\t!", "\u3000A\u00a0b\u2009c"]
+    texts = TEST_EN + UNICODE + awkward
+    got = ids_lines(run(["encode", "-m", d], "\n".join(texts) + "\n"))
+    want = [tok.encode(t) for t in texts]
+    bad = [i for i in range(len(texts)) if got[i] != want[i]]
+    expect_eq(f"{name}: xlate encode -m = sentencepiece + vocab.json on {len(texts)} lines "
+              f"(first differing: {bad[:3]})", len(bad), 0)
+    n_unk = sum(w.count(tok.unk) for w in want)
+    check(f"{name}: pieces unknown to vocab.json occur in the encoded lines ({n_unk} <unk>)",
+          lambda: None if n_unk > 0 else "none")
+    # target side: German pieces through the target vocabulary, and random ids
+    tv = tok.target_encoder
+    seqs = [[tv.get(p, tv["<unk>"]) for p in tok.tgt.encode(s, out_type=str)] for s in TEST_DE]
+    V = len(tok.decoder)
+    for _ in range(300):
+        seqs.append([rnd.randrange(V) for _ in range(rnd.randrange(0, 30))])
+    got = lines_of(run(["decode", "-m", d], "\n".join(" ".join(map(str, s)) for s in seqs) + "\n"))
+    want = [tok.decode(s) for s in seqs]
+    bad = [i for i in range(len(seqs)) if got[i] != want[i]]
+    expect_eq(f"{name}: xlate decode -m = the reference decode on {len(seqs)} id lines "
+              f"(first differing: {[(got[i], want[i]) for i in bad[:2]]})", len(bad), 0)
+
+
+def reference(m, tok, texts, K, lang=None):
+    """(ids, text) per line as generate() + batch_decode(skip_special_tokens=True)."""
+    out = []
+    ml = m.gen["max_length"]
+    for t in texts:
+        if not t.strip():
+            out.append(([], ""))
+            continue
+        src = tok.encode((f">>{lang}<< " if lang else "") + t)
+        ids = m.greedy(src, ml) if K == 1 else m.beam(src, K, ml)[0][1]
+        ids = R.strip_eos(ids, m.eos)
+        out.append((ids, tok.decode(ids)))
+    return out
+
+
+def parity(name, d, m, tok, texts, K, need, lang=None, what="Multi30k"):
+    args = ["-q", "-m", d, "--beam-size", str(K)] + (["--target-lang", lang] if lang else [])
+    inp = "\n".join(texts) + "\n"
+    got_ids = ids_lines(run(args + ["--output-format", "ids"], inp))
+    got_txt = lines_of(run(args, inp))
+    want = reference(m, tok, texts, K, lang)
+    same = sum(g == w[0] for g, w in zip(got_ids, want))
+    share(f"{name}: {'greedy' if K == 1 else f'beam {K}'} ids on {len(texts)} {what} sentences",
+          same, len(texts), need)
+    txt_same = sum(g == w[1] for g, w in zip(got_txt, want))
+    share(f"{name}: {'greedy' if K == 1 else f'beam {K}'} text on {len(texts)} {what} sentences",
+          txt_same, len(texts), need)
+    mism = [i for i, (g, w) in enumerate(zip(got_ids, want)) if g == w[0] and got_txt[i] != w[1]]
+    expect_eq(f"{name}: text identical wherever the ids are (K={K})", mism, [])
+    return got_ids
+
+
+def bad_dir(tmp, base, name, edit, want_bits):
+    d = os.path.join(tmp, "bad_" + name)
+    shutil.copytree(base, d)
+    edit(d)
+    p = run(["-m", d, "-q"], "A dog.\n", check_rc=False)
+    msg = p.stderr.decode()
+    lines = [l for l in msg.split("\n") if l]
+    miss = [b for b in want_bits if b not in msg]
+    check(f"bad directory ({name}): exit 2, one line naming {want_bits}",
+          lambda: None if p.returncode == 2 and len(lines) == 1 and not miss
+          else f"exit {p.returncode}, message {msg!r}")
+
+
+def edit_json(path, fn):
+    with open(path, encoding="utf-8") as f:
+        obj = json.load(f)
+    fn(obj)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(obj, f)
+
+
+def edit_header(path, fn):
+    raw = open(path, "rb").read()
+    n = struct.unpack("<Q", raw[:8])[0]
+    h = json.loads(raw[8:8 + n])
+    fn(h)
+    hb = json.dumps(h).encode()
+    hb += b" " * (-len(hb) % 8)
+    open(path, "wb").write(struct.pack("<Q", len(hb)) + hb + raw[8 + n:])
+
+
+def error_checks(tmp, d):
+    n = len(json.load(open(os.path.join(d, "vocab.json"), encoding="utf-8")))
+    bad_dir(tmp, d, "t5", lambda x: edit_json(os.path.join(x, "config.json"),
+                                               lambda c: c.update(model_type="t5")),
+            ["config.json", "model_type", "t5"])
+    bad_dir(tmp, d, "vocab_size", lambda x: edit_json(os.path.join(x, "vocab.json"),
+                                                      lambda v: v.pop("▁a")),
+            ["vocab.json", f"{n - 1} pieces", "vocab_size", str(n)])
+    bad_dir(tmp, d, "config_vocab", lambda x: edit_json(os.path.join(x, "config.json"),
+                                                        lambda c: c.update(vocab_size=n + 90)),
+            ["model.shared.weight", f"[{n}, 32]", f"[{n + 90}, 32]"])
+    bad_dir(tmp, d, "heads", lambda x: edit_json(os.path.join(x, "config.json"),
+                                                 lambda c: c.update(decoder_attention_heads=2)),
+            ["config.json", "decoder_attention_heads"])
+
+    def shape(x):
+        def f(h):
+            h["model.encoder.layers.0.fc1.weight"]["shape"] = h["model.encoder.layers.0.fc1.weight"]["shape"][::-1]
+        edit_header(os.path.join(x, "model.safetensors"), f)
+    bad_dir(tmp, d, "shape", shape, ["model.safetensors", "model.encoder.layers.0.fc1.weight",
+                                     "shape"])
+
+    def dtype(x):
+        def f(h):
+            h["model.decoder.layers.1.fc2.bias"]["dtype"] = "I32"
+        edit_header(os.path.join(x, "model.safetensors"), f)
+    bad_dir(tmp, d, "dtype", dtype, ["model.decoder.layers.1.fc2.bias", "I32"])
+    bad_dir(tmp, d, "no_source_spm", lambda x: os.remove(os.path.join(x, "source.spm")),
+            ["source.spm"])
+    def swap(v):
+        v["</s>"], v["▁a"] = v["▁a"], v["</s>"]
+    bad_dir(tmp, d, "eos_piece", lambda x: edit_json(os.path.join(x, "vocab.json"), swap),
+            ["vocab.json", "</s>", "eos_token_id"])
+
+    def only_bin(x):
+        os.remove(os.path.join(x, "model.safetensors"))
+        open(os.path.join(x, "pytorch_model.bin"), "wb").write(b"PK")
+    bad_dir(tmp, d, "only_bin", only_bin, ["pytorch_model.bin", "tools/convert.py"])
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="xlate_marian_")
+    try:
+        dirs = {k: make(tmp, k) for k in VARIANTS}
+        models = {k: R.Marian(v) for k, v in dirs.items()}
+        toks = {k: R.Tokenizer(v) for k, v in dirs.items()}
+        for k in ("tied", "separate", "multi"):
+            tokenizer_checks(k, dirs[k], toks[k])
+
+        d, m, tok = dirs["tied"], models["tied"], toks["tied"]
+        g = parity("tied", d, m, tok, TEST_EN[:200], 1, 0.995)
+        parity("tied", d, m, tok, TEST_EN[200:280], 4, 0.99)
+        parity("tied", d, m, tok, TEST_EN[280:330], 6, 0.99)
+        k = 1
+        while len(tok.encode(" ".join(TEST_EN[:k]))) < 600:
+            k += 1
+        long_line = " ".join(TEST_EN[:k])
+        n_long = len(tok.encode(long_line))
+        check(f"the long line has 600 to 1000 source tokens ({n_long})",
+              lambda: None if 600 <= n_long < 1000 else "out of range")
+        parity("tied", d, m, tok, UNICODE + [long_line], 1, 0.995, what="stress-file + long")
+        parity("tied", d, m, tok, UNICODE, 4, 0.99, what="stress-file")
+        for k, K, n in (("untied", 1, 100), ("untied", 4, 40), ("separate", 1, 100),
+                        ("separate", 4, 40)):
+            parity(k, dirs[k], models[k], toks[k], TEST_EN[400:400 + n], K, 0.995 if K == 1 else 0.99)
+        parity("multi", dirs["multi"], models["multi"], toks["multi"], TEST_EN[500:560], 1, 0.995,
+               lang="fra")
+
+        # an empty line is answered with an empty line (xlate's rule for every model)
+        out = lines_of(run(["-q", "-m", d], "A dog.\n\nTwo cats.\n"))
+        check("an empty line gives an empty line, one output line per input line",
+              lambda: None if len(out) == 3 and out[1] == "" else repr(out))
+
+        # batch independence
+        texts = "\n".join(TEST_EN[:64]) + "\n"
+        for K in (1, 4):
+            base = run(["-q", "-m", d, "--beam-size", str(K), "--output-format", "ids"], texts).stdout
+            for extra in (["--batch-size", "1"], ["--batch-size", "7", "--threads", "2"],
+                          ["--batch-size", "32", "--threads", "1"]):
+                o = run(["-q", "-m", d, "--beam-size", str(K), "--output-format", "ids"] + extra,
+                        texts).stdout
+                check(f"beam {K}: the same ids with {' '.join(extra)}",
+                      lambda: None if o == base else "differs")
+        # the model's own num_beams (4) is the default; --beam-size 1 is greedy
+        o = ids_lines(run(["-q", "-m", d, "--output-format", "ids"], "\n".join(TEST_EN[200:210]) + "\n"))
+        want = [w[0] for w in reference(m, tok, TEST_EN[200:210], 4)]
+        check("without --beam-size: the model's num_beams (4)",
+              lambda: None if o == want else "differs from beam 4")
+        check("greedy ids of the first run still equal (sanity)", lambda: None if g else "empty")
+
+        # --target-lang and info
+        p = run(["-m", dirs["multi"], "--target-lang", "xyz"], "A dog.\n", check_rc=False)
+        msg = p.stderr.decode()
+        check("--target-lang xyz: exit 1 listing the model's languages",
+              lambda: None if p.returncode == 1 and "fra" in msg and "spa" in msg else
+              f"exit {p.returncode}: {msg!r}")
+        p = run(["-m", d, "--target-lang", "fra"], "A dog.\n", check_rc=False)
+        check("--target-lang on a model without languages: exit 1",
+              lambda: None if p.returncode == 1 and "multilingual" in p.stderr.decode() else
+              f"exit {p.returncode}: {p.stderr.decode()!r}")
+        info = run(["info", dirs["multi"]], "").stdout.decode()
+        check("xlate info: family, languages, generation defaults",
+              lambda: None if all(s in info for s in ("marian", "fra", "ron", "num_beams 4",
+                                                      "max_length 40")) else info)
+        error_checks(tmp, d)
+
+        # pytorch_model.bin only: tools/convert.py --hf makes model.safetensors, same output
+        import torch
+        b = os.path.join(tmp, "bin_only")
+        shutil.copytree(dirs["untied"], b)
+        sd = {k: v.half() for k, v in R.read_safetensors(os.path.join(b, "model.safetensors")).items()}
+        os.remove(os.path.join(b, "model.safetensors"))
+        torch.save(sd, os.path.join(b, "pytorch_model.bin"))
+        subprocess.run([sys.executable, os.path.join(TOP, "tools", "convert.py"), "--hf", b],
+                       check=True, stderr=subprocess.DEVNULL)
+        texts = "\n".join(TEST_EN[400:420]) + "\n"
+        o1 = run(["-q", "-m", b, "--beam-size", "1"], texts).stdout
+        o2 = run(["-q", "-m", dirs["untied"], "--beam-size", "1"], texts).stdout
+        check("tools/convert.py --hf: the converted directory translates as the original",
+              lambda: None if o1 == o2 else "differs")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,424 @@
+#!/usr/bin/env python3
+"""marian_reference.py — the PyTorch oracle for Hugging Face MarianMT (OPUS-MT) directories:
+this project's own implementation of what `MarianTokenizer` + `MarianMTModel.generate()` do,
+written from transformers' source (no transformers package is installed here).
+
+Followed: transformers v4.40 semantics, read at these stored commits of huggingface/transformers:
+  models/marian/modeling_marian.py 00b676f8 (MarianSinusoidalPositionalEmbedding, MarianAttention,
+    MarianEncoderLayer/DecoderLayer, MarianModel, MarianMTModel.tie_weights and forward),
+  models/marian/configuration_marian.py (defaults: vocab_size 58101, decoder_vocab_size =
+    vocab_size, activation "gelu", scale_embedding false, pad 58100, eos 0, forced_eos 0,
+    share_encoder_decoder_embeddings true, tie_word_embeddings true),
+  models/marian/tokenization_marian.py (the v4.40 form: language_code_re ">>.+<<", pieces not in
+    vocab.json -> <unk>, decoding with the target spm),
+  generation/beam_search.py + logits_process.py of v4.40 (BeamSearchScorer.process with
+    cur_len = input_ids.shape[-1] + 1 and generated_len = cur_len - decoder_prompt_len,
+    BeamHypotheses.add/is_done, NoBadWordsLogitsProcessor, ForcedEOSTokenLogitsProcessor).
+
+The model:
+  - source ids = vocab.json ids of source.spm's pieces, then eos; no bos;
+  - embeddings * sqrt(d_model) when scale_embedding, + sinusoidal positions from 0: a float64
+    table pos / 10000^(2*(j//2)/d), sin of the even columns in the first half, cos of the odd
+    ones in the second half, rounded to f32;
+  - post-norm layers (x = LN(x + f(x))), LayerNorm eps 1e-5, no final LayerNorm, no embedding
+    LayerNorm; attention q scaled by head_dim^-0.5; activation swish (SiLU) / gelu (erf) / relu;
+  - logits = decoder output x lm_head^T + final_logits_bias; lm_head is the decoder embedding
+    (the shared one, or model.decoder.embed_tokens) when tie_word_embeddings, else lm_head.weight;
+  - decoding starts from decoder_start_token_id (= pad).
+Generation (generate()):
+  - greedy: processors on the raw logits, argmax (first of equals);
+  - beam: log_softmax of the logits, THEN the processors (no renormalization), + beam score;
+    the 2K best of K x V (K = num_beams); eos candidates ranked below K are dropped, the others
+    become finished hypotheses scored sum_logprobs / generated_len^length_penalty, generated_len
+    counting eos and not the start token; a sentence's hypotheses keep the K best; done per
+    early_stopping (true: K finished; false: the worst kept >= best candidate / cur_len^lp;
+    "never": with lp > 0 the bound uses max_length); at max_length the open beams are added;
+  - processors: bad_words_ids (single-token entries banned everywhere, longer ones after their
+    prefix), forced eos at the last position (every other token -inf, eos 0);
+  - max_length counts the start token (HF's): at most max_length - 1 generated tokens.
+Decoding text: ids -> vocab pieces, special ids (eos, unk, pad) skipped, target.spm's
+decode_pieces, strip, then clean_up_tokenization (" ." -> "." ...) unless tokenizer_config.json
+sets clean_up_tokenization_spaces false.
+
+Usage: marian_reference.py DIR [--beam K] [--max-length N] [--target-lang xx] [--ids] < text
+"""
+import argparse
+import json
+import math
+import os
+import re
+import sys
+
+import numpy as np
+import torch
+
+torch.set_num_threads(1)
+
+LANG_CODE = re.compile(">>.+<<")
+
+
+# ----------------------------------------------------------------------------- files
+
+def read_safetensors(path):
+    """{name: float32 tensor}: F32 as is, F16 / BF16 widened exactly."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    n = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8: 8 + n])
+    data = raw[8 + n:]
+    out = {}
+    for name, e in header.items():
+        if name == "__metadata__":
+            continue
+        b = data[e["data_offsets"][0]: e["data_offsets"][1]]
+        if e["dtype"] == "BF16":
+            a = (np.frombuffer(b, "<u2").astype(np.uint32) << 16).view(np.float32)
+        else:
+            a = np.frombuffer(b, {"F32": "<f4", "F16": "<f2"}[e["dtype"]]).astype(np.float32)
+        out[name] = torch.from_numpy(a.reshape(e["shape"]).copy())
+    return out
+
+
+def load_json(path, default=None):
+    if not os.path.exists(path):
+        return default
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+class Tokenizer:
+    """MarianTokenizer (v4.40) over sentencepiece + vocab.json."""
+
+    def __init__(self, d):
+        import sentencepiece as spm
+        self.src = spm.SentencePieceProcessor(model_file=os.path.join(d, "source.spm"))
+        self.tgt = spm.SentencePieceProcessor(model_file=os.path.join(d, "target.spm"))
+        tc = load_json(os.path.join(d, "tokenizer_config.json"), {})
+        self.encoder = load_json(os.path.join(d, "vocab.json"))
+        tv = os.path.join(d, "target_vocab.json")
+        separate = tc.get("separate_vocabs", False) and os.path.exists(tv)
+        self.target_encoder = load_json(tv) if separate else self.encoder
+        self.decoder = {v: k for k, v in self.target_encoder.items()}
+        self.unk = self.encoder["<unk>"]
+        self.eos = self.encoder["</s>"]
+        self.pad = self.encoder["<pad>"]
+        self.special = {self.target_encoder.get(t) for t in ("</s>", "<unk>", "<pad>")}
+        self.cleanup = tc.get("clean_up_tokenization_spaces", True)
+        self.codes = [k for k in self.encoder if k.startswith(">>") and k.endswith("<<")]
+
+    def pieces(self, text):
+        m = LANG_CODE.match(text)
+        code = [m.group(0)] if m else []
+        return code + self.src.encode(LANG_CODE.sub("", text), out_type=str)
+
+    def encode(self, text):
+        """Source ids without the eos."""
+        return [self.encoder.get(p, self.unk) for p in self.pieces(text)]
+
+    def decode(self, ids):
+        toks = [self.decoder.get(i, "<unk>") for i in ids if i not in self.special]
+        s = self.tgt.decode_pieces(toks).strip()
+        if self.cleanup:
+            for a, b in ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"),
+                         (" n't", "n't"), (" 'm", "'m"), (" 's", "'s"), (" 've", "'ve"),
+                         (" 're", "'re")):
+                s = s.replace(a, b)
+        return s
+
+
+# ----------------------------------------------------------------------------- model
+
+def sinusoids(n_pos, dim):
+    enc = np.array([[pos / np.power(10000, 2 * (j // 2) / dim) for j in range(dim)]
+                    for pos in range(n_pos)])
+    out = torch.empty(n_pos, dim, dtype=torch.float32)
+    half = dim // 2 if dim % 2 == 0 else dim // 2 + 1
+    out[:, :half] = torch.FloatTensor(np.sin(enc[:, 0::2]))
+    out[:, half:] = torch.FloatTensor(np.cos(enc[:, 1::2]))
+    return out
+
+
+class Marian:
+    def __init__(self, d, config=None, weights=None, gen_config=None):
+        """From directory d, or from a config dict and {name: f32 tensor} (tools/make_marian)."""
+        self.dir = d
+        c = self.config = config if config is not None else load_json(
+            os.path.join(d, "config.json"))
+        if c.get("model_type") != "marian":
+            raise ValueError(f"{d}: model_type {c.get('model_type')!r}, expected 'marian'")
+        self.d = c.get("d_model", 1024)
+        self.heads = c.get("encoder_attention_heads", 16)
+        self.dec_heads = c.get("decoder_attention_heads", 16)
+        self.act = {"swish": torch.nn.functional.silu, "silu": torch.nn.functional.silu,
+                    "gelu": torch.nn.functional.gelu,
+                    "relu": torch.relu}[c.get("activation_function", "gelu")]
+        self.scale = math.sqrt(self.d) if c.get("scale_embedding", False) else 1.0
+        self.pad = c.get("pad_token_id", 58100)
+        self.eos = c.get("eos_token_id", 0)
+        self.start = c.get("decoder_start_token_id", self.pad)
+        self.enc_layers = c.get("encoder_layers", 12)
+        self.dec_layers = c.get("decoder_layers", 12)
+        w = weights if weights is not None else read_safetensors(
+            os.path.join(d, "model.safetensors"))
+        shared = c.get("share_encoder_decoder_embeddings", True)
+        if shared:
+            e = w.get("model.shared.weight", w.get("model.encoder.embed_tokens.weight"))
+            self.src_emb = self.tgt_emb = e
+        else:
+            self.src_emb = w["model.encoder.embed_tokens.weight"]
+            self.tgt_emb = w["model.decoder.embed_tokens.weight"]
+        self.lm_head = self.tgt_emb if c.get("tie_word_embeddings", True) else w["lm_head.weight"]
+        self.bias = w.get("final_logits_bias", torch.zeros(1, self.lm_head.shape[0]))
+        self.w = w
+        self.pos = sinusoids(c.get("max_position_embeddings", 1024), self.d)
+        g = gen_config if d is None else load_json(os.path.join(d, "generation_config.json"))
+        src = g if g is not None else c
+        self.gen = {
+            "num_beams": src.get("num_beams", 1),
+            "max_length": src.get("max_length", 20),
+            "length_penalty": src.get("length_penalty", 1.0),
+            "early_stopping": src.get("early_stopping", False),
+            "bad_words_ids": src.get("bad_words_ids") or [],
+            "forced_eos_token_id": src.get("forced_eos_token_id"),
+        }
+
+    def lin(self, x, name):
+        y = torch.nn.functional.linear(x, self.w[name + ".weight"], self.w[name + ".bias"])
+        if getattr(self, "watch", None) == name:
+            self.seen.append(y)
+        return y
+
+    def ln(self, x, name):
+        return torch.nn.functional.layer_norm(x, (self.d,), self.w[name + ".weight"],
+                                              self.w[name + ".bias"], 1e-5)
+
+    def attn(self, x, mem, name, heads, causal):
+        B, T, d = x.shape
+        S = mem.shape[1]
+        dh = d // heads
+        q = (self.lin(x, name + ".q_proj") * dh ** -0.5).view(B, T, heads, dh).transpose(1, 2)
+        k = self.lin(mem, name + ".k_proj").view(B, S, heads, dh).transpose(1, 2)
+        v = self.lin(mem, name + ".v_proj").view(B, S, heads, dh).transpose(1, 2)
+        s = q @ k.transpose(2, 3)
+        if causal:
+            s = s.masked_fill(torch.ones(T, S, dtype=torch.bool).triu(1), float("-inf"))
+        o = (torch.softmax(s, -1) @ v).transpose(1, 2).reshape(B, T, d)
+        return self.lin(o, name + ".out_proj")
+
+    def layer(self, x, p, mem=None):
+        heads = self.heads if mem is None else self.dec_heads
+        x = self.ln(x + self.attn(x, x, p + ".self_attn", heads, mem is not None),
+                    p + ".self_attn_layer_norm")
+        if mem is not None:
+            x = self.ln(x + self.attn(x, mem, p + ".encoder_attn", heads, False),
+                        p + ".encoder_attn_layer_norm")
+        h = self.lin(self.act(self.lin(x, p + ".fc1")), p + ".fc2")
+        return self.ln(x + h, p + ".final_layer_norm")
+
+    @torch.no_grad()
+    def encode(self, ids):
+        """ids: source ids with the eos. [1, S, d]."""
+        t = torch.tensor([ids])
+        x = self.src_emb[t] * self.scale + self.pos[: len(ids)]
+        for l in range(self.enc_layers):
+            x = self.layer(x, f"model.encoder.layers.{l}")
+        return x
+
+    @torch.no_grad()
+    def logits(self, mem, prefixes):
+        """Logits [B, V] of the next token after each prefix (all of one length, start first)."""
+        t = torch.tensor(prefixes)
+        x = self.tgt_emb[t] * self.scale + self.pos[: t.shape[1]]
+        m = mem.expand(t.shape[0], -1, -1)
+        for l in range(self.dec_layers):
+            x = self.layer(x, f"model.decoder.layers.{l}", m)
+        return torch.nn.functional.linear(x[:, -1], self.lm_head) + self.bias[0]
+
+    # ------------------------------------------------------------------------- generation
+
+    def process(self, prefixes, scores, max_length):
+        """The logits processors of generate() for this model, in place on scores [B, V]."""
+        for seq in self.gen["bad_words_ids"]:
+            if seq == [self.eos]:
+                continue
+            for b, p in enumerate(prefixes):
+                if len(seq) == 1 or (len(p) >= len(seq) - 1 and p[len(p) - len(seq) + 1:] == seq[:-1]):
+                    scores[b, seq[-1]] = float("-inf")
+        fe = self.gen["forced_eos_token_id"]
+        if fe is not None and len(prefixes[0]) == max_length - 1:
+            scores[:] = float("-inf")
+            scores[:, fe] = 0
+        return scores
+
+    def greedy(self, src, max_length):
+        mem = self.encode(src + [self.eos])
+        seq = [self.start]
+        while len(seq) < max_length:
+            lg = self.process([seq], self.logits(mem, [seq]), max_length)
+            tok = int(torch.argmax(lg[0]))
+            seq.append(tok)
+            if tok == self.eos:
+                break
+        return seq[1:]
+
+    def beam(self, src, K, max_length, lp=None, early_stopping=None, n_best=1):
+        """[(score, ids)] best first; ids without the start token, eos kept when finished."""
+        lp = self.gen["length_penalty"] if lp is None else lp
+        es = self.gen["early_stopping"] if early_stopping is None else early_stopping
+        mem = self.encode(src + [self.eos])
+        seqs = [[self.start]] * K
+        scores = torch.tensor([0.0] + [-1e9] * (K - 1))
+        hyps, worst = [], 1e9
+        done = False
+
+        def add(ids, s, glen):
+            nonlocal worst
+            score = s / (glen ** lp)
+            if len(hyps) < K or score > worst:
+                hyps.append((score, ids))
+                if len(hyps) > K:
+                    order = sorted((h[0], i) for i, h in enumerate(hyps))
+                    del hyps[order[0][1]]
+                    worst = order[1][0]
+                else:
+                    worst = min(score, worst)
+
+        def is_done(best, cur):
+            if len(hyps) < K:
+                return False
+            if es is True:
+                return True
+            if es is False or lp <= 0:
+                return worst >= best / cur ** lp
+            return worst >= best / (max_length - 1) ** lp
+
+        while True:
+            cur = len(seqs[0])
+            lsm = torch.log_softmax(self.logits(mem, seqs), -1)
+            lsm = self.process(seqs, lsm, max_length)
+            cand = (lsm + scores[:, None]).view(-1)
+            V = lsm.shape[1]
+            # torch.topk(2K) with ties in index order (a stable sort on the score)
+            order = np.argsort(-cand.numpy(), kind="stable")[: 2 * K]
+            nxt = []
+            for rank, idx in enumerate(order.tolist()):
+                b, t, s = idx // V, idx % V, float(cand[idx])
+                if t == self.eos:
+                    if rank >= K:
+                        continue
+                    add(seqs[b][1:] + [t], s, cur)
+                else:
+                    nxt.append((b, t, cand[idx]))
+                if len(nxt) == K:
+                    break
+            done = done or is_done(float(cand[order[0]]), cur)
+            seqs = [seqs[b] + [t] for b, t, _ in nxt]
+            scores = torch.stack([s for _, _, s in nxt])
+            if done or len(seqs[0]) >= max_length:
+                break
+        if not done:
+            for b in range(K):
+                add(seqs[b][1:], float(scores[b]), len(seqs[b]) - 1)
+        ranked = sorted(hyps, key=lambda h: h[0])
+        return [ranked.pop() for _ in range(min(n_best, len(ranked)))]
+
+
+# ----------------------------------------------------------------------------- bench peer
+
+@torch.no_grad()
+def greedy_fixed(m, srcs, steps):
+    """Greedy over a batch of sources (ids without eos), exactly `steps` decoder steps with a
+    KV cache: eos banned before the last step and forced at it (xlate's --min-length N
+    --max-length N on a Marian model). The peer of bench/marian_bench.py; returns [B, steps]."""
+    B = len(srcs)
+    S = max(len(x) for x in srcs) + 1
+    ids = torch.full((B, S), m.pad, dtype=torch.long)
+    mask = torch.zeros(B, S, dtype=torch.bool)  # True: padding
+    for b, x in enumerate(srcs):
+        ids[b, : len(x) + 1] = torch.tensor(x + [m.eos])
+        mask[b, len(x) + 1:] = True
+    x = m.src_emb[ids] * m.scale + m.pos[:S]
+    neg = torch.zeros(B, 1, 1, S).masked_fill(mask[:, None, None, :], float("-inf"))
+
+    def heads(t, H):
+        return t.view(t.shape[0], t.shape[1], H, -1).transpose(1, 2)
+
+    def mha(q_in, kv, name, H, bias):
+        dh = m.d // H
+        q = heads(m.lin(q_in, name + ".q_proj") * dh ** -0.5, H)
+        k, v = kv
+        a = q @ k.transpose(2, 3)
+        if bias is not None:
+            a = a + bias
+        o = (torch.softmax(a, -1) @ v).transpose(1, 2).reshape(q_in.shape[0], q_in.shape[1], m.d)
+        return m.lin(o, name + ".out_proj")
+
+    H = m.heads
+    for l in range(m.enc_layers):
+        p = f"model.encoder.layers.{l}"
+        kv = (heads(m.lin(x, p + ".self_attn.k_proj"), H), heads(m.lin(x, p + ".self_attn.v_proj"), H))
+        x = m.ln(x + mha(x, kv, p + ".self_attn", H, neg), p + ".self_attn_layer_norm")
+        x = m.ln(x + m.lin(m.act(m.lin(x, p + ".fc1")), p + ".fc2"), p + ".final_layer_norm")
+    H = m.dec_heads
+    cross = []
+    for l in range(m.dec_layers):
+        p = f"model.decoder.layers.{l}.encoder_attn"
+        cross.append((heads(m.lin(x, p + ".k_proj"), H), heads(m.lin(x, p + ".v_proj"), H)))
+    cache = [None] * m.dec_layers
+    tok = torch.full((B,), m.start, dtype=torch.long)
+    out = []
+    for step in range(steps):
+        y = (m.tgt_emb[tok] * m.scale + m.pos[step])[:, None, :]
+        for l in range(m.dec_layers):
+            p = f"model.decoder.layers.{l}"
+            k = heads(m.lin(y, p + ".self_attn.k_proj"), H)
+            v = heads(m.lin(y, p + ".self_attn.v_proj"), H)
+            if cache[l] is not None:
+                k = torch.cat([cache[l][0], k], 2)
+                v = torch.cat([cache[l][1], v], 2)
+            cache[l] = (k, v)
+            y = m.ln(y + mha(y, (k, v), p + ".self_attn", H, None), p + ".self_attn_layer_norm")
+            y = m.ln(y + mha(y, cross[l], p + ".encoder_attn", H, neg),
+                     p + ".encoder_attn_layer_norm")
+            y = m.ln(y + m.lin(m.act(m.lin(y, p + ".fc1")), p + ".fc2"), p + ".final_layer_norm")
+        lg = torch.nn.functional.linear(y[:, 0], m.lm_head) + m.bias[0]
+        lg[:, m.pad] = float("-inf")
+        if step < steps - 1:
+            lg[:, m.eos] = float("-inf")
+            tok = lg.argmax(-1)
+        else:
+            tok = torch.full((B,), m.eos, dtype=torch.long)
+        out.append(tok)
+    return torch.stack(out, 1)
+
+
+def strip_eos(ids, eos):
+    return ids[:-1] if ids and ids[-1] == eos else ids
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("dir")
+    ap.add_argument("--beam", type=int, default=None, help="default: the model's num_beams")
+    ap.add_argument("--max-length", type=int, default=None,
+                    help="generated tokens at most, eos counted (xlate's); default: the "
+                         "model's max_length - 1")
+    ap.add_argument("--target-lang", default=None)
+    ap.add_argument("--ids", action="store_true", help="print ids, not text")
+    a = ap.parse_args(argv)
+    m = Marian(a.dir)
+    tok = Tokenizer(a.dir)
+    K = a.beam or m.gen["num_beams"]
+    ml = (a.max_length + 1) if a.max_length else m.gen["max_length"]
+    for line in sys.stdin.read().split("\n")[:-1]:
+        if a.target_lang:
+            line = f">>{a.target_lang}<< " + line
+        src = tok.encode(line)
+        ids = m.greedy(src, ml) if K == 1 else m.beam(src, K, ml)[0][1]
+        ids = strip_eos(ids, m.eos)
+        print(" ".join(map(str, ids)) if a.ids else tok.decode(ids), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
