@@ -2,7 +2,7 @@
 """Convert a PyTorch checkpoint (docs/CHECKPOINT.md) to an xlate model directory
 (docs/FORMAT.md).
 
-usage: tools/convert.py CHECKPOINT.pt OUTDIR [--spm SPM] [--dtype f32|f16|bf16]
+usage: tools/convert.py CHECKPOINT.pt OUTDIR [--spm SPM] [--dtype f32|f16|bf16|int8]
                         [--max-positions N]
        tools/convert.py --hf DIR
 
@@ -36,7 +36,25 @@ class ConvertError(Exception):
 # ---------------------------------------------------------------------------- safetensors
 
 _ST_DTYPES = {"F32": ("<f4", 4), "F16": ("<f2", 2), "BF16": ("<i2", 2),
-              "I32": ("<i4", 4), "I64": ("<i8", 8)}
+              "I32": ("<i4", 4), "I64": ("<i8", 8), "I8": ("<i1", 1)}
+
+
+def int8_rows(t):
+    """(q int8 [out, in], scale f32 [out]) of a linear's weight, symmetric per output row, in
+    float32 exactly as xlate quantizes at load (src/kernels/gemm.c linear_pack_rows):
+    scale = max|w| / 127, q = round-to-even(w * (127 / max|w|)); a zero row: scale 0, q 0."""
+    w = t.detach().float().cpu().numpy().astype(np.float32)
+    amax = np.abs(w).max(axis=1).astype(np.float32)
+    inv = np.where(amax > 0, np.float32(127) / np.where(amax > 0, amax, np.float32(1)),
+                   np.float32(0)).astype(np.float32)
+    q = np.rint(w * inv[:, None]).astype(np.int8)
+    return q, (amax / np.float32(127)).astype(np.float32)
+
+
+def is_linear_weight(name, t):
+    """A linear layer's weight (quantized by --dtype int8); embeddings and norms stay f32."""
+    return (name.endswith(".weight") and t.dim() == 2 and ".embed." not in name
+            and ".positions." not in name)
 
 
 def tensor_bytes(t, dtype):
@@ -335,7 +353,10 @@ def run(argv):
     p.add_argument("checkpoint")
     p.add_argument("outdir")
     p.add_argument("--spm", help="SentencePiece model to copy to OUTDIR/spm.model")
-    p.add_argument("--dtype", choices=("f32", "f16", "bf16"), default="f32")
+    p.add_argument("--dtype", choices=("f32", "f16", "bf16", "int8"), default="f32",
+                   help="int8: each linear weight as I8 with its per-row F32 scales in "
+                        "`<name>.scale` (xlate --compute-type int8 uses them as they are); the "
+                        "rest f32")
     p.add_argument("--max-positions", type=int, default=512)
     a = p.parse_args(argv)
     if a.spm is not None and not os.path.isfile(a.spm):
@@ -347,8 +368,15 @@ def run(argv):
         config["tokenizer"] = "spm.model"
         warnings = check_spm(a.spm, config)
     os.makedirs(a.outdir, exist_ok=True)
-    write_safetensors(os.path.join(a.outdir, config["weights"]),
-                      [(n, tensor_bytes(t, a.dtype)) for n, t in tensors],
+    out = []
+    for n, t in tensors:
+        if a.dtype == "int8" and is_linear_weight(n, t):
+            q, s = int8_rows(t)
+            out.append((n, ("I8", list(q.shape), q.astype("<i1").tobytes(order="C"))))
+            out.append((n + ".scale", ("F32", list(s.shape), s.astype("<f4").tobytes())))
+        else:
+            out.append((n, tensor_bytes(t, "f32" if a.dtype == "int8" else a.dtype)))
+    write_safetensors(os.path.join(a.outdir, config["weights"]), out,
                       {"format": "xlate", "source": os.path.basename(a.checkpoint),
                        "dtype": a.dtype})
     if a.spm is not None:

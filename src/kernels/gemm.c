@@ -170,6 +170,25 @@ void linear_pack_rows(linear *l, void *mem, weight_type t, int r0, int r1, const
     }
 }
 
+void linear_pack_rows_q8(linear *l, void *mem, int r0, int r1, const int8_t *q_rows,
+                         const float *scales)
+{
+    int K = l->in, K4 = k4(K), N = l->out;
+    size_t pb = panel_bytes(WT_INT8, K);
+    uint8_t *base = mem;
+    float *scale = (float *)(base + up64(pb * panels(N)));
+    l->type = WT_INT8;
+    l->packed = mem;
+    l->scale = scale;
+    for (int n = r0; n < r1; n++) {
+        const int8_t *q = q_rows + (size_t)(n - r0) * K;
+        int8_t *panel = (int8_t *)(base + (size_t)(n / PANEL) * pb);
+        scale[n] = scales[n - r0];
+        for (int k = 0; k < K4; k++)
+            panel[(size_t)(k / 4) * PANEL * 4 + (n % PANEL) * 4 + k % 4] = k < K ? q[k] : 0;
+    }
+}
+
 /* ---- the job ---------------------------------------------------------------------------- */
 
 typedef struct pk_job pk_job;

@@ -49,4 +49,9 @@ size_t linear_packed_bytes(weight_type t, int out, int in);
  * default model: not worth 0.5 s of load.) */
 void linear_pack_rows(linear *l, void *mem, weight_type t, int r0, int r1, const float *w_rows);
 
+/* The same for weights already quantized (tools/convert.py --dtype int8): q_rows [r1 - r0, in]
+ * in [-127, 127] with their scales [r1 - r0], packed as they are. */
+void linear_pack_rows_q8(linear *l, void *mem, int r0, int r1, const int8_t *q_rows,
+                         const float *scales);
+
 #endif

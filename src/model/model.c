@@ -50,7 +50,35 @@ static float *reserve(binder *b, size_t n)
 }
 
 /* The tensor `name`, checked to have shape [d0] (d1 == 0) or [d0, d1] and a float dtype. */
+static const st_tensor *find_as(binder *b, const char *name, int d0, int d1, int allow_i8);
+
 static const st_tensor *find(binder *b, const char *name, int d0, int d1)
+{
+    return find_as(b, name, d0, d1, 0);
+}
+
+/* A linear's weight: F32, F16, BF16, or I8 (tools/convert.py --dtype int8) with its row scales
+ * `name.scale` [d0] (float) and every value in [-127, 127]. */
+static const st_tensor *find_weight(binder *b, const char *name, int d0, int d1)
+{
+    const st_tensor *t = find_as(b, name, d0, d1, 1);
+    char sname[300];
+    if (!t || t->dtype != ST_I8)
+        return t;
+    snprintf(sname, sizeof sname, "%s.scale", name);
+    if (!find(b, sname, d0, 0))
+        return NULL;
+    if (!b->arena)
+        for (int64_t i = 0; i < t->numel; i++)
+            if (((const int8_t *)t->data)[i] == -128) {
+                xerr(b->err, b->errlen, "%s: tensor \"%s\": element %lld is -128, expected "
+                     "[-127, 127] (symmetric int8)", b->f->path, name, (long long)i);
+                return NULL;
+            }
+    return t;
+}
+
+static const st_tensor *find_as(binder *b, const char *name, int d0, int d1, int allow_i8)
 {
     const st_tensor *t = st_find(b->f, name);
     int64_t want[2] = {d0, d1};
@@ -67,9 +95,10 @@ static const st_tensor *find(binder *b, const char *name, int d0, int d1)
              st_shape_str(want, ndim, exp, sizeof exp));
         return NULL;
     }
-    if (t->dtype != ST_F32 && t->dtype != ST_F16 && t->dtype != ST_BF16) {
-        xerr(b->err, b->errlen, "%s: tensor \"%s\": dtype %s, expected F32, F16 or BF16",
-             b->f->path, name, st_dtype_name(t->dtype));
+    if (t->dtype != ST_F32 && t->dtype != ST_F16 && t->dtype != ST_BF16 &&
+        !(allow_i8 && t->dtype == ST_I8)) {
+        xerr(b->err, b->errlen, "%s: tensor \"%s\": dtype %s, expected F32, F16 or BF16%s",
+             b->f->path, name, st_dtype_name(t->dtype), allow_i8 ? " (or I8 with .scale)" : "");
         return NULL;
     }
     if (!b->arena && !b->used_tensor[t - b->f->tensors])
@@ -138,6 +167,35 @@ static int pack_tensor(binder *b, linear *l, void *mem, const st_tensor *t, int 
     size_t n = (size_t)t->numel;
     if (!mem)
         return 0;
+    if (t->dtype == ST_I8) { /* stored int8: kept as is for int8, else dequantized */
+        char sname[300];
+        const st_tensor *st;
+        int rows = (int)t->shape[0], K = (int)t->shape[1];
+        const int8_t *q = t->data;
+        float *sc;
+        snprintf(sname, sizeof sname, "%s.scale", t->name);
+        st = st_find(b->f, sname);
+        if (!(sc = malloc((size_t)rows * sizeof(float) +
+                          (l->type == WT_INT8 ? 0 : n * sizeof(float)))))
+            return xerr(b->err, b->errlen, "%s: out of memory converting tensor \"%s\"",
+                        b->f->path, t->name);
+        st_to_f32(sc, st->data, st->dtype, (size_t)rows);
+        if (check_finite(b, st, sc, (size_t)rows)) {
+            free(sc);
+            return -1;
+        }
+        if (l->type == WT_INT8) {
+            linear_pack_rows_q8(l, mem, row0, row0 + rows, q, sc);
+        } else {
+            float *w = sc + rows;
+            for (int r = 0; r < rows; r++)
+                for (int k = 0; k < K; k++)
+                    w[(size_t)r * K + k] = (float)q[(size_t)r * K + k] * sc[r];
+            linear_pack_rows(l, mem, l->type, row0, row0 + rows, w);
+        }
+        free(sc);
+        return 0;
+    }
     if (!viewable(t)) {
         if (!(tmp = malloc(n * sizeof(float))))
             return xerr(b->err, b->errlen, "%s: out of memory converting tensor \"%s\"",
@@ -165,7 +223,7 @@ static int take_linear(binder *b, linear *l, const char *prefix, int out, int in
     l->out = out;
     l->in = in;
     if (b->pack) {
-        const st_tensor *t = find(b, name, out, in);
+        const st_tensor *t = find_weight(b, name, out, in);
         if (!t || pack_tensor(b, l, reserve_packed(b, l), t, 0))
             return -1;
         l->w = NULL;
@@ -188,7 +246,7 @@ static int take_rows(binder *b, float *w, float *bias, const char *prefix, const
     char name[256];
     const st_tensor *t;
     snprintf(name, sizeof name, "%s.%s.weight", prefix, part);
-    if (!(t = find(b, name, rows, in)))
+    if (!(t = b->pack ? find_weight(b, name, rows, in) : find(b, name, rows, in)))
         return -1;
     if (b->pack ? pack_tensor(b, l, packed, t, (int)row0) : fill(b, t, w ? w + row0 * in : NULL))
         return -1;
@@ -227,7 +285,7 @@ static int take_qkv(binder *b, linear *l, const char *prefix, const char *const 
     char name[256];
     for (int i = 0; i < 3; i++) {
         snprintf(name, sizeof name, "%s.%s.weight", prefix, parts[i]);
-        if (!(w[i] = find(b, name, d, d)))
+        if (!(w[i] = b->pack ? find_weight(b, name, d, d) : find(b, name, d, d)))
             return -1;
         snprintf(name, sizeof name, "%s.%s.bias", prefix, parts[i]);
         if (!(bs[i] = find(b, name, d, 0)))
@@ -445,6 +503,10 @@ int model_bind_as(model_weights *m, model_config *cfg, st_file *f, weight_type c
     /* f32 on a CPU without AVX2 + FMA stays unpacked for OpenBLAS (fmaf in plain C is slow) */
     binder b = {.f = f, .err = err, .errlen = errlen, .ct = ct,
                 .pack = ct != WT_F32 || cpu_isa() != ISA_GENERIC};
+    /* stored int8 weights (tools/convert.py --dtype int8) are only read through packing */
+    for (int i = 0; i < f->n; i++)
+        if (f->tensors[i].dtype == ST_I8)
+            b.pack = 1;
     memset(m, 0, sizeof *m);
     m->file = *f; /* the weights may be read in place: the mapping lives as long as m */
     memset(f, 0, sizeof *f);

@@ -10,6 +10,7 @@ docs/FORMAT.md's PyTorch layout, not taken from tools/convert.py.
 import json
 import math
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -33,7 +34,7 @@ from checks import check, done, ok, not_ok  # noqa: E402,F401
 
 # ---------------------------------------------------------------- an independent reader
 
-SIZES = {"F32": 4, "F16": 2, "BF16": 2, "I32": 4, "I64": 8}
+SIZES = {"F32": 4, "F16": 2, "BF16": 2, "I32": 4, "I64": 8, "I8": 1}
 
 
 def read_st(path):
@@ -62,6 +63,8 @@ def read_st(path):
             a = (np.frombuffer(buf, "<u2").astype(np.uint32) << 16).view("<f4").astype(np.float64)
         elif e["dtype"] == "I32":
             a = np.frombuffer(buf, "<i4").astype(np.int64)
+        elif e["dtype"] == "I8":
+            a = np.frombuffer(buf, "<i1").astype(np.int64)
         else:
             a = np.frombuffer(buf, "<i8").astype(np.int64)
         out[name] = (e["dtype"], a.reshape(e["shape"]))
@@ -440,6 +443,92 @@ def check_fixture(vdir):
     check(f"fixture {name}: numpy greedy equals greedy.ids", greedy)
 
 
+XLATE = os.path.abspath(os.path.join(TOP, os.environ.get("XLATE", "./xlate")))
+
+
+def check_int8(tmp):
+    """--dtype int8: each linear weight stored as I8 [out, in] with `.scale` F32 [out], the rest
+    as f32: scale = max|w| / 127 of the checkpoint's row, every value within half a step of
+    the checkpoint's weight, in [-127, 127]; and xlate --compute-type int8 translates the int8
+    directory exactly as it translates the f32 one (which it quantizes at load the same way)."""
+    v = reference.VARIANTS[1]  # untied: output.weight is a linear too
+    ckpt_path = os.path.join(tmp, "i8.pt")
+    sd = random_checkpoint(v, ckpt_path, 77)["model"]
+    d8, d32 = os.path.join(tmp, "i8"), os.path.join(tmp, "i8_f32")
+    for d, dt in ((d8, "int8"), (d32, "f32")):
+        r = run_convert([ckpt_path, d, "--dtype", dt])
+        if r.returncode:
+            not_ok(f"convert --dtype {dt}: exit 0", r.stderr.strip()[-300:])
+            return
+    _, t8 = read_st(os.path.join(d8, "model.safetensors"))
+    _, t32 = read_st(os.path.join(d32, "model.safetensors"))
+    bad = []
+    for name, (dt, a) in t32.items():
+        lin = name.endswith(".weight") and a.ndim == 2 and ".embed." not in name
+        if not lin:
+            if t8.get(name, ("", None))[0] != "F32" or not np.array_equal(t8[name][1], a):
+                bad.append(f"{name}: not the f32 tensor")
+            continue
+        if t8.get(name, ("", None))[0] != "I8" or t8.get(name + ".scale", ("",))[0] != "F32":
+            bad.append(f"{name}: not I8 + F32 .scale")
+            continue
+        q, s = t8[name][1], t8[name + ".scale"][1]
+        wmax = np.abs(a).max(axis=1)
+        if np.any(np.abs(s - wmax / 127) > 1e-6 * wmax / 127 + 1e-30):
+            bad.append(f"{name}.scale: not max|w| / 127")
+        if q.min() < -127 or q.max() > 127 or np.any(np.abs(a - q * s[:, None]) >
+                                                       0.5001 * s[:, None] + 1e-30):
+            bad.append(f"{name}: values not within half a step")
+    n_scale = sum(1 for n in t8 if n.endswith(".scale"))
+    what = "convert --dtype int8: linear weights I8 with max|w| / 127 row scales, the rest f32"
+    if not bad and n_scale and len(t8) == len(t32) + n_scale:
+        ok(what)
+    else:
+        not_ok(what, "; ".join(bad[:3]) or f"{len(t8)} tensors, {n_scale} scales")
+    if not os.access(XLATE, os.X_OK):
+        not_ok("xlate on the int8 directory", f"{XLATE} is not executable")
+        return
+    # bad int8 files: a weight without its scales, a -128
+    victim = next(n for n in sorted(t8) if t8[n][0] == "I8")
+    for case, drop, minus in (("no .scale", victim + ".scale", False), ("-128", None, True)):
+        bd = os.path.join(tmp, "i8bad")
+        os.makedirs(bd, exist_ok=True)
+        shutil.copyfile(os.path.join(d8, "config.json"), os.path.join(bd, "config.json"))
+        ts = []
+        for n, (dt, a) in t8.items():
+            if n == drop:
+                continue
+            if dt == "I8":
+                a = a.copy()
+                if minus and n == victim:
+                    a.flat[5] = -128
+                ts.append((n, ("I8", list(a.shape), a.astype("<i1").tobytes())))
+            else:
+                ts.append((n, ("F32", list(a.shape), a.astype("<f4").tobytes())))
+        convert.write_safetensors(os.path.join(bd, "model.safetensors"), ts)
+        p = subprocess.run([XLATE, "-m", bd, "--compute-type", "int8", "--input-format", "ids"],
+                           input="5 6\n", capture_output=True, text=True)
+        what = f"int8 file with {case}: exit 2, one line naming the tensor"
+        want = victim + (".scale" if drop else "")
+        if p.returncode == 2 and want in p.stderr and p.stderr.count("\n") == 1:
+            ok(what)
+        else:
+            not_ok(what, f"exit {p.returncode}: {p.stderr.strip()[:300]}")
+    ids = "".join(" ".join(str(4 + (i * 7 + k * 3) % (v["vs"] - 4)) for k in range(3 + i % 5))
+                  + "\n" for i in range(12))
+    outs = []
+    for d in (d8, d32):
+        p = subprocess.run([XLATE, "-q", "-m", d, "--compute-type", "int8", "--input-format",
+                            "ids", "--output-format", "ids", "--max-length", "12"], input=ids,
+                           capture_output=True, text=True)
+        outs.append(p.stdout if p.returncode == 0 else p.stderr)
+    what = "xlate --compute-type int8: the int8 directory translates as the f32 one"
+    if outs[0] == outs[1] and outs[0].count("\n") == 12:
+        ok(what)
+    else:
+        not_ok(what, f"{outs[0][:200]!r} vs {outs[1][:200]!r}")
+
+
 def main():
     torch.set_num_threads(1)
     with tempfile.TemporaryDirectory() as tmp:
@@ -448,6 +537,7 @@ def main():
         for dtype in ("f16", "bf16"):  # every weight dtype on an untied model (output.bias too)
             check_variant(tmp, reference.VARIANTS[1], dtype, via_cli=False)
         check_errors(tmp)
+        check_int8(tmp)
     if os.path.isdir(FIXTURES):
         for n in sorted(os.listdir(FIXTURES)):
             if os.path.isfile(os.path.join(FIXTURES, n, "reference.safetensors")):
