@@ -52,32 +52,15 @@ import sys
 import numpy as np
 import torch
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_model import read_safetensors  # noqa: E402,F401  (F16/BF16 widened exactly)
+
 torch.set_num_threads(1)
 
 LANG_CODE = re.compile(">>.+<<")
 
 
 # ----------------------------------------------------------------------------- files
-
-def read_safetensors(path):
-    """{name: float32 tensor}: F32 as is, F16 / BF16 widened exactly."""
-    with open(path, "rb") as f:
-        raw = f.read()
-    n = int.from_bytes(raw[:8], "little")
-    header = json.loads(raw[8: 8 + n])
-    data = raw[8 + n:]
-    out = {}
-    for name, e in header.items():
-        if name == "__metadata__":
-            continue
-        b = data[e["data_offsets"][0]: e["data_offsets"][1]]
-        if e["dtype"] == "BF16":
-            a = (np.frombuffer(b, "<u2").astype(np.uint32) << 16).view(np.float32)
-        else:
-            a = np.frombuffer(b, {"F32": "<f4", "F16": "<f2"}[e["dtype"]]).astype(np.float32)
-        out[name] = torch.from_numpy(a.reshape(e["shape"]).copy())
-    return out
-
 
 def load_json(path, default=None):
     if not os.path.exists(path):

@@ -205,32 +205,10 @@ def fastpath_check(model, srcs, tgts, ref):
     return worst, same
 
 
-def read_safetensors(path):
-    """{name: f32 or int tensor} of a safetensors file (for the self-check below)."""
-    import numpy as np
-    with open(path, "rb") as f:
-        raw = f.read()
-    n = int.from_bytes(raw[:8], "little")
-    header = json.loads(raw[8: 8 + n])
-    data = raw[8 + n:]
-    out = {}
-    for name, e in header.items():
-        if name == "__metadata__":
-            continue
-        b = data[e["data_offsets"][0]: e["data_offsets"][1]]
-        if e["dtype"] == "BF16":
-            a = (np.frombuffer(b, "<u2").astype(np.uint32) << 16).view(np.float32)
-        else:
-            a = np.frombuffer(b, {"F32": "<f4", "F16": "<f2", "I32": "<i4"}[e["dtype"]])
-            a = a.astype(np.float32 if e["dtype"].startswith("F") else np.int32)
-        out[name] = torch.from_numpy(a.reshape(e["shape"]).copy())
-    return out
-
-
 def check_converted(vdir, m):
     """The converted weights, loaded back to f32, must be bit-identical to the weights the
     reference was computed with (m: the model at its weight precision)."""
-    st = read_safetensors(os.path.join(vdir, "model.safetensors"))
+    st = tm.read_safetensors(os.path.join(vdir, "model.safetensors"))
     sd = m.state_dict()
     names = set()
     for name, key, rows in tensor_map(m.args):

@@ -119,8 +119,9 @@ def build(ckpt, max_positions=512):
 
 
 def read_safetensors(path):
-    """{name: float32 tensor} of a safetensors file (F32, F16 and BF16 widened to float32,
-    which is exact), read with numpy: no dependence on xlate's own reader."""
+    """{name: tensor} of a safetensors file, read with numpy (no dependence on xlate's own
+    reader): F32, F16 and BF16 as float32 (widening is exact), I32 and I64 as int32 / int64.
+    The one reader of tools/ and tests/py."""
     import json
     import numpy as np
     with open(path, "rb") as f:
@@ -135,6 +136,8 @@ def read_safetensors(path):
         b = data[e["data_offsets"][0]: e["data_offsets"][1]]
         if e["dtype"] == "BF16":
             a = (np.frombuffer(b, "<u2").astype(np.uint32) << 16).view(np.float32)
+        elif e["dtype"] in ("I32", "I64"):
+            a = np.frombuffer(b, "<i4" if e["dtype"] == "I32" else "<i8").copy()
         else:
             a = np.frombuffer(b, {"F32": "<f4", "F16": "<f2"}[e["dtype"]]).astype(np.float32)
         out[name] = torch.from_numpy(a.reshape(e["shape"]).copy())
