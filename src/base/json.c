@@ -255,6 +255,19 @@ int json_int(const cJSON *v, int64_t min, int64_t max, int64_t *out, const char 
     return 0;
 }
 
+cJSON *json_parse_object(const char *text, size_t len, const char *what, char *err,
+                         size_t errlen)
+{
+    cJSON *root = json_parse_strict(text, len, what, err, errlen);
+    if (root && !cJSON_IsObject(root)) {
+        xerr(err, errlen, "%s: expected a JSON object at the top, got %s", what,
+             json_type_name(root));
+        cJSON_Delete(root);
+        root = NULL;
+    }
+    return root;
+}
+
 const char *json_type_name(const cJSON *v)
 {
     if (cJSON_IsNumber(v)) return "a number";

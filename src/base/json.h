@@ -32,6 +32,11 @@ cJSON *json_parse_strict(const char *text, size_t len, const char *what, char *e
 int json_int(const cJSON *v, int64_t min, int64_t max, int64_t *out, const char *what,
              const char *field, char *err, size_t errlen);
 
+/* json_parse_strict of a file whose top value must be an object; else NULL and "<what>:
+ * expected a JSON object at the top, got <type>". */
+cJSON *json_parse_object(const char *text, size_t len, const char *what, char *err,
+                         size_t errlen);
+
 /* "a number", "a string", "a boolean", "null", "an array", "an object". */
 const char *json_type_name(const cJSON *v);
 

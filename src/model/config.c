@@ -181,14 +181,9 @@ int config_parse(model_config *c, const char *json, size_t len, const char *name
     c->max_positions = 512;
     c->embedding_scale = -1; /* sqrt(d_model) unless given */
 
-    root = json_parse_strict(json, len, name, err, errlen);
+    root = json_parse_object(json, len, name, err, errlen);
     if (!root)
         goto done;
-    if (!cJSON_IsObject(root)) {
-        xerr(err, errlen, "%s: expected a JSON object at the top, got %s", name,
-             json_type_name(root));
-        goto done;
-    }
     /* (a field twice is refused by json_parse_strict, as any key twice) */
     c->family = family_xlate();
     item = cJSON_GetObjectItemCaseSensitive(root, "model_type");
@@ -416,14 +411,9 @@ int config_parse_marian(model_config *c, const char *json, size_t len, const cha
     int enc_heads, dec_heads, enc_ffn, dec_ffn, dec_vocab, scale, rc = -1;
     memset(c, 0, sizeof *c);
     c->family = family_marian();
-    root = json_parse_strict(json, len, name, err, errlen);
+    root = json_parse_object(json, len, name, err, errlen);
     if (!root)
         goto done;
-    if (!cJSON_IsObject(root)) {
-        xerr(err, errlen, "%s: expected a JSON object at the top, got %s", name,
-             json_type_name(root));
-        goto done;
-    }
     /* transformers' MarianConfig defaults where a field is absent */
     if (hf_int(root, "d_model", 1024, 0, 2, INT_FIELD_MAX, &c->d_model, name, err, errlen) ||
         hf_int(root, "encoder_layers", 12, 0, 0, 4096, &c->encoder_layers, name, err, errlen) ||
@@ -520,13 +510,8 @@ int config_parse_marian(model_config *c, const char *json, size_t len, const cha
         goto done;
     }
     if (gen_json) {
-        if (!(groot = json_parse_strict(gen_json, gen_len, gen_name, err, errlen)))
+        if (!(groot = json_parse_object(gen_json, gen_len, gen_name, err, errlen)))
             goto done;
-        if (!cJSON_IsObject(groot)) {
-            xerr(err, errlen, "%s: expected a JSON object at the top, got %s", gen_name,
-                 json_type_name(groot));
-            goto done;
-        }
     }
     if (hf_generation(c, groot ? groot : root, !groot, groot ? gen_name : name, err, errlen))
         goto done;

@@ -46,13 +46,8 @@ static int read_tokenizer_config(hf_tok *t, const char *dir, char *err, size_t e
         goto done;
     }
     if (read_file(path, &text, &len, err, errlen) ||
-        !(root = json_parse_strict(text, len, path, err, errlen)))
+        !(root = json_parse_object(text, len, path, err, errlen)))
         goto done;
-    if (!cJSON_IsObject(root)) {
-        xerr(err, errlen, "%s: expected a JSON object at the top, got %s", path,
-             json_type_name(root));
-        goto done;
-    }
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "clean_up_tokenization_spaces"))) {
         if (!cJSON_IsBool(v)) {
             xerr(err, errlen, "%s: field \"clean_up_tokenization_spaces\": expected true or "
