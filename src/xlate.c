@@ -95,9 +95,10 @@ const char *xlate_kernels_desc(const xlate_model *m, char *buf, size_t n)
     char blas[64];
     ops_blas_core(blas, sizeof blas);
     if (m->w.packed)
-        snprintf(buf, n, "own %s kernels, %s weights (ISA %s); OpenBLAS %s for attention",
+        snprintf(buf, n, "own %s kernels, %s weights (ISA %s)%s; OpenBLAS %s for attention",
                  gemm_path_name(m->w.compute, cpu_isa()), weight_type_name(m->w.compute),
-                 cpu_isa_name(cpu_isa()), blas);
+                 cpu_isa_name(cpu_isa()),
+                 m->w.out_screen.mem ? ", greedy argmax through an int8 screen" : "", blas);
     else
         snprintf(buf, n, "OpenBLAS %s, f32 weights (ISA %s)", blas, cpu_isa_name(cpu_isa()));
     return buf;
@@ -463,6 +464,7 @@ typedef struct {
     const model_weights *w;
     pool *pool;
     decoder_state *st;
+    const float *hidden; /* [rows, d] of the last estimate (decoder_hidden) */
 } decoder_binding;
 
 static void binding_step(void *user, int rows, const int *tokens, const int *slots,
@@ -470,6 +472,20 @@ static void binding_step(void *user, int rows, const int *tokens, const int *slo
 {
     decoder_binding *b = user;
     decoder_step(b->w, b->pool, b->st, rows, tokens, slots, srcs, pos, logits);
+}
+
+static void binding_estimate(void *user, int rows, const int *tokens, const int *slots,
+                             const int *srcs, int pos, float *est, float *rad)
+{
+    decoder_binding *b = user;
+    b->hidden = decoder_hidden(b->w, b->pool, b->st, rows, tokens, slots, srcs, pos);
+    screen_estimate(&b->w->out_screen, b->pool, b->hidden, rows, est, rad);
+}
+
+static float binding_exact(void *user, int row, int token)
+{
+    decoder_binding *b = user;
+    return gemm_packed_output(&b->w->out, b->hidden + (size_t)row * b->w->cfg.d_model, token);
 }
 
 static void binding_copy_slot(void *user, int dst, int src, int npos)
@@ -516,9 +532,9 @@ int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src
     int n_slots, max_rows, cap;
     size_t N;
     const float *pos;
-    decoder_binding bind = {w, ctx->pool, &ctx->dec};
+    decoder_binding bind = {w, ctx->pool, &ctx->dec, NULL};
     search_model sm = {c->tgt_vocab, c->bos_id, c->eos_id, &bind, binding_step,
-                       binding_copy_slot};
+                       binding_copy_slot, NULL, NULL};
     search_params sp;
 
     memset(out, 0, (size_t)n * sizeof *out);
@@ -526,6 +542,10 @@ int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src
         return 0;
     if (xlate_decode_params_check(ctx->m, p, err, errlen))
         return -1;
+    if (w->out_screen.mem) {
+        sm.estimate = binding_estimate;
+        sm.exact = binding_exact;
+    }
     memset(&sp, 0, sizeof sp);
     sp.beam_size = p->beam_size;
     sp.n_best = p->n_best;

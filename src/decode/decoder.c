@@ -122,8 +122,8 @@ static void cross_attn_task(void *arg, int task, int thread)
            st->src_len[s], dh, 1.0f / sqrtf((float)dh), st->scores + j->stride * thread);
 }
 
-void decoder_step(const model_weights *m, pool *p, decoder_state *st, int rows,
-                  const int *tokens, const int *slots, const int *srcs, int pos, float *logits)
+const float *decoder_hidden(const model_weights *m, pool *p, decoder_state *st, int rows,
+                            const int *tokens, const int *slots, const int *srcs, int pos)
 {
     const model_config *c = &m->cfg;
     int d = c->d_model, dh = d / c->heads, H = c->heads;
@@ -187,12 +187,17 @@ void decoder_step(const model_weights *m, pool *p, decoder_state *st, int rows,
         if (!c->pre_norm)
             layernorm_rows(st->x, st->x, &L->ffn_norm, rows, d, eps);
     }
-    if (m->dec_norm.g) {
-        layernorm_rows(st->h, st->x, &m->dec_norm, rows, d, eps);
-        gemm(p, logits, st->h, &m->out, rows, GEMM_SET, NO_ACT);
-    } else {
-        gemm(p, logits, st->x, &m->out, rows, GEMM_SET, NO_ACT);
-    }
+    if (!m->dec_norm.g)
+        return st->x;
+    layernorm_rows(st->h, st->x, &m->dec_norm, rows, d, eps);
+    return st->h;
+}
+
+void decoder_step(const model_weights *m, pool *p, decoder_state *st, int rows,
+                  const int *tokens, const int *slots, const int *srcs, int pos, float *logits)
+{
+    const float *h = decoder_hidden(m, p, st, rows, tokens, slots, srcs, pos);
+    (st->whole_batch ? gemm_whole : gemm_rows)(p, logits, h, &m->out, rows, GEMM_SET, NO_ACT);
 }
 
 void decoder_copy_slot(const model_weights *m, decoder_state *st, int dst, int src, int npos)

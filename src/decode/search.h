@@ -34,6 +34,13 @@ typedef struct {
                  int pos, float *logits);
     /* Copies the first npos cached positions of slot src to slot dst (beam branching). */
     void (*copy_slot)(void *user, int dst, int src, int npos);
+    /* Optional (NULL: the model has none), for a search that needs only each row's argmax
+     * (greedy without scores): the step as above, but writing est[rows, vocab] and
+     * rad[rows, vocab], the logit step would write being within rad of est (kernels/screen.h);
+     * then exact(user, r, v) is row r's logit v exactly as step writes it. */
+    void (*estimate)(void *user, int rows, const int *tokens, const int *slots,
+                     const int *srcs, int pos, float *est, float *rad);
+    float (*exact)(void *user, int row, int token);
 } search_model;
 
 /* A finished hypothesis (the fields of xlate_hypothesis). */

@@ -13,13 +13,20 @@ typedef struct {
     const int **hist;    /* [n] row r's tokens so far */
     int *ids;            /* [n][mx] sentence i's tokens */
     float *tok_lp;       /* [n][mx] their log-probs (token_scores) */
+    float *rad;          /* [n, V] the estimates' bounds (screened: logits holds the estimates) */
+    int *next;           /* [n] the token each row chose */
+    int *cand;           /* [V] a row's candidates (screened) */
     search_hyp *hyps;    /* [n] */
 } greedy_bufs;
 
-static size_t greedy_cut(greedy_bufs *b, char *base, int n, int V, int mx, int token_scores)
+static size_t greedy_cut(greedy_bufs *b, char *base, int n, int V, int mx, int token_scores,
+                         int screened)
 {
     scratch_cut c = {base, 0};
     b->logits = cut(&c, (size_t)n * V, sizeof *b->logits);
+    b->rad = screened ? cut(&c, (size_t)n * V, sizeof *b->rad) : NULL;
+    b->next = cut(&c, n, sizeof *b->next);
+    b->cand = screened ? cut(&c, V, sizeof *b->cand) : NULL;
     b->tokens = cut(&c, n, sizeof *b->tokens);
     b->act = cut(&c, n, sizeof *b->act);
     b->hist = cut(&c, n, sizeof *b->hist);
@@ -33,7 +40,8 @@ int search_greedy(const search_model *m, search_scratch *s, int n, const int *ma
                   const search_params *p, search_emit emit, void *emit_user, char *err,
                   size_t errlen)
 {
-    int V = m->vocab, mx = 1;
+    /* only the argmax is needed: the model's estimates may stand in for the logits */
+    int V = m->vocab, mx = 1, screened = m->estimate && !p->scores && !p->token_scores;
     greedy_bufs b;
     logits_chain chain;
     step_rows rows;
@@ -41,9 +49,10 @@ int search_greedy(const search_model *m, search_scratch *s, int n, const int *ma
     for (int i = 0; i < n; i++)
         if (max_len[i] > mx)
             mx = max_len[i];
-    if (search_reserve(s, greedy_cut(&b, NULL, n, V, mx, p->token_scores), err, errlen))
+    if (search_reserve(s, greedy_cut(&b, NULL, n, V, mx, p->token_scores, screened), err,
+                       errlen))
         return -1;
-    greedy_cut(&b, s->mem, n, V, mx, p->token_scores);
+    greedy_cut(&b, s->mem, n, V, mx, p->token_scores, screened);
     logits_chain_init(&chain, &p->rules);
     for (int i = 0; i < n; i++) {
         search_hyp *h = &b.hyps[i];
@@ -58,13 +67,20 @@ int search_greedy(const search_model *m, search_scratch *s, int n, const int *ma
     /* rows are their own sources and slots: row r decodes sentence act[r] */
     rows = (step_rows){n, b.tokens, b.act, b.act, b.act, b.hist, 0};
     for (int pos = 0; rows.n > 0; pos++) {
-        int w = 0;
-        if (search_step(m, &chain, &p->rules, &rows, max_len, pos, b.logits, err, errlen))
-            return -1;
+        int w = 0, full = !screened;
+        if (screened && search_step_argmax(m, &chain, &p->rules, &rows, max_len, pos, b.logits,
+                                           b.rad, b.cand, b.next))
+            full = 1;
+        if (full) {
+            if (search_step(m, &chain, &p->rules, &rows, max_len, pos, b.logits, err, errlen))
+                return -1;
+            for (int r = 0; r < rows.n; r++)
+                b.next[r] = argmax(b.logits + (size_t)r * V, V);
+        }
         for (int r = 0; r < rows.n; r++) {
             int i = b.act[r];
             const float *row = b.logits + (size_t)r * V;
-            int tok = argmax(row, V), done;
+            int tok = b.next[r], done;
             search_hyp *h = &b.hyps[i];
             if (p->scores || p->token_scores) {
                 float lp = row[tok] - logsumexp(row, V);

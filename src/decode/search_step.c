@@ -2,7 +2,9 @@
 #include "decode/search_step.h"
 #include "kernels/simd.h"
 #include "kernels/ops.h"
+#include "kernels/screen.h"
 #include "base/util.h"
+#include <math.h>
 #include <stdlib.h>
 
 int search_step(const search_model *m, const logits_chain *chain, const logits_rules *rules,
@@ -28,6 +30,49 @@ int search_step(const search_model *m, const logits_chain *chain, const logits_r
             logits_row lr = {rules, V, pos, max_len[rows->sentence[r]], rows->history[r]};
             logits_apply(chain, &lr, row);
         }
+    }
+    return 0;
+}
+
+/* Row r's argmax from its estimates, or -1 when they are not all finite. The processors only
+ * ban tokens or force eos (logits.c: whatever the values), so applied to the estimates they
+ * ban the same tokens. Then with T the best lower bound est - rad over the tokens left, the
+ * winner of the exact logits (value m, lowest id on ties) has est + rad >= m >= its lower
+ * bound... >= T: every token that could win is a candidate, and the exact logits of the
+ * candidates decide, ties to the lower id as argmax. A forced eos is the only token left. */
+static int row_argmax(const search_model *m, const logits_chain *chain, const logits_row *lr,
+                      int r, float *est, const float *rad, int *cand)
+{
+    int V = m->vocab, best = -1, nc;
+    float T, bv = -INFINITY;
+    if (chain->n)
+        logits_apply(chain, lr, est);
+    if (!screen_floor(est, rad, V, &T))
+        return -1;
+    if (T == -INFINITY) /* every token banned: argmax of all -inf is the first */
+        return 0;
+    nc = screen_candidates(est, rad, V, T, cand);
+    for (int c = 0; c < nc; c++) {
+        float e = m->exact(m->user, r, cand[c]);
+        if (best < 0 || e > bv) {
+            best = cand[c];
+            bv = e;
+        }
+    }
+    return best;
+}
+
+int search_step_argmax(const search_model *m, const logits_chain *chain,
+                       const logits_rules *rules, const step_rows *rows, const int *max_len,
+                       int pos, float *est, float *rad, int *cand, int *tok)
+{
+    int V = m->vocab;
+    m->estimate(m->user, rows->n, rows->tokens, rows->slots, rows->srcs, pos, est, rad);
+    for (int r = 0; r < rows->n; r++) {
+        logits_row lr = {rules, V, pos, max_len[rows->sentence[r]], rows->history[r]};
+        if ((tok[r] = row_argmax(m, chain, &lr, r, est + (size_t)r * V, rad + (size_t)r * V,
+                                 cand)) < 0)
+            return 1;
     }
     return 0;
 }

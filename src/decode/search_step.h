@@ -23,6 +23,16 @@ int search_step(const search_model *m, const logits_chain *chain, const logits_r
                 const step_rows *rows, const int *max_len, int pos, float *logits, char *err,
                 size_t errlen);
 
+/* The same step for a search that takes each row's argmax: tok[r] is the token argmax would
+ * pick from search_step's logits, found from the model's estimates (m->estimate, m->exact)
+ * without computing every logit: only the tokens whose bound reaches the best lower bound are
+ * computed exactly. est and rad: [rows, vocab] scratch; cand: [vocab]. Returns 0, or 1 when some row's
+ * estimates are not finite: then the caller runs search_step for the same position (which
+ * recomputes the step: the cache writes are the same) and reports it. */
+int search_step_argmax(const search_model *m, const logits_chain *chain,
+                       const logits_rules *rules, const step_rows *rows, const int *max_len,
+                       int pos, float *est, float *rad, int *cand, int *tok);
+
 /* Carving buffers out of the scratch: a first pass with base NULL measures (used), a second
  * cuts the same buffers out of the grown block. Each buffer starts on a 64-byte boundary. */
 typedef struct {

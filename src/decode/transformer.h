@@ -67,6 +67,11 @@ int decoder_begin(const model_weights *m, pool *p, decoder_state *st, const floa
 void decoder_step(const model_weights *m, pool *p, decoder_state *st, int rows,
                   const int *tokens, const int *slots, const int *srcs, int pos, float *logits);
 
+/* The same step up to the output projection: returns the rows' final hidden states ([rows, d],
+ * inside st, valid until the next step), the input of m->out. decoder_step = this + m->out. */
+const float *decoder_hidden(const model_weights *m, pool *p, decoder_state *st, int rows,
+                            const int *tokens, const int *slots, const int *srcs, int pos);
+
 /* Copies the first npos cached positions of slot src to slot dst (beam reordering). */
 void decoder_copy_slot(const model_weights *m, decoder_state *st, int dst, int src, int npos);
 

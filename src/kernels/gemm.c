@@ -343,6 +343,37 @@ static float act_levels(int K)
     return (float)(L > 32767 ? 32767 : L);
 }
 
+float gemm_int8_act_levels(int K) { return act_levels(K); }
+
+float gemm_packed_output(const linear *l, const float *x, int n)
+{
+    int K = l->in;
+    const uint8_t *panel = (const uint8_t *)l->packed + (size_t)(n / PANEL) * panel_bytes(l->type, K);
+    size_t c = (size_t)(n % PANEL);
+    float acc = 0;
+    for (int k = 0; k < K; k++) {
+        size_t at = (size_t)k * PANEL + c;
+        float wv = l->type == WT_F32 ? ((const float *)panel)[at]
+                 : l->type == WT_BF16 ? bf16_f32(((const uint16_t *)panel)[at])
+                                      : f16_f32(((const uint16_t *)panel)[at]);
+        acc = fmaf(x[k], wv, acc);
+    }
+    return l->b ? acc + l->b[n] : acc;
+}
+
+void gemm_packed_column(const linear *l, int n, float *w)
+{
+    int K = l->in;
+    const uint8_t *panel = (const uint8_t *)l->packed + (size_t)(n / PANEL) * panel_bytes(l->type, K);
+    size_t c = (size_t)(n % PANEL);
+    for (int k = 0; k < K; k++) {
+        size_t at = (size_t)k * PANEL + c;
+        w[k] = l->type == WT_F32 ? ((const float *)panel)[at]
+             : l->type == WT_BF16 ? bf16_f32(((const uint16_t *)panel)[at])
+                                  : f16_f32(((const uint16_t *)panel)[at]);
+    }
+}
+
 /* Row x quantized: q[K4] (zeros past K); returns the scale. amax: max|x[k]|. */
 static float quantize_tail(int16_t *q, const float *x, int K, int k, float amax)
 {

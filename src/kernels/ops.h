@@ -69,6 +69,14 @@ void gemm_packed(pool *p, float *y, const float *x, const linear *l, int M, enum
  * "avx512", "avx2", "generic"). */
 const char *gemm_path_name(weight_type t, enum cpu_isa isa);
 
+/* Output n of row x (l->in floats) exactly as gemm_packed computes it, for a linear packed as
+ * f32, bf16 or f16: the same chain over k, then the bias (screen.c rescores with it). */
+float gemm_packed_output(const linear *l, const float *x, int n);
+/* Column n of such a linear's weights (l->in floats), as the kernels see them. */
+void gemm_packed_column(const linear *l, int n, float *w);
+/* The int8 path's levels L for rows of K inputs: a row x is quantized with step max|x| / L. */
+float gemm_int8_act_levels(int K);
+
 /* out[n] = (x - mean) / sqrt(var + eps) * g + b; out may be x. */
 void layernorm(float *out, const float *x, const float *g, const float *b, int n, float eps);
 /* layernorm over M rows of n (stride n). */

@@ -552,6 +552,12 @@ int model_bind_as(model_weights *m, model_config *cfg, st_file *f, weight_type c
             warn(warn_user, msg);
         }
     }
+    /* greedy search's argmax through an int8 screen of the output projection (screen.h):
+     * the same tokens, a quarter of its bytes; XLATE_SCREEN=0 leaves it out. Out of memory
+     * for it only means the full projection. */
+    if (m->out.packed && m->out.type != WT_INT8 && m->out.in <= 8192 &&
+        !(getenv("XLATE_SCREEN") && strcmp(getenv("XLATE_SCREEN"), "0") == 0))
+        screen_build(&m->out_screen, &m->out, NULL);
     free(b.used_tensor);
     return 0;
 fail:
@@ -608,6 +614,7 @@ void model_free(model_weights *m)
         return;
     free(m->arena);
     free(m->packed);
+    screen_free(&m->out_screen);
     st_close(&m->file);
     free(m->enc);
     free(m->dec);

@@ -5,6 +5,7 @@
 #include "model/config.h"
 #include "model/safetensors.h"
 #include "kernels/linear.h"
+#include "kernels/screen.h"
 #include <stddef.h>
 
 
@@ -43,6 +44,8 @@ typedef struct {
     norm enc_norm;          /* g NULL when encoder_final_norm is false */
     norm dec_norm;
     linear out;             /* [Vt, d]; w = tgt_embed when tied */
+    screen out_screen;      /* int8 estimates of `out` with bounds (greedy's argmax); mem
+                               NULL when out is not packed as f32/bf16/f16 or XLATE_SCREEN=0 */
     size_t n_params;        /* parameters in the file that the model uses */
     float *arena;           /* converted f32 weights (the rest point into `file`) */
     void *packed;           /* the linears packed for the own kernels ([packed_bytes]); NULL
