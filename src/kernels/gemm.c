@@ -374,6 +374,52 @@ void gemm_packed_column(const linear *l, int n, float *w)
     }
 }
 
+void linear_pack_int8_copy(linear *dst, void *mem, const linear *src, int p0, int p1,
+                           float *absq)
+{
+    int K = src->in, N = src->out;
+    size_t sb = panel_bytes(src->type, K), db = panel_bytes(WT_INT8, K);
+    float *scale = (float *)((uint8_t *)mem + up64(db * panels(N)));
+    dst->out = N;
+    dst->in = K;
+    dst->type = WT_INT8;
+    dst->packed = mem;
+    dst->scale = scale;
+    for (int p = p0; p < p1; p++) {
+        const uint8_t *sp = (const uint8_t *)src->packed + (size_t)p * sb;
+        int8_t *dp = (int8_t *)mem + (size_t)p * db;
+        float amax[PANEL] = {0}, inv[PANEL], v[PANEL];
+        int32_t sum[PANEL] = {0};
+        for (int pass = 0; pass < 2; pass++) {
+            for (int k = 0; k < K; k++) {
+                for (int c = 0; c < PANEL; c++) {
+                    size_t at = (size_t)k * PANEL + c;
+                    v[c] = src->type == WT_F32 ? ((const float *)sp)[at]
+                         : src->type == WT_BF16 ? bf16_f32(((const uint16_t *)sp)[at])
+                                                : f16_f32(((const uint16_t *)sp)[at]);
+                }
+                if (pass == 0) {
+                    for (int c = 0; c < PANEL; c++)
+                        amax[c] = fabsf(v[c]) > amax[c] ? fabsf(v[c]) : amax[c];
+                    continue;
+                }
+                for (int c = 0; c < PANEL; c++) {
+                    int q = (int)rintf(v[c] * inv[c]);
+                    dp[(size_t)(k / 4) * PANEL * 4 + c * 4 + k % 4] = (int8_t)q;
+                    sum[c] += q < 0 ? -q : q;
+                }
+            }
+            /* as linear_pack_rows quantizes a row */
+            for (int c = 0; pass == 0 && c < PANEL; c++)
+                inv[c] = amax[c] > 0 ? 127.0f / amax[c] : 0;
+        }
+        for (int c = 0; c < PANEL && p * PANEL + c < N; c++) {
+            scale[p * PANEL + c] = amax[c] / 127.0f;
+            absq[p * PANEL + c] = scale[p * PANEL + c] * (float)sum[c];
+        }
+    }
+}
+
 /* Row x quantized: q[K4] (zeros past K); returns the scale. amax: max|x[k]|. */
 static float quantize_tail(int16_t *q, const float *x, int K, int k, float amax)
 {

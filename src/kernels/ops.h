@@ -74,6 +74,11 @@ const char *gemm_path_name(weight_type t, enum cpu_isa isa);
 float gemm_packed_output(const linear *l, const float *x, int n);
 /* Column n of such a linear's weights (l->in floats), as the kernels see them. */
 void gemm_packed_column(const linear *l, int n, float *w);
+/* Panels [p0, p1) of an int8 copy of src (packed as f32, bf16 or f16) into dst and mem
+ * (linear_packed_bytes(WT_INT8, out, in), zeroed): src's weights as its kernels see them,
+ * quantized as linear_pack_rows does; absq[n] = scale[n] * sum_k |q[n][k]|. */
+void linear_pack_int8_copy(linear *dst, void *mem, const linear *src, int p0, int p1,
+                           float *absq);
 /* The int8 path's levels L for rows of K inputs: a row x is quantized with step max|x| / L. */
 float gemm_int8_act_levels(int K);
 

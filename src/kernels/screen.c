@@ -19,55 +19,39 @@
 typedef struct {
     screen *s;
     const linear *l;
-    int per_task;
+    int per_task; /* panels */
 } build_job;
 
-/* Quantizes outputs [task * per_task, ...) column by column from the exact panels; a_n from the
- * int8 panel as written ([P][K4/4][16][4], linear.h). */
 static void build_task(void *arg, int task, int thread)
 {
     const build_job *j = arg;
-    int K = j->l->in, K4 = (K + 3) & ~3, n0 = task * j->per_task;
-    int n1 = n0 + j->per_task < j->l->out ? n0 + j->per_task : j->l->out;
-    size_t pb = (size_t)K4 * PANEL;
-    float w[8192];
+    int np = (j->l->out + PANEL - 1) / PANEL, p0 = task * j->per_task;
+    linear q; /* a copy: every task sets the same fields */
     (void)thread;
-    for (int n = n0; n < n1; n++) {
-        linear q = j->s->q; /* a copy: linear_pack_rows sets its fields */
-        const int8_t *panel = (const int8_t *)j->s->q.packed + (size_t)(n / PANEL) * pb;
-        long sum = 0;
-        gemm_packed_column(j->l, n, w);
-        linear_pack_rows(&q, (void *)j->s->q.packed, WT_INT8, n, n + 1, w);
-        for (int k = 0; k < K; k++)
-            sum += labs((long)panel[(size_t)(k / 4) * PANEL * 4 + (n % PANEL) * 4 + k % 4]);
-        j->s->absq[n] = j->s->q.scale[n] * (float)sum;
-    }
+    linear_pack_int8_copy(&q, j->s->mem, j->l, p0, p0 + j->per_task < np ? p0 + j->per_task : np,
+                          j->s->absq);
 }
 
 int screen_build(screen *s, const linear *l, pool *p)
 {
     size_t qb = linear_packed_bytes(WT_INT8, l->out, l->in);
     size_t ab = ((size_t)l->out * sizeof(float) + 63) & ~(size_t)63; /* absq, then bterm */
-    build_job j = {s, l, 256};
+    int tasks = ((l->out + PANEL - 1) / PANEL + 15) / 16;
+    build_job j = {s, l, 16};
     memset(s, 0, sizeof *s);
-    if (l->in > 8192 || !(s->mem = aligned_alloc(64, qb + 2 * ab)))
+    if (!(s->mem = aligned_alloc(64, qb + 2 * ab)))
         return -1;
     memset(s->mem, 0, qb + 2 * ab);
-    s->q.out = l->out;
-    s->q.in = l->in;
-    s->q.b = l->b;
-    s->q.packed = s->mem;
-    s->q.type = WT_INT8;
     s->absq = (float *)((uint8_t *)s->mem + qb);
     s->bterm = (float *)((uint8_t *)s->mem + qb + ab);
     for (int n = 0; n < l->out; n++)
         s->bterm[n] = RAD_C3 * (l->b ? fabsf(l->b[n]) : 0.0f) + 1e-30f;
-    /* sets q.scale before the tasks write through it */
-    linear_pack_rows(&s->q, s->mem, WT_INT8, 0, 0, NULL);
+    linear_pack_int8_copy(&s->q, s->mem, l, 0, 0, s->absq); /* the fields, no panel */
+    s->q.b = l->b;
     if (p)
-        pool_run(p, (l->out + j.per_task - 1) / j.per_task, build_task, &j);
+        pool_run(p, tasks, build_task, &j);
     else
-        for (int t = 0; t < (l->out + j.per_task - 1) / j.per_task; t++)
+        for (int t = 0; t < tasks; t++)
             build_task(&j, t, 0);
     return 0;
 }

@@ -555,7 +555,7 @@ int model_bind_as(model_weights *m, model_config *cfg, st_file *f, weight_type c
     /* greedy search's argmax through an int8 screen of the output projection (screen.h):
      * the same tokens, a quarter of its bytes; XLATE_SCREEN=0 leaves it out. Out of memory
      * for it only means the full projection. */
-    if (m->out.packed && m->out.type != WT_INT8 && m->out.in <= 8192 &&
+    if (m->out.packed && m->out.type != WT_INT8 &&
         !(getenv("XLATE_SCREEN") && strcmp(getenv("XLATE_SCREEN"), "0") == 0))
         screen_build(&m->out_screen, &m->out, NULL);
     free(b.used_tensor);
