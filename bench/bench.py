@@ -46,6 +46,7 @@ def model_cost(cfg):
     # output projection d V
     c["step_weights"] = ld * (6 * d * d + 2 * d * f) + d * V
     c["step_bytes"] = 4 * c["step_weights"]  # f32 weights read by one decoder step
+    c["out_weights"] = d * V  # the output projection's share of step_weights
 
     def sentence(src_len, rows):
         """src_len: source tokens with eos; rows: decoder steps this sentence took."""
@@ -456,14 +457,20 @@ def report(a, info, cal, rows, st, sc, cost, steps=None):
     P()
     P("For int8, bf16 and f16 the weights read are 1, 2 and 2 bytes each (the bound scales with "
       "it), and the compute bound is still f32 sgemm's (int8 products run on integer units: a "
-      "share above 100% means that).")
+      "share above 100% means that). Where xlate's greedy argmax goes through its int8 screen "
+      "(`-v`: \"int8 screen\"; `XLATE_SCREEN=0` turns it off), the output projection "
+      f"({cost['out_weights'] / 1e6:.2f}M of the {sw / 1e6:.2f}M weights) is read as int8, 1 "
+      "byte a weight, whatever the compute type: the MB column counts that.")
     P()
     P("| threads | batch | compute type | rows/step | MB weights/token | MFLOP/token | "
       "xlate GFLOP/s (GOP/s) | PyTorch GFLOP/s | compute bound tok/s | weight-read bound tok/s | "
       "xlate % of limit |")
     P("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        sb = cost["step_bytes"] * WEIGHT_BYTES.get(r["ct"], 4) / 4
+        wbytes = WEIGHT_BYTES.get(r["ct"], 4)
+        sb = cost["step_weights"] * wbytes
+        if "int8 screen" in info.get("kernels", {}).get(r["ct"], ""):
+            sb -= cost["out_weights"] * (wbytes - 1)
         x, p = r["x"], r["p"]
         rps = r["rows"] / r["steps"]
         gx = 2 * r["macs"] / x["translate"] / 1e9
