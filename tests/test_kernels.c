@@ -2,7 +2,7 @@
  * type (f32, int8, bf16, f16) and every instruction-set path this CPU has:
  *   - the plain-C path against a double-precision computation written here: for f32 within the
  *     bound of a K-term float sum, (K + 1) 2^-24 sum|x w|; for bf16/f16 the weights rounded
- *     here by hand first; for int8 the activations quantized here as gemm.c specifies (int16,
+ *     here by hand first, for bf16 the activations too (bf16 x bf16 products, as vdpbf16ps); for int8 the activations quantized here as gemm.c specifies (int16,
  *     L = min(32767, (2^31 - 1) / (127 K4)) levels a row), the integer sums over the packed
  *     int8 weights read back from the layout linear.h documents, then the float steps in
  *     double; and the weights' rounding: scale max|w| / 127 and half a step at most, row by row;
@@ -85,8 +85,10 @@ static double oracle_err(const float *y, const float *y0, const float *x, const 
                 bound = 4 * 0x1p-24; /* three float roundings in the epilogue */
             } else {
                 for (int k = 0; k < K; k++) {
-                    s += (double)xr[k] * wq(t, wn[k]);
-                    mag += fabs((double)xr[k] * wq(t, wn[k]));
+                    /* bf16: the activations rounded too (subnormals flushed: none here) */
+                    double xk = t == WT_BF16 ? round_bf16(xr[k]) : xr[k];
+                    s += xk * wq(t, wn[k]);
+                    mag += fabs(xk * wq(t, wn[k]));
                 }
                 mag += 1e-30;
                 bound = (K + 2) * 0x1p-24;
@@ -203,8 +205,38 @@ static void shape(int N, int K, weight_type t, int with_bias, enum gemm_out out)
     free(w), free(b), free(x), free(y0), free(ref), free(y), free(mem), free(mem2);
 }
 
+/* bf16 with results in the subnormal range: every path flushes them as vdpbf16ps does, the
+ * same bits as plain C (no oracle: the flush is the point) */
+static void bf16_tiny(void)
+{
+    int N = 48, K = 40, M = 5;
+    unsigned seed = 99;
+    float w[48 * 40], x[5 * 40], ref[5 * 48], y[5 * 48];
+    void *mem = aligned_alloc(64, linear_packed_bytes(WT_BF16, N, K));
+    linear l = {.out = N, .in = K};
+    int bad = 0, subnormal = 0;
+    for (int i = 0; i < N * K; i++) /* column n's scale 2^(n/4) 1e-21: from all flushed to none */
+        w[i] = frand(&seed) * 1e-21f * exp2f((float)(i / K) / 4);
+    for (int i = 0; i < M * K; i++)
+        x[i] = frand(&seed) * 4e-19f;
+    memset(mem, 0, linear_packed_bytes(WT_BF16, N, K));
+    linear_pack_rows(&l, mem, WT_BF16, 0, N, w);
+    gemm_packed(NULL, ref, x, &l, M, GEMM_SET, NO_ACT, ISA_GENERIC);
+    for (int isa = ISA_AVX2; isa <= (int)cpu_isa_detected(); isa++) {
+        gemm_packed(NULL, y, x, &l, M, GEMM_SET, NO_ACT, (enum cpu_isa)isa);
+        bad |= !same_bits(y, ref, (size_t)M * N);
+    }
+    /* products from 1e-41 to 1e-37: the chains that stay subnormal end as zeros */
+    for (int i = 0; i < M * N; i++)
+        subnormal += ref[i] == 0;
+    check(!bad, "bf16 with subnormal results: every path equal to plain C", "differs");
+    printf("# bf16 tiny: %d of %d outputs flushed to zero\n", subnormal, M * N);
+    free(mem);
+}
+
 int main(void)
 {
+    bf16_tiny();
     int shapes[][2] = {{16, 16}, {37, 53}, {100, 257}, {768, 256}, {33, 1024}, {5, 3}};
     weight_type types[] = {WT_F32, WT_INT8, WT_BF16, WT_F16};
     for (int ti = 0; ti < 4; ti++)

@@ -12,7 +12,7 @@
 #include <cpuid.h>
 #endif
 
-static const char *const names[] = {"generic", "avx2", "avx512", "avx512vnni"};
+static const char *const names[] = {"generic", "avx2", "avx512", "avx512vnni", "avx512bf16"};
 
 const char *cpu_isa_name(enum cpu_isa isa)
 {
@@ -35,6 +35,13 @@ static int has_f16c(void)
     unsigned a, b, c, d;
     return __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29));
 }
+/* CPUID leaf 7 subleaf 1, EAX bit 5 (GCC 12's __builtin_cpu_supports has "avx512bf16", but
+ * older compilers do not) */
+static int has_avx512bf16(void)
+{
+    unsigned a, b, c, d;
+    return __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a & (1u << 5));
+}
 #endif
 
 enum cpu_isa cpu_isa_detected(void)
@@ -47,7 +54,9 @@ enum cpu_isa cpu_isa_detected(void)
     if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
         !__builtin_cpu_supports("avx512vl") || !__builtin_cpu_supports("avx512dq"))
         return ISA_AVX2;
-    return __builtin_cpu_supports("avx512vnni") ? ISA_AVX512_VNNI : ISA_AVX512;
+    if (!__builtin_cpu_supports("avx512vnni"))
+        return ISA_AVX512;
+    return has_avx512bf16() ? ISA_AVX512_BF16 : ISA_AVX512_VNNI;
 #else
     return ISA_GENERIC;
 #endif

@@ -62,7 +62,8 @@ static size_t panel_bytes(weight_type t, int K)
 {
     switch (t) {
     case WT_F32: return (size_t)K * PANEL * 4;
-    case WT_BF16: case WT_F16: return (size_t)K * PANEL * 2;
+    case WT_BF16: return (size_t)k4(K) * PANEL * 2;
+    case WT_F16: return (size_t)K * PANEL * 2;
     case WT_INT8: return (size_t)k4(K) * PANEL;
     }
     return 0;
@@ -117,6 +118,36 @@ static float bf16_f32(uint16_t h)
     return f;
 }
 
+/* bf16 as the bf16 kernels take it: rounded to nearest even, a subnormal flushed to a zero of
+ * its sign (AVX512-BF16's vdpbf16ps treats subnormal inputs as zero). */
+static uint16_t to_bf16_daz(float f)
+{
+    uint16_t h = to_bf16(f);
+    return (h & 0x7f80u) == 0 ? (uint16_t)(h & 0x8000u) : h;
+}
+
+/* weight k of column c in a bf16 panel: pairs of k side by side, [K4/2][16][2] */
+static size_t bf16_at(int k, int c) { return (size_t)(k / 2) * PANEL * 2 + (size_t)c * 2 + k % 2; }
+
+/* a result that vdpbf16ps would flush (subnormal) -> a zero of its sign */
+static float ftz(float f)
+{
+    return fabsf(f) < 0x1p-126f ? copysignf(0.0f, f) : f;
+}
+
+/* one column's chain over bf16 pairs, as vdpbf16ps runs it: per pair the odd k, then the even k,
+ * each one FMA with its result flushed to zero when subnormal. xb: the row as bf16 (to_bf16_daz),
+ * K4 long with zeros past K; w: the panel; c: the column. */
+static float bf16_chain(const uint16_t *xb, const uint16_t *w, int K, int c)
+{
+    float acc = 0;
+    for (int k = 0; k < k4(K); k += 2) {
+        acc = ftz(fmaf(bf16_f32(xb[k + 1]), bf16_f32(w[bf16_at(k + 1, c)]), acc));
+        acc = ftz(fmaf(bf16_f32(xb[k]), bf16_f32(w[bf16_at(k, c)]), acc));
+    }
+    return acc;
+}
+
 static float f16_f32(uint16_t h)
 {
     uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ffu, u;
@@ -128,6 +159,15 @@ static float f16_f32(uint16_t h)
     u = e == 31 ? sign | 0x7f800000u | (m << 13) : sign | ((e + 112) << 23) | (m << 13);
     memcpy(&f, &u, 4);
     return f;
+}
+
+/* weight k of column c of a f32, bf16 or f16 panel, as f32 */
+static float panel_w(const uint8_t *panel, weight_type t, int k, int c)
+{
+    size_t at = (size_t)k * PANEL + c;
+    return t == WT_F32 ? ((const float *)panel)[at]
+         : t == WT_BF16 ? bf16_f32(((const uint16_t *)panel)[bf16_at(k, c)])
+                        : f16_f32(((const uint16_t *)panel)[at]);
 }
 
 void linear_pack_rows(linear *l, void *mem, weight_type t, int r0, int r1, const float *w_rows)
@@ -149,10 +189,12 @@ void linear_pack_rows(linear *l, void *mem, weight_type t, int r0, int r1, const
                 ((float *)panel)[(size_t)k * PANEL + c] = w[k];
             break;
         case WT_BF16:
+            for (int k = 0; k < K; k++)
+                ((uint16_t *)panel)[bf16_at(k, c)] = to_bf16_daz(w[k]);
+            break;
         case WT_F16:
             for (int k = 0; k < K; k++)
-                ((uint16_t *)panel)[(size_t)k * PANEL + c] =
-                    t == WT_BF16 ? to_bf16(w[k]) : to_f16(w[k]);
+                ((uint16_t *)panel)[(size_t)k * PANEL + c] = to_f16(w[k]);
             break;
         case WT_INT8: {
             float amax = 0, inv;
@@ -317,6 +359,13 @@ static void tile_c(const pk_job *j, int r0, int rr, int p0, int pw, void *tile)
                 }
                 continue;
             }
+            if (l->type == WT_BF16) {
+                const uint16_t *xb = (const uint16_t *)j->xq + (size_t)(r0 + r) * k4(K);
+                float *out = (float *)tile + (size_t)r * pw * PANEL + p * PANEL;
+                for (int c = 0; c < PANEL; c++)
+                    out[c] = bf16_chain(xb, (const uint16_t *)w, K, c);
+                continue;
+            }
             {
                 const float *x = j->x + (size_t)(r0 + r) * K;
                 float acc[PANEL], *out = (float *)tile + (size_t)r * pw * PANEL + p * PANEL;
@@ -324,10 +373,7 @@ static void tile_c(const pk_job *j, int r0, int rr, int p0, int pw, void *tile)
                     acc[c] = 0;
                 for (int k = 0; k < K; k++)
                     for (int c = 0; c < PANEL; c++) {
-                        size_t at = (size_t)k * PANEL + c;
-                        float wv = l->type == WT_F32 ? ((const float *)w)[at]
-                                 : l->type == WT_BF16 ? bf16_f32(((const uint16_t *)w)[at])
-                                                      : f16_f32(((const uint16_t *)w)[at]);
+                        float wv = panel_w(w, l->type, k, c);
                         acc[c] = fmaf(x[k], wv, acc[c]);
                     }
                 memcpy(out, acc, sizeof acc);
@@ -351,11 +397,17 @@ float gemm_packed_output(const linear *l, const float *x, int n)
     const uint8_t *panel = (const uint8_t *)l->packed + (size_t)(n / PANEL) * panel_bytes(l->type, K);
     size_t c = (size_t)(n % PANEL);
     float acc = 0;
+    if (l->type == WT_BF16) {
+        uint16_t xb[8192];
+        if (k4(K) > 8192)
+            return NAN;
+        for (int k = 0; k < k4(K); k++)
+            xb[k] = k < K ? to_bf16_daz(x[k]) : 0;
+        acc = bf16_chain(xb, (const uint16_t *)panel, K, (int)c);
+        return l->b ? acc + l->b[n] : acc;
+    }
     for (int k = 0; k < K; k++) {
-        size_t at = (size_t)k * PANEL + c;
-        float wv = l->type == WT_F32 ? ((const float *)panel)[at]
-                 : l->type == WT_BF16 ? bf16_f32(((const uint16_t *)panel)[at])
-                                      : f16_f32(((const uint16_t *)panel)[at]);
+        float wv = panel_w(panel, l->type, k, (int)c);
         acc = fmaf(x[k], wv, acc);
     }
     return l->b ? acc + l->b[n] : acc;
@@ -366,12 +418,8 @@ void gemm_packed_column(const linear *l, int n, float *w)
     int K = l->in;
     const uint8_t *panel = (const uint8_t *)l->packed + (size_t)(n / PANEL) * panel_bytes(l->type, K);
     size_t c = (size_t)(n % PANEL);
-    for (int k = 0; k < K; k++) {
-        size_t at = (size_t)k * PANEL + c;
-        w[k] = l->type == WT_F32 ? ((const float *)panel)[at]
-             : l->type == WT_BF16 ? bf16_f32(((const uint16_t *)panel)[at])
-                                  : f16_f32(((const uint16_t *)panel)[at]);
-    }
+    for (int k = 0; k < K; k++)
+        w[k] = panel_w(panel, l->type, k, (int)c);
 }
 
 void linear_pack_int8_copy(linear *dst, void *mem, const linear *src, int p0, int p1,
@@ -392,12 +440,8 @@ void linear_pack_int8_copy(linear *dst, void *mem, const linear *src, int p0, in
         int32_t sum[PANEL] = {0};
         for (int pass = 0; pass < 2; pass++) {
             for (int k = 0; k < K; k++) {
-                for (int c = 0; c < PANEL; c++) {
-                    size_t at = (size_t)k * PANEL + c;
-                    v[c] = src->type == WT_F32 ? ((const float *)sp)[at]
-                         : src->type == WT_BF16 ? bf16_f32(((const uint16_t *)sp)[at])
-                                                : f16_f32(((const uint16_t *)sp)[at]);
-                }
+                for (int c = 0; c < PANEL; c++)
+                    v[c] = panel_w(sp, src->type, k, c);
                 if (pass == 0) {
                     for (int c = 0; c < PANEL; c++)
                         amax[c] = fabsf(v[c]) > amax[c] ? fabsf(v[c]) : amax[c];
@@ -427,6 +471,14 @@ static float quantize_tail(int16_t *q, const float *x, int K, int k, float amax)
     for (; k < k4(K); k++)
         q[k] = k < K ? (int16_t)rintf(x[k] * inv) : 0;
     return amax / L;
+}
+
+/* Row x as bf16 for the bf16 kernels (to_bf16_daz), zeros past K; the "scale" is unused. */
+static float bf16_row(int16_t *q, const float *x, int K)
+{
+    for (int k = 0; k < k4(K); k++)
+        q[k] = (int16_t)(k < K ? to_bf16_daz(x[k]) : 0);
+    return 1;
 }
 
 static float quantize_row_c(int16_t *q, const float *x, int K)
@@ -568,8 +620,77 @@ INLINE T_AVX2 void body_avx2_i8(const pk_job *j, int r0, int p0, int32_t *tile, 
         CASES_AVX2(body_avx2, T)                                                                 \
     }
 TILE_FN_AVX2(tile_avx2_f32, WT_F32)
-TILE_FN_AVX2(tile_avx2_bf16, WT_BF16)
 TILE_FN_AVX2(tile_avx2_f16, WT_F16)
+
+/* a subnormal lane -> a zero of its sign (vdpbf16ps's flush of its results) */
+INLINE T_AVX2 __m256 ftz8(__m256 a)
+{
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    __m256 tiny = _mm256_cmp_ps(_mm256_andnot_ps(sign, a), _mm256_set1_ps(0x1p-126f), _CMP_LT_OQ);
+    return _mm256_blendv_ps(a, _mm256_and_ps(a, sign), tiny);
+}
+
+/* bf16 as vdpbf16ps computes it (bf16_chain): a 32-byte load holds 8 columns' pairs of k; the
+ * high half of a pair (odd k) goes first. */
+INLINE T_AVX2 void body_avx2_bf16(const pk_job *j, int r0, int p0, float *tile, weight_type t,
+                                  const int R, const int P)
+{
+    (void)t;
+    const linear *l = j->l;
+    int K4 = k4(l->in);
+    size_t pb = panel_bytes(WT_BF16, l->in);
+    const uint8_t *w = (const uint8_t *)l->packed + (size_t)p0 * pb;
+    const uint16_t *xb = (const uint16_t *)j->xq + (size_t)r0 * K4;
+    const __m256i hi = _mm256_set1_epi32((int)0xffff0000u);
+    __m256 acc[MAXR][MAXP][2];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; r++)
+#pragma GCC unroll 8
+        for (int p = 0; p < P; p++)
+            acc[r][p][0] = acc[r][p][1] = _mm256_setzero_ps();
+    for (int g = 0; g < K4 / 2; g++) {
+        __m256 wo[MAXP][2], we[MAXP][2];
+#pragma GCC unroll 8
+        for (int p = 0; p < P; p++)
+            for (int h = 0; h < 2; h++) {
+                __m256i v = _mm256_loadu_si256((const __m256i *)(w + p * pb + (size_t)g * 64 +
+                                                                 h * 32));
+                wo[p][h] = _mm256_castsi256_ps(_mm256_and_si256(v, hi));
+                we[p][h] = _mm256_castsi256_ps(_mm256_slli_epi32(v, 16));
+            }
+#pragma GCC unroll 4
+        for (int r = 0; r < R; r++) {
+            uint32_t pr;
+            __m256 xo, xe;
+            memcpy(&pr, xb + (size_t)r * K4 + 2 * g, 4);
+            xo = _mm256_castsi256_ps(_mm256_set1_epi32((int)(pr & 0xffff0000u)));
+            xe = _mm256_castsi256_ps(_mm256_set1_epi32((int)(pr << 16)));
+#pragma GCC unroll 8
+            for (int p = 0; p < P; p++)
+                for (int h = 0; h < 2; h++) {
+                    acc[r][p][h] = ftz8(_mm256_fmadd_ps(xo, wo[p][h], acc[r][p][h]));
+                    acc[r][p][h] = ftz8(_mm256_fmadd_ps(xe, we[p][h], acc[r][p][h]));
+                }
+        }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < R; r++)
+#pragma GCC unroll 8
+        for (int p = 0; p < P; p++) {
+            _mm256_store_ps(tile + (size_t)r * P * PANEL + p * PANEL, acc[r][p][0]);
+            _mm256_store_ps(tile + (size_t)r * P * PANEL + p * PANEL + 8, acc[r][p][1]);
+        }
+}
+
+static T_AVX2 void tile_avx2_bf16(const pk_job *j, int r0, int rr, int p0, int pw, void *tile)
+{
+    switch (rr * 16 + pw) {
+    case 0x11: body_avx2_bf16(j, r0, p0, tile, WT_BF16, 1, 1); break;
+    case 0x12: body_avx2_bf16(j, r0, p0, tile, WT_BF16, 1, 2); break;
+    case 0x21: body_avx2_bf16(j, r0, p0, tile, WT_BF16, 2, 1); break;
+    case 0x22: body_avx2_bf16(j, r0, p0, tile, WT_BF16, 2, 2); break;
+    }
+}
 
 static T_AVX2 void tile_avx2_i8(const pk_job *j, int r0, int rr, int p0, int pw, void *tile)
 {
@@ -678,14 +799,114 @@ INLINE T_512 void body_512(const pk_job *j, int r0, int p0, float *tile, weight_
     case 0x44: F(j, r0, p0, tile, T, 4, 4); break;                                                \
     }
 
-#define TILE_FN_512(name, T)                                                                     \
+#define TILE_FN_512_BODY(name, body, T)                                                          \
     static T_512 void name(const pk_job *j, int r0, int rr, int p0, int pw, void *tile)        \
     {                                                                                            \
-        CASES_512(body_512, T)                                                                   \
+        CASES_512(body, T)                                                                       \
     }
+#define TILE_FN_512(name, T) TILE_FN_512_BODY(name, body_512, T)
 TILE_FN_512(tile_512_f32, WT_F32)
-TILE_FN_512(tile_512_bf16, WT_BF16)
 TILE_FN_512(tile_512_f16, WT_F16)
+
+/* bf16 on AVX-512 without AVX512-BF16: body_avx2_bf16's steps on 16 lanes (a subnormal result
+ * found by vfpclassps) */
+INLINE T_512 __m512 ftz16(__m512 a)
+{
+    return _mm512_mask_and_ps(a, _mm512_fpclass_ps_mask(a, 0x20), a, _mm512_set1_ps(-0.0f));
+}
+
+INLINE T_512 void body_512_bf16(const pk_job *j, int r0, int p0, float *tile, weight_type t,
+                                const int R, const int P)
+{
+    (void)t;
+    const linear *l = j->l;
+    int K4 = k4(l->in);
+    size_t pb = panel_bytes(WT_BF16, l->in);
+    const uint8_t *w = (const uint8_t *)l->packed + (size_t)p0 * pb;
+    const uint16_t *xb = (const uint16_t *)j->xq + (size_t)r0 * K4;
+    const __m512i hi = _mm512_set1_epi32((int)0xffff0000u);
+    __m512 acc[MAXR][MAXP];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; r++)
+#pragma GCC unroll 8
+        for (int p = 0; p < P; p++)
+            acc[r][p] = _mm512_setzero_ps();
+    for (int g = 0; g < K4 / 2; g++) {
+        __m512 wo[MAXP], we[MAXP];
+#pragma GCC unroll 8
+        for (int p = 0; p < P; p++) {
+            __m512i v = _mm512_loadu_si512((const void *)(w + p * pb + (size_t)g * 64));
+            wo[p] = _mm512_castsi512_ps(_mm512_and_si512(v, hi));
+            we[p] = _mm512_castsi512_ps(_mm512_slli_epi32(v, 16));
+        }
+#pragma GCC unroll 4
+        for (int r = 0; r < R; r++) {
+            uint32_t pr;
+            __m512 xo, xe;
+            memcpy(&pr, xb + (size_t)r * K4 + 2 * g, 4);
+            xo = _mm512_castsi512_ps(_mm512_set1_epi32((int)(pr & 0xffff0000u)));
+            xe = _mm512_castsi512_ps(_mm512_set1_epi32((int)(pr << 16)));
+#pragma GCC unroll 8
+            for (int p = 0; p < P; p++) {
+                acc[r][p] = ftz16(_mm512_fmadd_ps(xo, wo[p], acc[r][p]));
+                acc[r][p] = ftz16(_mm512_fmadd_ps(xe, we[p], acc[r][p]));
+            }
+        }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < R; r++)
+#pragma GCC unroll 8
+        for (int p = 0; p < P; p++)
+            _mm512_store_ps(tile + (size_t)r * P * PANEL + p * PANEL, acc[r][p]);
+}
+
+TILE_FN_512_BODY(tile_512_bf16, body_512_bf16, WT_BF16)
+
+/* bf16 with AVX512-BF16: one vdpbf16ps per pair of k and 16 columns */
+#define T_BF16 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16,avx2,fma")))
+
+INLINE T_BF16 void body_bf16(const pk_job *j, int r0, int p0, float *tile, weight_type t,
+                             const int R, const int P)
+{
+    (void)t;
+    const linear *l = j->l;
+    int K4 = k4(l->in);
+    size_t pb = panel_bytes(WT_BF16, l->in);
+    const uint8_t *w = (const uint8_t *)l->packed + (size_t)p0 * pb;
+    const uint16_t *xb = (const uint16_t *)j->xq + (size_t)r0 * K4;
+    __m512 acc[MAXR][MAXP];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; r++)
+#pragma GCC unroll 8
+        for (int p = 0; p < P; p++)
+            acc[r][p] = _mm512_setzero_ps();
+    for (int g = 0; g < K4 / 2; g++) {
+        __m512i wv[MAXP];
+#pragma GCC unroll 8
+        for (int p = 0; p < P; p++)
+            wv[p] = _mm512_loadu_si512((const void *)(w + p * pb + (size_t)g * 64));
+#pragma GCC unroll 4
+        for (int r = 0; r < R; r++) {
+            uint32_t pr;
+            __m512i xv;
+            memcpy(&pr, xb + (size_t)r * K4 + 2 * g, 4);
+            xv = _mm512_set1_epi32((int)pr);
+#pragma GCC unroll 8
+            for (int p = 0; p < P; p++)
+                acc[r][p] = _mm512_dpbf16_ps(acc[r][p], (__m512bh)xv, (__m512bh)wv[p]);
+        }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < R; r++)
+#pragma GCC unroll 8
+        for (int p = 0; p < P; p++)
+            _mm512_store_ps(tile + (size_t)r * P * PANEL + p * PANEL, acc[r][p]);
+}
+
+static T_BF16 void tile_bf16(const pk_job *j, int r0, int rr, int p0, int pw, void *tile)
+{
+    CASES_512(body_bf16, WT_BF16)
+}
 
 /* int8, AVX-512BW: as the AVX2 path with 8 columns x 4 k a register (2 a panel) */
 INLINE T_512 void body_512_i8(const pk_job *j, int r0, int p0, int32_t *tile, weight_type t, const int R,
@@ -869,6 +1090,8 @@ const char *gemm_path_name(weight_type t, enum cpu_isa isa)
 {
     if (isa >= ISA_AVX512_VNNI && t == WT_INT8)
         return "avx512vnni";
+    if (isa >= ISA_AVX512_BF16 && t == WT_BF16)
+        return "avx512bf16";
     if (isa >= ISA_AVX512)
         return "avx512";
     return isa >= ISA_AVX2 ? "avx2" : "generic";
@@ -920,15 +1143,20 @@ void gemm_packed(pool *p, float *y, const float *x, const linear *l, int M, enum
         quant = quantize_row_512;
         if (isa >= ISA_AVX512_VNNI && l->type == WT_INT8)
             j.tile = tile_vnni;
+        if (isa >= ISA_AVX512_BF16 && l->type == WT_BF16)
+            j.tile = tile_bf16;
     } else if (isa >= ISA_AVX2) {
         static const tile_fn f[] = {tile_avx2_f32, tile_avx2_i8, tile_avx2_bf16, tile_avx2_f16};
+        int narrow = l->type == WT_INT8 || l->type == WT_BF16; /* more registers a panel */
         j.tile = f[l->type];
-        j.RT = l->type == WT_INT8 ? 2 : 3, j.PT = l->type == WT_INT8 ? 1 : 2;
-        j.P1 = l->type == WT_INT8 ? 2 : 4;
+        j.RT = narrow ? 2 : 3, j.PT = narrow ? 1 : 2;
+        j.P1 = narrow ? 2 : 4;
         quant = quantize_row_avx2;
     }
 #endif
-    if (l->type == WT_INT8) {
+    if (l->type == WT_BF16)
+        quant = bf16_row;
+    if (l->type == WT_INT8 || l->type == WT_BF16) { /* the rows converted first */
         size_t need = up64((size_t)M * sizeof(float)) + (size_t)M * k4(l->in) * sizeof(int16_t);
         uint8_t *s = pool_scratch(p, need);
         quant_job q;

@@ -48,6 +48,9 @@ int screen_build(screen *s, const linear *l, pool *p)
         s->bterm[n] = RAD_C3 * (l->b ? fabsf(l->b[n]) : 0.0f) + 1e-30f;
     linear_pack_int8_copy(&s->q, s->mem, l, 0, 0, s->absq); /* the fields, no panel */
     s->q.b = l->b;
+    /* bf16 kernels round the activations too: |x - bf16(x)| <= 2^-9 |x|, times max|w| <= 127.51
+     * scale (a flushed subnormal's share is inside bterm's 1e-30) */
+    s->act_err = l->type == WT_BF16 ? 0.25 : 0;
     if (p)
         pool_run(p, tasks, build_task, &j);
     else
@@ -120,7 +123,7 @@ static void rad_task(void *arg, int r, int thread)
         amax = fabsf(x[k]) > amax ? fabsf(x[k]) : amax;
     }
     /* rounded up: the float steps of rad lose at most a few u, inside the 1.001 */
-    c1 = (float)(1.001 * x1 * (0.51 + 128 * gamma) * (1 + 1e-6));
+    c1 = (float)(1.001 * x1 * (0.51 + 128 * gamma + j->s->act_err) * (1 + 1e-6));
     c2 = (float)(1.001 * 0.51 * (amax / gemm_int8_act_levels(K)) * (1 + 1e-6));
 #ifdef HAVE_X86
     if (cpu_isa() >= ISA_AVX2) {

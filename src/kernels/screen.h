@@ -17,7 +17,8 @@
  * <= gamma_K 128 s_n |x|_1, gamma_K = K u / (1 - K u), u = 2^-24) plus the bias (one rounding);
  * the estimate is the integer sum's float epilogue (a few roundings of its own size). So
  *     rad_n = 1.001 (s_n |x|_1 (0.51 + 128 gamma_K) + 0.51 s_x a_n + 9 u (|est_n| + |b_n|))
- * with a_n = s_n sum_k |q_k| stored at build. tests/test_screen.c checks it on random and
+ * with a_n = s_n sum_k |q_k| stored at build; bf16 kernels, which round the activations to bf16
+ * as well, add 0.25 s_n |x|_1 (act_err). tests/test_screen.c checks it on random and
  * adversarial rows on every instruction-set path. */
 #ifndef XLATE_SCREEN_H
 #define XLATE_SCREEN_H
@@ -28,6 +29,7 @@ typedef struct {
     linear q;    /* the int8 copy: q.packed panels and q.scale; q.b = the exact linear's bias */
     float *absq; /* [out] a_n = scale[n] * sum_k |q[n][k]| */
     float *bterm; /* [out] 1.001 * 9 u |b_n| + 1e-30 (the bias's share of rad_n) */
+    double act_err; /* bf16: the activations' rounding, in units of scale[n] |x|_1 */
     void *mem;   /* owns the panels and absq */
 } screen;
 
