@@ -86,8 +86,11 @@ sanitize:
 bench: all
 	sh bench/run.sh && $(PYTHON) bench/marian_bench.py
 
-fuzz:
-	sh fuzz/build.sh && sh fuzz/run.sh
+fuzz: fuzz-build
+	sh fuzz/run.sh
+
+fuzz-build:
+	sh fuzz/build.sh
 
 # test_hardening.c replays the fuzz targets, which it includes
 $(BUILD)/tests/test_hardening: $(wildcard fuzz/*.c fuzz/*.h)
@@ -104,4 +107,4 @@ uninstall:
 clean:
 	rm -rf build build-san build-fuzz xlate
 
-.PHONY: all test tests parity sanitize bench fuzz install uninstall clean
+.PHONY: all test tests parity sanitize bench fuzz fuzz-build install uninstall clean

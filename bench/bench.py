@@ -207,7 +207,7 @@ def hyperfine(cmds, runs, warmup, env_prefix=""):
 
 
 # ---------------------------------------------------------------------------- the sections
-def calibrate(threads_list):
+def calibrate(threads_list, bytes_):
     """What this machine can do: OpenBLAS sgemm GFLOP/s (1024^3), and how fast OpenBLAS sgemv
     streams a matrix the size of the decoder's weights (19 MB, [*, 256] @ x, repeated: the
     batch-1 decoder step is exactly this)."""
@@ -232,7 +232,19 @@ print(2 * n ** 3 / t / 1e9, w.nbytes / r / 1e9)
             log("bench: calibration failed:", p.stderr.strip()[-300:])
             continue
         g, bw = map(float, p.stdout.split())
-        out[t] = {"sgemm_gflops": g, "read_gbs": bw}
+        out[t] = {"sgemm_gflops": g, "sgemv_gbs": bw}
+    # the instructions' own peaks and the cores' read rate over the step's weights (peak.c)
+    exe = os.path.join(TOP, "build", "peak")
+    src = os.path.join(TOP, "bench", "peak.c")
+    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+        subprocess.run(["cc", "-O2", "-pthread", "-o", exe, src], check=True)
+    for t in list(out):
+        p = subprocess.run([exe, str(t), str(bytes_)], capture_output=True, text=True)
+        if p.returncode:
+            log("bench: peak.c failed:", p.stderr.strip()[-300:])
+            del out[t]
+            continue
+        out[t].update(json.loads(p.stdout))
     return out
 
 
@@ -447,17 +459,26 @@ def report(a, info, cal, rows, st, sc, cost, steps=None):
       f"config and each sentence's lengths (padding not counted); weights read per token = "
       f"{sb / 1e6:.1f} MB × decoder steps / decoder rows (the batch shrinks as sentences finish).")
     if cal:
-        P("Measured on this machine: " + "; ".join(
-            f"{t} thread{'s' if t > 1 else ''}: OpenBLAS sgemm 1024³ {c['sgemm_gflops']:.0f} "
-            f"GFLOP/s, sgemv over 19 MB {c['read_gbs']:.0f} GB/s"
-            for t, c in sorted(cal.items())) + ".")
+        P("Measured on this machine, in the same run (`bench/peak.c`: independent chains of one "
+          "instruction on every thread, and every thread summing its share of a buffer the size "
+          "of the step's f32 weights, which stays in the cache that holds it): " + "; ".join(
+              f"{t} thread{'s' if t > 1 else ''}: f32 FMA {c['fma_gflops']:.0f} GFLOP/s, int8 "
+              f"({'vpdpwssd' if c['int8_gops'] else ''}) {c['int8_gops']:.0f} GOP/s, "
+              + (f"bf16 vdpbf16ps {c['bf16_gflops']:.0f} GFLOP/s, " if c.get('bf16_gflops')
+                 else "") +
+              f"read {c['read_gbs']:.0f} GB/s (for reference: OpenBLAS sgemm 1024³ "
+              f"{c['sgemm_gflops']:.0f} GFLOP/s, sgemv over the same bytes "
+              f"{c['sgemv_gbs']:.0f} GB/s)"
+              for t, c in sorted(cal.items())) + ".")
     P()
-    P("The limit of a row is the slower of two bounds: the useful FLOPs at the sgemm rate, and "
-      "the weights read per token at the sgemv rate (tok/s, target tokens as in the table).")
+    P("The limit of a row is the slower of two bounds: the useful operations at the peak rate of "
+      "the instruction the compute type's kernel is made of (f32 and f16: FMA; int8: the integer "
+      "multiply-add; bf16: vdpbf16ps where the kernel uses it, else FMA), and the weights read per "
+      "token at the read rate (tok/s, target tokens as in the table). Attention, layer norms, "
+      "the softmax and the search are not in the useful operations: the bound is not reachable.")
     P()
-    P("For int8, bf16 and f16 the weights read are 1, 2 and 2 bytes each (the bound scales with "
-      "it), and the compute bound is still f32 sgemm's (int8 products run on integer units: a "
-      "share above 100% means that). Where xlate's greedy argmax goes through its int8 screen "
+    P("For int8, bf16 and f16 the weights read are 1, 2 and 2 bytes each. Where xlate's greedy "
+      "argmax goes through its int8 screen "
       "(`-v`: \"int8 screen\"; `XLATE_SCREEN=0` turns it off), the output projection "
       f"({cost['out_weights'] / 1e6:.2f}M of the {sw / 1e6:.2f}M weights) is read as int8, 1 "
       "byte a weight, whatever the compute type: the MB column counts that.")
@@ -478,7 +499,11 @@ def report(a, info, cal, rows, st, sc, cost, steps=None):
         c = cal.get(r["threads"])
         cb = wb = pct = "-"
         if c:
-            cbv = c["sgemm_gflops"] * 1e9 / (2 * r["macs"] / r["tokens"])
+            kern = info.get("kernels", {}).get(r["ct"], "")
+            peak = (c["int8_gops"] if r["ct"] == "int8" else
+                    c["bf16_gflops"] if r["ct"] == "bf16" and "avx512bf16 kernels" in kern
+                    and c.get("bf16_gflops") else c["fma_gflops"])
+            cbv = peak * 1e9 / (2 * r["macs"] / r["tokens"])
             wbv = c["read_gbs"] * 1e9 / (sb / rps) * r["tokens"] / r["rows"]
             cb, wb = f0(cbv), f0(wbv)
             pct = f"{100 * (r['tokens'] / x['translate']) / min(cbv, wbv):.0f}%"
@@ -650,7 +675,7 @@ def main():
         m = re.search(r"OpenBLAS (\S+)", info["kernels"].get("f32", ""))
         a.blas_core = m.group(1) if m and m.group(1) != "?" else None
         t0 = time.time()
-        cal = {} if a.no_calibration else calibrate(a.threads)
+        cal = {} if a.no_calibration else calibrate(a.threads, cost["step_bytes"])
         rows = main_table(a, ids, ref, cost, srcs)
         st = None if a.no_startup else startup(a)
         sc = None if a.no_scaling else scaling(a, srcs, cost)
