@@ -61,7 +61,8 @@ def run_xlate(a, d, src, B, out, screen=True):
     p = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
     load, tr = map(float, re.search(r"load ([0-9.]+) s, translate ([0-9.]+) s", p.stderr).groups())
     rss = int(re.search(r"RSS (\d+)", p.stderr).group(1))
-    return load, tr, rss
+    m = re.search(r"output projection ([0-9.]+) s", p.stderr)
+    return load, tr, rss, float(m.group(1)) if m else float("nan")
 
 
 def run_torch(a, d, src, B, out):
@@ -114,15 +115,17 @@ def main():
           f"of {a.runs}; load average {la0} before, {loadavg()} after (2 cores shared).\n")
     print("xlate's greedy argmax goes through its int8 screen of the output projection "
           "(src/kernels/screen.h); \"full\" is the same run with `XLATE_SCREEN=0`, every logit "
-          "computed. Same ids: lines where xlate, xlate full and PyTorch agree.\n")
+          "computed. Same ids: lines where xlate, xlate full and PyTorch agree. Projection share: "
+          "the time in the output projection over the translate time (xlate -v's split).\n")
     print("| batch | xlate load s | PyTorch load s | xlate peak RSS MB | xlate full peak RSS MB | "
           "PyTorch peak RSS MB | xlate tokens/s | xlate full tokens/s | PyTorch tokens/s | "
-          "xlate / PyTorch | xlate / xlate full | same ids |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "xlate / PyTorch | xlate / xlate full | projection share: full, screened | same ids |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for B, x, f, t, same in rows:
         print(f"| {B} | {x[0]:.2f} | {t[0]:.2f} | {x[2] / 1024:.0f} | {f[2] / 1024:.0f} | "
               f"{t[2] / 1024:.0f} | {steps / x[1]:.0f} | {steps / f[1]:.0f} | {steps / t[1]:.0f} | "
-              f"{t[1] / x[1]:.2f}x | {f[1] / x[1]:.2f}x | {same}/{len(lines)} |")
+              f"{t[1] / x[1]:.2f}x | {f[1] / x[1]:.2f}x | {100 * f[3] / f[1]:.0f}%, "
+              f"{100 * x[3] / x[1]:.0f}% | {same}/{len(lines)} |")
     return 0 if all(r[4] == len(lines) for r in rows) else 1
 
 

@@ -36,6 +36,7 @@ struct xlate_ctx {
     size_t cap_enc_out;
     float *sin_pos;    /* [sin_rows, d] sinusoidal positions, computed as far as needed */
     int sin_rows;
+    xlate_time_split times;
 };
 
 xlate_model_params xlate_model_default_params(void)
@@ -439,9 +440,16 @@ static int run_encoder(xlate_ctx *ctx, int n, int **rows, const int *lens, size_
         ctx->enc_out = p;
         ctx->cap_enc_out = need;
     }
-    return encoder_forward(&ctx->m->w, ctx->pool, &ctx->enc, pos, n, (const int *const *)rows,
-                           lens, ctx->enc_out, err, errlen);
+    {
+        double t0 = now_seconds();
+        int rc = encoder_forward(&ctx->m->w, ctx->pool, &ctx->enc, pos, n,
+                                 (const int *const *)rows, lens, ctx->enc_out, err, errlen);
+        ctx->times.encoder_s += now_seconds() - t0;
+        return rc;
+    }
 }
+
+xlate_time_split xlate_ctx_time_split(const xlate_ctx *ctx) { return ctx->times; }
 
 int xlate_encode(xlate_ctx *ctx, int n, const int *const *src, const int *src_len, float *out,
                  char *err, size_t errlen)
@@ -465,23 +473,35 @@ typedef struct {
     pool *pool;
     decoder_state *st;
     const float *hidden; /* [rows, d] of the last estimate (decoder_hidden) */
+    xlate_time_split *times;
 } decoder_binding;
 
 static void binding_step(void *user, int rows, const int *tokens, const int *slots,
                          const int *srcs, int pos, float *logits)
 {
     decoder_binding *b = user;
-    decoder_step(b->w, b->pool, b->st, rows, tokens, slots, srcs, pos, logits);
+    double t0 = now_seconds(), t1;
+    const float *h = decoder_hidden(b->w, b->pool, b->st, rows, tokens, slots, srcs, pos);
+    t1 = now_seconds();
+    (b->st->whole_batch ? gemm_whole : gemm_rows)(b->pool, logits, h, &b->w->out, rows, GEMM_SET,
+                                                  NO_ACT);
+    b->times->decoder_s += t1 - t0;
+    b->times->projection_s += now_seconds() - t1;
 }
 
 static void binding_estimate(void *user, int rows, const int *tokens, const int *slots,
                              const int *srcs, int pos, float *est, float *rad)
 {
     decoder_binding *b = user;
+    double t0 = now_seconds(), t1;
     b->hidden = decoder_hidden(b->w, b->pool, b->st, rows, tokens, slots, srcs, pos);
+    t1 = now_seconds();
     screen_estimate(&b->w->out_screen, b->pool, b->hidden, rows, est, rad);
+    b->times->decoder_s += t1 - t0;
+    b->times->projection_s += now_seconds() - t1;
 }
 
+/* (its time, a few microseconds a step, goes to the search's share: not counted) */
 static float binding_exact(void *user, int row, int token)
 {
     decoder_binding *b = user;
@@ -532,7 +552,7 @@ int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src
     int n_slots, max_rows, cap;
     size_t N;
     const float *pos;
-    decoder_binding bind = {w, ctx->pool, &ctx->dec, NULL};
+    decoder_binding bind = {w, ctx->pool, &ctx->dec, NULL, &ctx->times};
     search_model sm = {c->tgt_vocab, c->bos_id, c->eos_id, &bind, binding_step,
                        binding_copy_slot, NULL, NULL};
     search_params sp;

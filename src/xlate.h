@@ -141,6 +141,15 @@ const xlate_model *xlate_ctx_model(const xlate_ctx *ctx);
  * batch-invariant at full speed, and this setting changes nothing for them. */
 void xlate_ctx_set_batch_invariant(xlate_ctx *ctx, int on);
 
+/* Where a context's translation time went, in seconds of wall time since it was made (its
+ * threads work in step, so these add up to about the translate time): the encoder, the decoder
+ * up to the output projection, and the output projection (the logits, or the int8 screen's
+ * estimates and bounds). The rest of the translate time is the search and the batching. */
+typedef struct {
+    double encoder_s, decoder_s, projection_s;
+} xlate_time_split;
+xlate_time_split xlate_ctx_time_split(const xlate_ctx *ctx);
+
 /* Translates n sentences given as source ids WITHOUT eos (xlate appends it): src[i] has
  * src_len[i] ids, each in [0, src_vocab), src_len[i] <= max_positions - 1. Writes out[0..n).
  * A sentence's translation does not depend on the others in the batch. */

@@ -805,6 +805,15 @@ static void report(const run *r)
             st->lines, st->sentences, st->batches, st->windows, st->empty, r->cut,
             st->src_tokens, st->tgt_tokens, r->t_load, st->translate_seconds, total,
             st->sentences / tt, (double)st->src_tokens / tt, (double)st->tgt_tokens / tt);
+    if (r->ctx) {
+        xlate_time_split ts = xlate_ctx_time_split(r->ctx);
+        double rest = st->translate_seconds - ts.encoder_s - ts.decoder_s - ts.projection_s;
+        fprintf(stderr,
+                "xlate: translate time: encoder %.3f s, decoder layers %.3f s, output projection "
+                "%.3f s (%.0f%%), search and batching %.3f s\n",
+                ts.encoder_s, ts.decoder_s, ts.projection_s, 100 * ts.projection_s / tt,
+                rest > 0 ? rest : 0);
+    }
 }
 
 /* Loads the model and checks the options against it. Returns the exit status. */
