@@ -79,7 +79,7 @@ parity: tests
 	  sh tests/run.sh test_parity ids_pipe
 
 sanitize:
-	$(MAKE) BUILD=build-san OPT=-O1 \
+	TEST_SANITIZED=1 $(MAKE) BUILD=build-san OPT=-O1 \
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 	  LDFLAGS="-fsanitize=address,undefined" test
 
