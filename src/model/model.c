@@ -125,6 +125,9 @@ static int fill(binder *b, const st_tensor *t, float *dst)
     if (!dst)
         return 0;
     st_to_f32(dst, t->data, t->dtype, (size_t)t->numel);
+    /* the converted copy is what is read from now on: the mapped pages can go (a tensor read
+     * again faults them back in from the file) */
+    st_release(b->f, t->data, t->nbytes);
     return check_finite(b, t, dst, (size_t)t->numel);
 }
 
@@ -159,7 +162,7 @@ static int view(binder *b, const char *name, int d0, int d1, const float **out)
 
 /* Packs tensor t ([rows, l->in]) as rows [row0, row0 + rows) of l into mem (the filling
  * pass): read in place when it is F32, else through a temporary f32 copy of this one tensor.
- * The mapped pages are released after (their only use was this packing). */
+ * The mapped pages are released after, whatever the type (their only use was this packing). */
 static int pack_tensor(binder *b, linear *l, void *mem, const st_tensor *t, int row0)
 {
     float *tmp = NULL;
@@ -194,6 +197,7 @@ static int pack_tensor(binder *b, linear *l, void *mem, const st_tensor *t, int 
             linear_pack_rows(l, mem, l->type, row0, row0 + rows, w);
         }
         free(sc);
+        st_release(b->f, t->data, t->nbytes);
         return 0;
     }
     if (!viewable(t)) {
@@ -208,10 +212,8 @@ static int pack_tensor(binder *b, linear *l, void *mem, const st_tensor *t, int 
         return -1;
     }
     linear_pack_rows(l, mem, l->type, row0, row0 + (int)t->shape[0], src);
-    if (tmp)
-        free(tmp);
-    else
-        st_release(b->f, t->data, t->nbytes);
+    free(tmp);
+    st_release(b->f, t->data, t->nbytes);
     return 0;
 }
 
