@@ -272,7 +272,8 @@ def main():
                     help="eos cannot be chosen before N tokens were generated")
     ap.add_argument("--text", action="store_true",
                     help="text in and out through the sentencepiece library (--spm)")
-    ap.add_argument("--spm", default=os.path.join(os.path.dirname(DEFAULT_CKPT), "spm.model"))
+    ap.add_argument("--spm", default=None,
+                    help="default: spm.model beside the checkpoint (in it, for a directory)")
     ap.add_argument("-i", "--input", default="-")
     ap.add_argument("-o", "--output", default="-")
     ap.add_argument("--compact-at", type=float, default=DEFAULT_KEEP_FRAC,
@@ -291,7 +292,9 @@ def main():
     sp = None
     if a.text:
         import sentencepiece
-        sp = sentencepiece.SentencePieceProcessor(model_file=a.spm)
+        spm = a.spm or os.path.join(a.checkpoint if os.path.isdir(a.checkpoint)
+                                    else os.path.dirname(a.checkpoint), "spm.model")
+        sp = sentencepiece.SentencePieceProcessor(model_file=spm)
     t_load = time.perf_counter() - t0
 
     fin = sys.stdin if a.input == "-" else open(a.input)
