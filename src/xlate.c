@@ -476,16 +476,24 @@ typedef struct {
     xlate_time_split *times;
 } decoder_binding;
 
+/* The step up to the output projection, its time counted; *t1: when it ended. */
+static const float *binding_hidden(decoder_binding *b, int rows, const int *tokens,
+                                   const int *slots, const int *srcs, int pos, double *t1)
+{
+    double t0 = now_seconds();
+    const float *h = decoder_hidden(b->w, b->pool, b->st, rows, tokens, slots, srcs, pos);
+    *t1 = now_seconds();
+    b->times->decoder_s += *t1 - t0;
+    return h;
+}
+
 static void binding_step(void *user, int rows, const int *tokens, const int *slots,
                          const int *srcs, int pos, float *logits)
 {
     decoder_binding *b = user;
-    double t0 = now_seconds(), t1;
-    const float *h = decoder_hidden(b->w, b->pool, b->st, rows, tokens, slots, srcs, pos);
-    t1 = now_seconds();
-    (b->st->whole_batch ? gemm_whole : gemm_rows)(b->pool, logits, h, &b->w->out, rows, GEMM_SET,
-                                                  NO_ACT);
-    b->times->decoder_s += t1 - t0;
+    double t1;
+    const float *h = binding_hidden(b, rows, tokens, slots, srcs, pos, &t1);
+    decoder_logits(b->w, b->pool, b->st, h, rows, logits);
     b->times->projection_s += now_seconds() - t1;
 }
 
@@ -493,11 +501,9 @@ static void binding_estimate(void *user, int rows, const int *tokens, const int 
                              const int *srcs, int pos, float *est, float *rad)
 {
     decoder_binding *b = user;
-    double t0 = now_seconds(), t1;
-    b->hidden = decoder_hidden(b->w, b->pool, b->st, rows, tokens, slots, srcs, pos);
-    t1 = now_seconds();
+    double t1;
+    b->hidden = binding_hidden(b, rows, tokens, slots, srcs, pos, &t1);
     screen_estimate(&b->w->out_screen, b->pool, b->hidden, rows, est, rad);
-    b->times->decoder_s += t1 - t0;
     b->times->projection_s += now_seconds() - t1;
 }
 

@@ -193,11 +193,17 @@ const float *decoder_hidden(const model_weights *m, pool *p, decoder_state *st, 
     return st->h;
 }
 
+void decoder_logits(const model_weights *m, pool *p, const decoder_state *st, const float *h,
+                    int rows, float *logits)
+{
+    (st->whole_batch ? gemm_whole : gemm_rows)(p, logits, h, &m->out, rows, GEMM_SET, NO_ACT);
+}
+
 void decoder_step(const model_weights *m, pool *p, decoder_state *st, int rows,
                   const int *tokens, const int *slots, const int *srcs, int pos, float *logits)
 {
-    const float *h = decoder_hidden(m, p, st, rows, tokens, slots, srcs, pos);
-    (st->whole_batch ? gemm_whole : gemm_rows)(p, logits, h, &m->out, rows, GEMM_SET, NO_ACT);
+    decoder_logits(m, p, st, decoder_hidden(m, p, st, rows, tokens, slots, srcs, pos), rows,
+                   logits);
 }
 
 void decoder_copy_slot(const model_weights *m, decoder_state *st, int dst, int src, int npos)

@@ -68,9 +68,13 @@ void decoder_step(const model_weights *m, pool *p, decoder_state *st, int rows,
                   const int *tokens, const int *slots, const int *srcs, int pos, float *logits);
 
 /* The same step up to the output projection: returns the rows' final hidden states ([rows, d],
- * inside st, valid until the next step), the input of m->out. decoder_step = this + m->out. */
+ * inside st, valid until the next step), the input of m->out. decoder_step = this, then
+ * decoder_logits. */
 const float *decoder_hidden(const model_weights *m, pool *p, decoder_state *st, int rows,
                             const int *tokens, const int *slots, const int *srcs, int pos);
+/* logits[rows, Vt] = h m->out^T: the output projection of decoder_hidden's rows. */
+void decoder_logits(const model_weights *m, pool *p, const decoder_state *st, const float *h,
+                    int rows, float *logits);
 
 /* Copies the first npos cached positions of slot src to slot dst (beam reordering). */
 void decoder_copy_slot(const model_weights *m, decoder_state *st, int dst, int src, int npos);
