@@ -26,5 +26,7 @@ int cmd_info(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
 /* xlate decode --spm FILE [-i IN] [-o OUT]: id lines to text lines (cli_spm.c). */
 int cmd_decode(int argc, char **argv);
+/* xlate split [--source-lang L] [-i IN] [-o OUT]: lines to sentences (cli_split.c). */
+int cmd_split(int argc, char **argv);
 
 #endif

@@ -1,0 +1,479 @@
+/* split.c — sentence boundaries (split.h): one pass over the text's code points. A run of
+ * terminators (. ! ? … and other scripts' marks), with the closing quotes and brackets right
+ * after it, is a candidate; the words around it decide (split_data.c holds the lists).
+ * Lookbehind is the token before the run (at most WORD_MAX bytes are looked at), lookahead the
+ * whitespace after it and the next word (at most WORD_MAX bytes past the openers): every byte
+ * is read a bounded number of times, so the time is linear. */
+#include "text/split.h"
+#include "text/split_data.h"
+#include "base/util.h"
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { WORD_MAX = 48 }; /* longer tokens are never abbreviations, numbers or markers */
+
+/* What a terminator is. */
+enum {
+    TERM_NONE = 0,
+    TERM_DOT,      /* '.': abbreviations, numbers, initials decide */
+    TERM_ELLIPSIS, /* '…' */
+    TERM_MARK,     /* ! ? and other scripts' spaced terminators: the end unless lowercase follows */
+    TERM_CJK       /* 。！？．｡: the end at once, no space needed */
+};
+
+/* The code point at s[i..n), its length in *l (1 for an invalid byte, which reads as U+FFFD:
+ * a symbol, neither space nor letter nor terminator). */
+static int32_t cp_at(const unsigned char *s, size_t n, size_t i, size_t *l)
+{
+    unsigned c = s[i];
+    size_t len;
+    int32_t cp;
+    unsigned lo = 0x80, hi = 0xBF;
+    *l = 1;
+    if (c < 0x80)
+        return (int32_t)c;
+    if (c >= 0xC2 && c <= 0xDF)
+        len = 2, cp = (int32_t)(c & 0x1F);
+    else if (c >= 0xE0 && c <= 0xEF)
+        len = 3, cp = (int32_t)(c & 0x0F), lo = c == 0xE0 ? 0xA0 : 0x80,
+        hi = c == 0xED ? 0x9F : 0xBF;
+    else if (c >= 0xF0 && c <= 0xF4)
+        len = 4, cp = (int32_t)(c & 0x07), lo = c == 0xF0 ? 0x90 : 0x80,
+        hi = c == 0xF4 ? 0x8F : 0xBF;
+    else
+        return 0xFFFD;
+    if (n - i < len || s[i + 1] < lo || s[i + 1] > hi)
+        return 0xFFFD;
+    for (size_t k = 1; k < len; k++) {
+        if (k > 1 && (s[i + k] < 0x80 || s[i + k] > 0xBF))
+            return 0xFFFD;
+        cp = (cp << 6) | (int32_t)(s[i + k] & 0x3F);
+    }
+    *l = len;
+    return cp;
+}
+
+/* The whitespace of split.h's invariant: ASCII 9-13 and space, NEL, NBSP, Ogham space, the
+ * U+2000 spaces, line and paragraph separators, narrow NBSP, math space, ideographic space. */
+static int is_space(int32_t c)
+{
+    return c == ' ' || (c >= 9 && c <= 13) || c == 0x85 || c == 0xA0 || c == 0x1680 ||
+           (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
+           c == 0x205F || c == 0x3000;
+}
+
+static int term_kind(int32_t c, const split_rules *r)
+{
+    switch (c) {
+    case '.':
+        return TERM_DOT;
+    case 0x2026:
+        return TERM_ELLIPSIS;
+    case '!': case '?': case 0x203C: case 0x2047: case 0x2048: case 0x2049:
+    case 0x037E: /* Greek question mark */
+    case 0x061F: /* Arabic question mark */
+    case 0x06D4: /* Urdu full stop */
+    case 0x0964: case 0x0965: /* Devanagari danda, double danda */
+    case 0x0589: /* Armenian full stop */
+    case 0x1362: case 0x1367: case 0x1368: /* Ethiopic full stop, question, paragraph */
+    case 0x104A: case 0x104B: /* Myanmar section marks */
+    case 0x0F0D: /* Tibetan shad */
+    case 0x17D4: /* Khmer khan */
+    case 0x0700: case 0x0701: case 0x0702: /* Syriac end of paragraph, full stops */
+        return TERM_MARK;
+    case 0x3002: case 0xFF01: case 0xFF1F: case 0xFF0E: case 0xFF61:
+        return TERM_CJK;
+    case ';':
+        return r->greek_question ? TERM_MARK : TERM_NONE;
+    default:
+        return TERM_NONE;
+    }
+}
+
+/* Closing quotes and brackets that stay with the sentence they follow. Quotes are both ways
+ * round: German „…“ closes with U+201C, French and German »…« with either guillemet. */
+static int is_closer(int32_t c)
+{
+    switch (c) {
+    case '"': case '\'': case ')': case ']': case '}':
+    case 0x2019: case 0x201D: case 0x201C: case 0x2018: case 0x00BB: case 0x00AB:
+    case 0x203A: case 0x2039:
+    case 0x300D: case 0x300F: case 0xFF09: case 0x3011: case 0x3015: case 0x3009:
+    case 0x300B: case 0xFF3D: case 0xFF5D: case 0xFF02: case 0xFF07: case 0x3017: case 0x3019:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Marks that may open a sentence before its first word. */
+static int is_opener(int32_t c)
+{
+    switch (c) {
+    case '"': case '\'': case '(': case '[': case '{':
+    case 0x201C: case 0x2018: case 0x201E: case 0x201A: case 0x00AB: case 0x00BB:
+    case 0x2039: case 0x203A: case 0x00BF: case 0x00A1:
+    case 0x300C: case 0x300E: case 0xFF08: case 0x3010: case 0x3014: case 0x3008:
+    case 0x300A: case 0xFF3B: case 0xFF5B:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Latin-1, Latin Extended-A, Greek and Cyrillic letters: case by range (the exceptions of
+ * Extended-A, where the parity flips, are followed). */
+static int is_upper(int32_t c)
+{
+    if (c < 0x80)
+        return c >= 'A' && c <= 'Z';
+    if (c >= 0xC0 && c <= 0xDE)
+        return c != 0xD7;
+    if (c >= 0x100 && c <= 0x137)
+        return !(c & 1);
+    if (c >= 0x139 && c <= 0x148)
+        return c & 1;
+    if (c >= 0x14A && c <= 0x177)
+        return !(c & 1);
+    if (c >= 0x178 && c <= 0x17E)
+        return c == 0x178 || (c & 1);
+    if (c >= 0x391 && c <= 0x3AB)
+        return c != 0x3A2;
+    if (c == 0x386 || (c >= 0x388 && c <= 0x38F))
+        return 1;
+    return c >= 0x400 && c <= 0x42F;
+}
+
+static int is_lower(int32_t c)
+{
+    if (c < 0x80)
+        return c >= 'a' && c <= 'z';
+    if (c >= 0xDF && c <= 0xFF)
+        return c != 0xF7;
+    if (c >= 0x100 && c <= 0x137)
+        return c & 1;
+    if (c >= 0x139 && c <= 0x148)
+        return !(c & 1);
+    if (c >= 0x14A && c <= 0x177)
+        return c & 1;
+    if (c >= 0x179 && c <= 0x17F)
+        return !(c & 1) || c == 0x17F;
+    if (c >= 0x3AC && c <= 0x3CE)
+        return 1;
+    return c >= 0x430 && c <= 0x45F;
+}
+
+static int is_letter(int32_t c) { return is_upper(c) || is_lower(c); }
+static int is_digit(int32_t c) { return c >= '0' && c <= '9'; }
+
+/* ASCII-case-insensitive equality of s[0..n) and the NUL-terminated w. */
+static int word_eq(const unsigned char *s, size_t n, const char *w)
+{
+    size_t k = 0;
+    for (; k < n && w[k]; k++) {
+        unsigned char a = s[k], b = (unsigned char)w[k];
+        if (a >= 'A' && a <= 'Z')
+            a = (unsigned char)(a - 'A' + 'a');
+        if (b >= 'A' && b <= 'Z')
+            b = (unsigned char)(b - 'A' + 'a');
+        if (a != b)
+            return 0;
+    }
+    return k == n && !w[k];
+}
+
+/* The kind of abbreviation s[0..n) is in the language's list or the common one, 0 if none. */
+static int abbr_kind(const split_rules *r, const unsigned char *s, size_t n)
+{
+    for (const split_abbr *a = r->abbr; a->word; a++)
+        if (word_eq(s, n, a->word))
+            return a->kind;
+    for (const split_abbr *a = split_common_abbr(); a->word; a++)
+        if (word_eq(s, n, a->word))
+            return a->kind;
+    for (const split_abbr *a = r->suffix; a->word; a++) {
+        size_t k = strlen(a->word);
+        if (n > k && word_eq(s + n - k, k, a->word))
+            return a->kind;
+    }
+    return 0;
+}
+
+static int is_starter(const split_rules *r, const unsigned char *s, size_t n)
+{
+    for (const char *const *w = r->starters; *w; w++)
+        if (strlen(*w) == n && memcmp(s, *w, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* What the token before a full stop is. */
+typedef struct {
+    const unsigned char *s; /* the token without leading openers; n bytes */
+    size_t n;
+    int letters, digits, dots, others; /* code points of each class */
+    int max_seg;         /* longest run of letters between dots */
+    int32_t first;       /* its first code point */
+    int roman;           /* only i v x l c d m (either case) */
+} token;
+
+static void token_scan(token *t, const unsigned char *s, size_t n)
+{
+    size_t i = 0, l;
+    int seg = 0;
+    memset(t, 0, sizeof *t);
+    t->roman = 1;
+    while (i < n && is_opener(cp_at(s, n, i, &l)))
+        i += l;
+    t->s = s + i;
+    t->n = n - i;
+    t->first = t->n ? cp_at(s, n, i, &l) : -1;
+    for (; i < n; i += l) {
+        int32_t c = cp_at(s, n, i, &l);
+        if (is_letter(c)) {
+            t->letters++;
+            if (++seg > t->max_seg)
+                t->max_seg = seg;
+            if (c >= 0x80 || c == 0 || !strchr("ivxlcdmIVXLCDM", (int)c))
+                t->roman = 0;
+            continue;
+        }
+        t->roman = 0;
+        seg = 0;
+        if (is_digit(c))
+            t->digits++;
+        else if (c == '.')
+            t->dots++;
+        else
+            t->others++;
+    }
+    if (!t->letters)
+        t->roman = 0;
+}
+
+/* Everything split_decide needs about the place after a run. */
+typedef struct {
+    const unsigned char *s; /* the whole text, len bytes */
+    size_t len;
+    const split_rules *r;
+    size_t word_start; /* the token holding the run starts here (the run at i) */
+    size_t prev_start, prev_end; /* the token before it; prev_end == 0 when none */
+    int first_token;   /* the token is the sentence's first */
+} split_ctx;
+
+/* The next word after position k (whitespace and openers skipped): its first code point
+ * (-1 at the end of the text) and its letters' extent [*ws, *we). */
+static int32_t next_word(const split_ctx *x, size_t k, size_t *ws, size_t *we, int *dot_after)
+{
+    size_t l, skipped = 0;
+    int32_t c = -1;
+    *ws = *we = k;
+    *dot_after = 0;
+    while (k < x->len && is_space(cp_at(x->s, x->len, k, &l)))
+        k += l;
+    while (k < x->len && skipped < WORD_MAX && is_opener(c = cp_at(x->s, x->len, k, &l)))
+        k += l, skipped += l;
+    if (k >= x->len)
+        return -1;
+    c = cp_at(x->s, x->len, k, &l);
+    *ws = *we = k;
+    while (*we < x->len && *we - k < WORD_MAX) {
+        int32_t d = cp_at(x->s, x->len, *we, &l);
+        if (!is_letter(d) && d != '\'' && d != 0x2019)
+            break;
+        *we += l;
+    }
+    *dot_after = *we < x->len && x->s[*we] == '.';
+    return c;
+}
+
+/* 1 when the run of terminators [i, te) (closers included) ends a sentence. quoted: closers
+ * follow the terminators; kinds: a bit per TERM_* seen; ndots: the full stops in it. */
+static int split_decide(const split_ctx *x, size_t i, size_t te, int quoted, unsigned kinds,
+                        int ndots)
+{
+    size_t l, ws, we;
+    int dot_after;
+    if (kinds & (1u << TERM_CJK)) {
+        /* 「行こう。」と言った: a quotation goes on with a hiragana particle */
+        int32_t c = te < x->len ? cp_at(x->s, x->len, te, &l) : -1;
+        return !(quoted && c >= 0x3041 && c <= 0x309F);
+    }
+    if (te < x->len && !is_space(cp_at(x->s, x->len, te, &l)))
+        return 0; /* inside a URL, a number, a file name, an acronym: "U.S.A", "3.14" */
+    int32_t c = next_word(x, te, &ws, &we, &dot_after);
+    if (c < 0)
+        return 1;
+    int lower = is_lower(c);
+    if ((kinds & ((1u << TERM_MARK) | (1u << TERM_ELLIPSIS))) || ndots > 1)
+        return !lower; /* "?!", "...", "…": a lowercase word goes on with the sentence */
+    if (lower)
+        return 0;
+    if (i - x->word_start > WORD_MAX)
+        return 1;
+    token t;
+    token_scan(&t, x->s + x->word_start, i - x->word_start);
+    if (!t.n)
+        return 1;
+    int kind = abbr_kind(x->r, t.s, t.n);
+    int single = t.letters == 1 && !t.digits && !t.dots && !t.others;
+    if (!kind && single && x->prev_end) {
+        /* "z. B.", "d. h.": the previous token and this one as one word, "z.B" */
+        token p;
+        token_scan(&p, x->s + x->prev_start, x->prev_end - x->prev_start);
+        if (p.letters == 1 && p.dots == 1 && !p.digits && !p.others && p.n <= 8 &&
+            p.s[p.n - 1] == '.') {
+            unsigned char key[16];
+            memcpy(key, p.s, p.n);
+            memcpy(key + p.n, t.s, t.n);
+            kind = abbr_kind(x->r, key, p.n + t.n);
+        }
+    }
+    if (kind == ABBR_TITLE || kind == ABBR_MID)
+        return 0;
+    if (kind == ABBR_NUM)
+        return !is_digit(c);
+    int next_single = we > ws && is_letter(c) && dot_after &&
+                      cp_at(x->s, x->len, ws, &l) == c && ws + l == we;
+    if (single) {
+        if (next_single)
+            return 0; /* initials: "J. R. R. Tolkien", "z. B." */
+        if (x->first_token)
+            return 0; /* a list marker: "a. ", "B. " */
+        if (is_upper(t.first))
+            return is_starter(x->r, x->s + ws, we - ws); /* an initial, unless ... */
+        return 1;
+    }
+    if (x->first_token && ((t.digits && t.digits <= 3 && t.n == (size_t)t.digits) ||
+                           (t.roman && t.n <= 5)))
+        return 0; /* "1. ", "iv. ": a list marker */
+    if (t.digits && t.n == (size_t)t.digits && t.digits <= 3 && x->r->ordinals)
+        return is_starter(x->r, x->s + ws, we - ws); /* "am 12. Juni" */
+    if (t.dots && t.letters && !t.digits && !t.others && t.max_seg <= 2)
+        return is_starter(x->r, x->s + ws, we - ws); /* "U.S.", "Ph.D.", "a.m." */
+    return 1;
+}
+
+/* French puts a space (often a no-break one) before a closing guillemet: "« C'est fini. »".
+ * Returns the end of such a guillemet after j when one follows, then whitespace or the end;
+ * else j. */
+static size_t french_closer(const unsigned char *s, size_t len, size_t j)
+{
+    size_t l, k = j;
+    if (k >= len || !is_space(cp_at(s, len, k, &l)) || s[k] == '\n')
+        return j;
+    k += l;
+    int32_t c = k < len ? cp_at(s, len, k, &l) : -1;
+    if (c != 0x00BB && c != 0x203A)
+        return j;
+    k += l;
+    if (k < len && !is_space(cp_at(s, len, k, &l)))
+        return j;
+    return k;
+}
+
+/* Appends [a, b) to the growing list. */
+static int push(split_span **v, int *n, size_t *cap, size_t a, size_t b, char *err,
+                size_t errlen)
+{
+    if ((size_t)*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        if (*n == INT_MAX)
+            return xerr(err, errlen, "split_sentences: more than %d sentences", INT_MAX);
+        split_span *nv = realloc(*v, nc * sizeof *nv);
+        if (!nv)
+            return xerr(err, errlen, "split_sentences: out of memory (%zu spans)", nc);
+        *v = nv;
+        *cap = nc;
+    }
+    (*v)[*n].start = a;
+    (*v)[*n].end = b;
+    (*n)++;
+    return 0;
+}
+
+int split_sentences(const char *text, size_t len, const char *lang, split_span **spans, int *n,
+                    char *err, size_t errlen)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    split_span *v = NULL;
+    size_t cap = 0, i = 0, l;
+    size_t first = SIZE_MAX, last_end = 0; /* the sentence's non-space extent so far */
+    int in_word = 0, count = 0;
+    split_ctx x = {s, len, split_rules_for(lang), 0, 0, 0, 0};
+    *spans = NULL;
+    *n = 0;
+    while (i < len) {
+        int32_t c = cp_at(s, len, i, &l);
+        if (is_space(c)) {
+            if (in_word) {
+                x.prev_start = x.word_start;
+                x.prev_end = i;
+                in_word = 0;
+            }
+            i += l;
+            continue;
+        }
+        if (!in_word) {
+            x.word_start = i;
+            in_word = 1;
+        }
+        if (first == SIZE_MAX)
+            first = i;
+        int tk = term_kind(c, x.r);
+        if (!tk) {
+            i += l;
+            last_end = i;
+            continue;
+        }
+        /* the run: terminators, ". . ." spaced dots, then closers */
+        size_t j = i;
+        unsigned kinds = 0;
+        int ndots = 0, only_dots = 1;
+        while (j < len) {
+            int32_t d = cp_at(s, len, j, &l);
+            int k = term_kind(d, x.r);
+            if (k) {
+                kinds |= 1u << k;
+                ndots += k == TERM_DOT;
+                only_dots &= k == TERM_DOT;
+                j += l;
+            } else if (only_dots && d == ' ' && j + 1 < len && s[j + 1] == '.' &&
+                       j > i && s[j - 1] == '.' && (j + 2 >= len || s[j + 2] == ' ' ||
+                                                     s[j + 2] == '.')) {
+                j++; /* ". . ." */
+            } else {
+                break;
+            }
+        }
+        size_t closed = j;
+        while (j < len && is_closer(cp_at(s, len, j, &l)))
+            j += l;
+        j = french_closer(s, len, j);
+        x.first_token = x.word_start == first;
+        last_end = j;
+        if (split_decide(&x, i, j, closed < j, kinds, ndots)) {
+            if (push(&v, &count, &cap, first, j, err, errlen)) {
+                free(v);
+                return -1;
+            }
+            first = SIZE_MAX;
+            in_word = 0;
+            x.prev_end = 0;
+        }
+        i = j;
+    }
+    if (first != SIZE_MAX && push(&v, &count, &cap, first, last_end, err, errlen)) {
+        free(v);
+        return -1;
+    }
+    *spans = v;
+    *n = count;
+    return 0;
+}
+
+int split_lang_no_spaces(const char *lang) { return split_code_no_spaces(lang); }
+
+int split_lang_known(const char *lang) { return split_rules_for(lang)->known; }

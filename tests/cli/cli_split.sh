@@ -1,0 +1,56 @@
+# cli_split.sh — `xlate split`: the text and jsonl formats, one answer per input line, the
+# options, and bad input (long lines, many dots, invalid UTF-8, NUL). Oracle: the sentences
+# written here by hand for each input; Python's json module for the jsonl syntax.
+. tests/cli/lib.sh
+
+printf 'Hello Mr. Smith. How are you?\n\n   \nOne sentence only\n' > "$T/in"
+"$XLATE" split --source-lang en -i "$T/in" > "$T/out" 2> "$T/err"
+expect_rc "split text: exit 0" $? 0
+printf 'Hello Mr. Smith.\nHow are you?\n\n\n\nOne sentence only\n\n' > "$T/want"
+if cmp -s "$T/out" "$T/want"; then ok "split text: a sentence a line, an empty line after each input line"
+else notok "split text: a sentence a line, an empty line after each input line" "$(od -c "$T/out" | head -5)"; fi
+
+"$XLATE" split --source-lang=de --output-format jsonl "Am 12. Juni regnete es. Dann nicht." "" > "$T/j" 2>&1
+expect_rc "split jsonl with TEXT arguments: exit 0" $? 0
+expect_eq "split jsonl: German ordinal kept, one object per argument" "$(cat "$T/j")" \
+'{"sentences": ["Am 12. Juni regnete es.", "Dann nicht."]}
+{"sentences": []}'
+
+printf 'Caf\351 "ok"\\ \001. Ja\000nein. Next\n' > "$T/bad"
+"$XLATE" split --output-format jsonl -i "$T/bad" > "$T/bj" 2>&1
+expect_rc "split jsonl, invalid UTF-8 and NUL: exit 0" $? 0
+"$PYTHON" - "$T/bj" <<'EOF' > "$T/py"
+import json, sys
+raw = open(sys.argv[1], "rb").read().split(b"\n")
+o = json.loads(raw[0].decode("utf-8"))
+want = ['Caf\ufffd "ok"\\ \x01.', 'Ja\x00nein.', 'Next']
+print("ok" if len(raw) == 2 and o == {"sentences": want} else "bad %r" % raw)
+EOF
+expect_eq "split jsonl: strict JSON, U+FFFD for bad bytes, NUL and controls escaped" "$(cat "$T/py")" ok
+
+head -c 100000 /dev/zero | tr '\0' '.' > "$T/dots"; echo >> "$T/dots"
+"$XLATE" split -i "$T/dots" > "$T/dout" 2> "$T/derr"
+expect_rc "split 100,000 dots: exit 0" $? 0
+expect_eq "split 100,000 dots: one sentence, every dot kept" "$(tr -d '\n' < "$T/dout" | wc -c)" 100000
+
+"$PYTHON" -c 'import sys; sys.stdout.write("word " * 400000 + "\n")' > "$T/long"
+"$XLATE" split -s en -i "$T/long" > "$T/lout" 2> "$T/lerr"
+expect_rc "split a 2 MB line without a full stop: exit 0" $? 0
+expect_eq "split a 2 MB line without a full stop: one sentence, the whole line" \
+  "$(wc -l < "$T/lout") $(head -n 1 "$T/lout" | wc -c)" "2 2000000"
+
+printf '?!. ... !!! ---\n' | "$XLATE" split -s en > "$T/pout" 2>&1
+expect_rc "split a line of punctuation only: exit 0" $? 0
+expect_eq "split a line of punctuation only: nothing dropped" "$(tr -d '\n ' < "$T/pout")" "?!....!!!---"
+
+"$XLATE" split --bogus > /dev/null 2> "$T/uerr"
+expect_rc "split unknown option: exit 1" $? 1
+"$XLATE" split --output-format xml x > /dev/null 2> "$T/uerr"
+expect_rc "split bad --output-format: exit 1" $? 1
+"$XLATE" split -i "$T/missing" > /dev/null 2> "$T/merr"
+expect_rc "split missing input file: exit 3" $? 3
+expect_grep "split missing input file: the message names it" "$T/merr" "missing: cannot open"
+"$XLATE" split --help > "$T/help"
+expect_rc "split --help: exit 0" $? 0
+expect_grep "split --help: says the text format" "$T/help" "empty line after each input"
+finish
