@@ -18,14 +18,14 @@ static int next_line(void *user, xlate_line *line, char *err, size_t errlen)
     return 1;
 }
 
-/* The best hypothesis as text; a blank line has none and gives an empty line. */
+/* The best translation as text: the line's sentences, each translated on its own, joined as
+ * they were in the source; a blank line gives an empty line. */
 static int put(void *model, const xlate_translation *t, char *err, size_t errlen)
 {
-    const xlate_hypothesis *h = t->res->n_hyps ? &t->res->hyps[0] : NULL;
-    char *text = NULL;
-    if (h && xlate_detokenize(model, h->ids, h->n, &text, err, errlen))
+    char *text;
+    if (xlate_translation_text(model, t, 0, &text, err, errlen))
         return -1;
-    printf("%s\n", text ? text : "");
+    printf("%s\n", text);
     free(text);
     return 0;
 }

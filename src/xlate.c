@@ -233,6 +233,10 @@ xlate_model_info xlate_model_get_info(const xlate_model *m)
                            : c->gen.early_stopping == EARLY_STOP_FALSE ? "false" : "never";
     i.gen_forced_eos = c->gen.forced_eos;
     i.gen_bad_words = c->gen.n_bad;
+    i.source_lang = c->source_lang ? c->source_lang
+                    : m->has_hf && m->hf.source_lang[0] ? m->hf.source_lang : NULL;
+    i.target_lang = c->target_lang ? c->target_lang
+                    : m->has_hf && m->hf.target_lang[0] ? m->hf.target_lang : NULL;
     return i;
 }
 

@@ -72,6 +72,9 @@ typedef struct {
     float gen_length_penalty;
     const char *gen_early_stopping;    /* "true", "false", "never"; NULL: not a HF model */
     int gen_forced_eos, gen_bad_words;
+    /* the languages the model's files name (xlate's config.json "source_lang"/"target_lang",
+       a MarianMT directory's tokenizer_config.json), e.g. "en"; NULL when they name none */
+    const char *source_lang, *target_lang;
 } xlate_model_info;
 xlate_model_info xlate_model_get_info(const xlate_model *m);
 
@@ -185,14 +188,51 @@ typedef struct {
     void *user;
 } xlate_source;
 
+/* One sentence of a line: a segment translated on its own. */
+typedef struct {
+    size_t start, end;       /* its bytes [start, end) in the line's text (trimmed of
+                                whitespace); 0 and the line's length when the line is not split
+                                (a line of ids: 0, 0) */
+    const char *space;       /* the source's bytes between the previous sentence and this one
+                                (whitespace; empty for the first) */
+    size_t space_len;
+    int src_tokens;          /* source tokens translated */
+    int src_tokens_read;     /* source tokens it had (more when max_input_length cut it) */
+    const xlate_result *res; /* its hypotheses, best first; none (n_hyps 0) when it has no
+                                tokens, and is not translated */
+} xlate_segment;
+
 typedef struct {
     long index;              /* the line's place in the input, from 0 */
     long tag;                /* its xlate_line.tag */
-    int src_tokens;          /* source tokens translated */
+    int src_tokens;          /* source tokens translated (all its sentences) */
     int src_tokens_read;     /* source tokens the line had (more when max_input_length cut it) */
-    const xlate_result *res; /* its hypotheses, best first; none (n_hyps 0) for a line without
-                                tokens (blank), which is not translated. Freed after put. */
+    const xlate_result *res; /* the line's hypotheses, best first; none (n_hyps 0) for a line
+                                without tokens (blank), which is not translated. A line of
+                                several sentences: hypothesis h joins one hypothesis of each
+                                sentence (hyp_of), the n_best combinations of highest summed
+                                score; its ids, token_logprobs, logprob and score are the
+                                sentences' concatenated and summed, finished when all are.
+                                Freed after put, as everything here. */
+    int n_segments;          /* its sentences: 1 when not split, 0 for a blank split line */
+    const xlate_segment *segments; /* [n_segments], in order */
+    const int *hyp_of;       /* [res->n_hyps][n_segments]: the sentence hypothesis that line
+                                hypothesis h takes of each segment (-1 where the segment has
+                                none); NULL: hypothesis h of the single segment */
+    int join_no_space;       /* 1: the target language writes no spaces between sentences */
+    const char *text;        /* the line as read (NUL-terminated; it may hold NUL bytes too),
+                                NULL for a line of ids */
+    size_t len;
 } xlate_translation;
+
+/* The text of hypothesis h (0: the best) of a translated line, malloc'd: its sentences'
+ * translations (xlate_detokenize) joined by the whitespace that separated them in the source,
+ * or by one space where the source had none (Chinese, Japanese), or by nothing where the
+ * target language writes no spaces; a sentence with no text leaves no separator. A line of one
+ * sentence: exactly xlate_detokenize of its ids. So a paragraph's translation is byte for
+ * byte its sentences translated one per line and joined. */
+int xlate_translation_text(const xlate_model *m, const xlate_translation *t, int h, char **text,
+                           char *err, size_t errlen);
 
 typedef struct {
     /* Receives each line's translation, in input order. Returns 0, or non-zero with a message
@@ -207,7 +247,7 @@ typedef struct {
 typedef struct {
     long lines_done;       /* lines delivered to the sink before this window */
     int window_lines;      /* lines in the window being translated */
-    int window_sentences;  /* those with tokens */
+    int window_sentences;  /* their sentences with tokens */
     int window_translated; /* of them, translated so far */
 } xlate_progress;
 
@@ -217,11 +257,21 @@ typedef struct {
                               answered on its own, window 1) */
     int batch_tokens;      /* also cap a batch's source tokens, eos counted (default 0: none) */
     int window;            /* lines read ahead and sorted by length, 1 to 100000 (default 0:
-                              16 batches) */
+                              16 batches); a window also ends once it holds this many
+                              sentences, or 4 MiB of text */
     int max_input_length;  /* source tokens kept of a longer line, 1 to max_positions - 1
                               (default 0: max_positions - 1) */
     int target_lang_id;    /* a token put in front of every non-empty source: a multilingual
                               model's >>xx<< (xlate_lang_id); default -1: none */
+    int split;             /* XLATE_SPLIT_SENTENCES (default): each text line is split into
+                              sentences (src/text/split.h) and each translated as a segment of
+                              its own, all lines' sentences sorted and batched together;
+                              XLATE_SPLIT_NONE: a line is one segment. Lines of ids are never
+                              split. */
+    const char *source_lang; /* the splitter's rules ("en", "de"); NULL: the model's
+                              (xlate_model_info.source_lang), else language-neutral rules */
+    const char *target_lang; /* the join of a line's sentences (no spaces for "zh", "ja");
+                              NULL: the model's target_lang */
     /* After each batch; NULL: none. */
     void (*progress)(void *user, const xlate_progress *p);
     void *progress_user;
@@ -233,11 +283,12 @@ typedef struct {
 
 typedef struct {
     long lines, empty;           /* lines read, of which without tokens */
-    long truncated;              /* lines cut to max_input_length */
-    long sentences, batches, windows;
+    long truncated;              /* sentences cut to max_input_length */
+    long sentences, batches, windows; /* sentences translated (segments with tokens) */
     long long src_tokens, tgt_tokens; /* translated source tokens; target tokens of the best
                                          hypotheses, eos not counted */
     double translate_seconds;
+    double split_seconds;        /* splitting lines into sentences (apart from translating) */
     long error_tag;              /* XLATE_ERR_LINE: the tag of the line at fault */
 } xlate_lines_stats;
 
@@ -248,6 +299,8 @@ enum {
     XLATE_ERR_SINK = -4,   /* sink.put failed (err: its message) */
     XLATE_CANCELLED = -5   /* cancel or sink.flush said stop */
 };
+
+enum { XLATE_SPLIT_SENTENCES = 0, XLATE_SPLIT_NONE = 1 };
 
 xlate_lines_params xlate_lines_default_params(void);
 /* Checks the params (the decode params included) against the model; one line naming the

@@ -124,7 +124,8 @@ static search_params params(int beam, int n_best, float penalty)
 static int run(const node *tree, int n, const int *max_len, const search_params *p,
                got_sentence *got, fake_model *f)
 {
-    search_model m = {V, BOS, EOS, f, fake_step, fake_copy};
+    search_model m = {.vocab = V, .bos_id = BOS, .eos_id = EOS, .user = f, .step = fake_step,
+                      .copy_slot = fake_copy};
     search_scratch s = {0};
     char err[256] = "";
     int rc;

@@ -20,6 +20,10 @@ int read_file(const char *path, char **data, size_t *len, char *err, size_t errl
  * The result is malloc'd; NULL when out of memory. */
 char *path_join(const char *dir, const char *name);
 
+/* 1 when s is a language code as models and users write them ("en", "deu", "pt_BR",
+ * "zh-Hant"): 1 to 15 bytes of ASCII letters, digits, '-' and '_'. */
+int is_lang_code(const char *s);
+
 /* Monotonic seconds. */
 double now_seconds(void);
 

@@ -238,6 +238,123 @@ int reader_ready(line_reader *r)
     return r->eof || r->end - r->start >= r->max_line || find_nl(r) != NULL;
 }
 
+static int is_blank(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\v' && s[i] != '\f')
+            return 0;
+    return 1;
+}
+
+/* Appends s[0, n) to the paragraph (a space first unless it is empty). */
+static int para_add(para_reader *p, const char *s, size_t n, char *err, size_t errlen)
+{
+    size_t need = p->len + 1 + n + 1;
+    if (need > p->cap) {
+        size_t cap = p->cap ? p->cap : 4096;
+        char *b;
+        while (cap < need)
+            cap *= 2;
+        if (!(b = realloc(p->buf, cap)))
+            return xerr(err, errlen, "%s: line %ld: out of memory", p->in->name, p->in->line);
+        p->buf = b;
+        p->cap = cap;
+    }
+    if (p->len)
+        p->buf[p->len++] = ' ';
+    memcpy(p->buf + p->len, s, n);
+    p->len += n;
+    p->buf[p->len] = '\0';
+    return 0;
+}
+
+int para_next(para_reader *p, char **text, size_t *len, char *err, size_t errlen)
+{
+    p->len = 0;
+    p->cut = 0;
+    p->first_line = 0;
+    if (p->blank) {
+        p->blank = 0;
+        p->first_line = p->in->line;
+        *text = p->buf ? p->buf : (char *)"";
+        if (p->buf)
+            p->buf[0] = '\0';
+        *len = 0;
+        return 1;
+    }
+    for (;;) {
+        char *s;
+        size_t n;
+        long line;
+        int got;
+        if (p->held) { /* the line that did not fit the last paragraph */
+            s = p->held;
+            n = p->held_len;
+            line = p->held_line;
+        } else {
+            got = reader_next(p->in, &s, &n, err, errlen);
+            if (got < 0)
+                return -1;
+            if (got == 0)
+                break;
+            line = p->in->line;
+            p->cut |= p->in->cut;
+        }
+        if (is_blank(s, n)) {
+            if (p->len == 0) { /* a blank line between paragraphs: an empty line */
+                p->first_line = line;
+                *text = s;
+                *len = 0;
+                return 1;
+            }
+            p->blank = 1;
+            break;
+        }
+        while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+            n--;
+        while (n && (*s == ' ' || *s == '\t')) {
+            s++;
+            n--;
+        }
+        if (p->len && p->len + 1 + n > p->in->max_line) { /* too long: the rest comes next */
+            if (!p->held) {
+                if (!(p->held = malloc(n + 1)))
+                    return xerr(err, errlen, "%s: line %ld: out of memory", p->in->name, line);
+                memcpy(p->held, s, n);
+                p->held_len = n;
+                p->held_line = line;
+            }
+            p->cut = 1;
+            break;
+        }
+        if (!p->len)
+            p->first_line = line;
+        if (para_add(p, s, n, err, errlen))
+            return -1;
+        if (s == p->held) {
+            free(p->held);
+            p->held = NULL;
+        }
+    }
+    if (p->len == 0)
+        return 0;
+    *text = p->buf;
+    *len = p->len;
+    return 1;
+}
+
+int para_ready(para_reader *p)
+{
+    return p->blank || reader_ready(p->in);
+}
+
+void para_free(para_reader *p)
+{
+    free(p->buf);
+    free(p->held);
+    p->buf = p->held = NULL;
+}
+
 void reader_where(const line_reader *r, long line, char *out, size_t n)
 {
     if (r->fd < 0)

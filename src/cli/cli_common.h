@@ -48,6 +48,30 @@ int reader_ready(line_reader *r);
 void reader_where(const line_reader *r, long line, char *out, size_t n);
 void reader_close(line_reader *r);
 
+/* Paragraphs of hard-wrapped text (--paragraphs): the lines up to a blank line, joined by one
+ * space (each line's own leading and trailing whitespace dropped); each blank line comes back
+ * as an empty line of its own, so a text's blank lines are kept. A paragraph is cut, with
+ * `cut` set, where it would pass the reader's max_line bytes (memory stays bounded); the rest
+ * comes as the next paragraph. */
+typedef struct {
+    line_reader *in;
+    char *buf;            /* [cap] the paragraph being joined */
+    size_t len, cap;
+    long first_line;      /* the returned paragraph's first line number */
+    int cut;              /* it was cut at max_line, or one of its lines was */
+    int blank;            /* a blank line ended the last paragraph and is still to come */
+    char *held;           /* a line read but not yet joined (the cut's rest), malloc'd */
+    size_t held_len;
+    long held_line;
+} para_reader;
+
+/* Returns 1 with the paragraph (or empty line) in *text / *len (valid until the next call),
+ * 0 at the end, -1 with a message. */
+int para_next(para_reader *p, char **text, size_t *len, char *err, size_t errlen);
+/* 1 when para_next would not block: a blank line is pending, or the reader is ready. */
+int para_ready(para_reader *p);
+void para_free(para_reader *p);
+
 /* Output with every write checked. On the first failure `failed` is set and errno_ kept; a
  * broken pipe (the reader went away) is remembered as such so the caller can stop quietly. */
 typedef struct {

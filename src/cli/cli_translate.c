@@ -14,6 +14,7 @@
  * changes nothing in the output. */
 #include "cli/cli.h"
 #include "cli/cli_common.h"
+#include "cli/cli_output.h"
 #include "base/util.h"
 #include "xlate.h"
 #include <cJSON.h>
@@ -28,7 +29,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { FMT_TEXT, FMT_IDS, FMT_JSONL };
 enum { MAX_BATCH = 4096, MAX_WINDOW = 100000 };
 
 typedef struct {
@@ -40,6 +40,9 @@ typedef struct {
     int compute_type;    /* xlate_compute_type */
     int beam_set, lp_set;   /* given on the command line (else the model's defaults) */
     const char *target_lang; /* --target-lang: >>xx<< goes in front of every source */
+    const char *source_lang; /* --source-lang: the sentence splitter's rules */
+    int split;           /* XLATE_SPLIT_SENTENCES or XLATE_SPLIT_NONE (--split) */
+    int paragraphs;      /* --paragraphs: lines up to a blank line are one paragraph */
     xlate_decode_params dp;
     char *const *texts;
     int n_texts;
@@ -52,7 +55,9 @@ typedef struct {
     xlate_model_info info;
     xlate_ctx *ctx;
     line_reader in;
+    para_reader para;    /* --paragraphs: over in */
     writer out;
+    output fmt;          /* how a line's answer is written */
     xlate_lines_params lp; /* the options, as the library's pipeline takes them */
     long max_in;
     int *ids;            /* the last --input-format ids line's ids (malloc'd) */
@@ -73,9 +78,10 @@ static void usage(FILE *f)
         "Usage: xlate [OPTIONS] [TEXT...]\n"
         "       xlate info [DIR] | encode --spm FILE | decode --spm FILE\n"
         "Translates each line of stdin (or of -i FILE, or each TEXT) and writes one\n"
-        "line per input line, in input order, to stdout (or -o FILE). An empty or\n"
-        "blank line gives an empty line. Output starts before the input ends; when no\n"
-        "more input is ready, xlate answers what it has, so it works as a co-process.\n"
+        "line per input line, in input order, to stdout (or -o FILE). Each line is\n"
+        "split into sentences, translated sentence by sentence and joined again. An\n"
+        "empty or blank line gives an empty line. Output starts before the input ends;\n"
+        "when no more input is ready, xlate answers what it has (a co-process).\n"
         "\n"
         "Model:\n"
         "  -m, --model DIR         model directory (default: $XLATE_MODEL, else\n"
@@ -91,25 +97,36 @@ static void usage(FILE *f)
         "                          jsonl: {\"translation\", \"ids\", \"logprob\", \"score\",\n"
         "                          \"finished\"} per line\n"
         "      --scores            jsonl: add \"token_logprobs\" (each token, and eos)\n"
+        "Sentences:\n"
+        "      --split MODE        sentences (default: each sentence of a line is\n"
+        "                          translated on its own; jsonl adds \"sentences\") or\n"
+        "                          none (a line is one segment: pre-split corpora)\n"
+        "      --source-lang L     the splitter's rules (en, de, fr...; default: the\n"
+        "                          model's source language, else neutral rules)\n"
+        "      --paragraphs        wrapped text: the lines up to a blank line are one\n"
+        "                          paragraph, written as one line; blank lines kept\n"
         "Decoding:\n"
         "      --beam-size K       beam search with K beams (default: the model's\n"
         "                          num_beams for an OPUS-MT model, else 1: greedy)\n"
         "      --n-best N          N best per line (N <= K): N lines\n"
         "                          'i ||| text ||| score', i counting lines from 0;\n"
-        "                          jsonl: {\"hypotheses\": [...]}\n"
+        "                          a line of sentences: the N best combinations of\n"
+        "                          its sentences' hypotheses by summed score;\n"
+        "                          jsonl: {\"hypotheses\": [...]}, each sentence too\n"
         "      --length-penalty A  beam: rank by logprob / length^A (default 1.0, or\n"
         "                          the model's)\n"
         "      --max-length N      at most N generated tokens, eos counted (default:\n"
         "                          3 * (source tokens + 1) + 10, at most max_positions;\n"
         "                          OPUS-MT: the model's max_length - 1)\n"
         "      --target-lang L     multilingual OPUS-MT models: put >>L<< in front of\n"
-        "                          each source (xlate info lists the languages)\n"
+        "                          each sentence (xlate info lists the languages)\n"
         "      --min-length N      no eos before N tokens (default 0); raises the\n"
         "                          default --max-length to N + 1 where it is lower\n"
         "      --max-input-length N\n"
-        "                          keep the first N source tokens of longer lines,\n"
-        "                          with a warning naming the line (default and at\n"
-        "                          most: the model's max_positions - 1)\n"
+        "                          keep the first N source tokens of longer\n"
+        "                          sentences, with a warning naming the line and\n"
+        "                          sentence (default and at most: the model's\n"
+        "                          max_positions - 1)\n"
         "Speed:\n"
         "      --batch-size N      sentences per batch (default 32; 1: answer and\n"
         "                          flush each line on its own)\n"
@@ -136,6 +153,7 @@ static void usage(FILE *f)
         "  echo \"A dog runs in the snow.\" | xlate\n"
         "  xlate \"Two men are talking.\" \"A child plays.\"\n"
         "  xlate -i news.en -o news.de --batch-size 64\n"
+        "  xlate --paragraphs -i README.txt -o README.de.txt\n"
         "  xlate --output-format jsonl --scores -i news.en | jq -r .logprob\n"
         "  xlate --input-format ids --output-format ids < in.ids > out.ids\n"
         "  parallel --pipe --keep-order -N 1000 xlate -q --threads 1 < big.en > big.de\n"
@@ -158,7 +176,7 @@ static int parse_options(options *o, int argc, char **argv)
 {
     enum { O_IN_FMT = 256, O_OUT_FMT, O_BATCH, O_BATCH_TOK, O_THREADS, O_MAXLEN, O_MAXIN,
            O_BEAM, O_NBEST, O_LP, O_SCORES, O_VERSION, O_WINDOW, O_FAST, O_MINLEN,
-           O_COMPUTE, O_LANG };
+           O_COMPUTE, O_LANG, O_SRC_LANG, O_SPLIT, O_PARAS };
     static const struct option longopts[] = {
         {"model", required_argument, 0, 'm'},
         {"input", required_argument, 0, 'i'},
@@ -179,6 +197,9 @@ static int parse_options(options *o, int argc, char **argv)
         {"fast", no_argument, 0, O_FAST},
         {"compute-type", required_argument, 0, O_COMPUTE},
         {"target-lang", required_argument, 0, O_LANG},
+        {"source-lang", required_argument, 0, O_SRC_LANG},
+        {"split", required_argument, 0, O_SPLIT},
+        {"paragraphs", no_argument, 0, O_PARAS},
         {"quiet", no_argument, 0, 'q'},
         {"verbose", no_argument, 0, 'v'},
         {"version", no_argument, 0, O_VERSION},
@@ -217,6 +238,29 @@ static int parse_options(options *o, int argc, char **argv)
             }
             break;
         case O_LANG: o->target_lang = optarg; break;
+        case O_SRC_LANG:
+            if (!is_lang_code(optarg)) {
+                char q[200];
+                fprintf(stderr, "xlate: --source-lang: expected a language code such as en "
+                        "(letters, digits, '-', '_'; at most 15), got \"%s\"\n",
+                        cli_quote(q, sizeof q, optarg, strlen(optarg)));
+                return -1;
+            }
+            o->source_lang = optarg;
+            break;
+        case O_SPLIT:
+            if (strcmp(optarg, "sentences") == 0) {
+                o->split = XLATE_SPLIT_SENTENCES;
+            } else if (strcmp(optarg, "none") == 0) {
+                o->split = XLATE_SPLIT_NONE;
+            } else {
+                char q[200];
+                fprintf(stderr, "xlate: --split: expected sentences or none, got \"%s\"\n",
+                        cli_quote(q, sizeof q, optarg, strlen(optarg)));
+                return -1;
+            }
+            break;
+        case O_PARAS: o->paragraphs = 1; break;
         case O_IN_FMT:
         case O_OUT_FMT: {
             const char *name = c == O_IN_FMT ? "--input-format" : "--output-format";
@@ -296,6 +340,11 @@ static int parse_options(options *o, int argc, char **argv)
         o->dp.scores = 1;
     o->texts = argv + optind;
     o->n_texts = argc - optind;
+    if (o->in_fmt == FMT_IDS && (o->paragraphs || o->source_lang)) {
+        fprintf(stderr, "xlate: %s: only with text input (lines of ids are never split)\n",
+                o->paragraphs ? "--paragraphs" : "--source-lang");
+        return -1;
+    }
     if (o->n_texts && o->input) {
         fprintf(stderr, "xlate: give either -i FILE or TEXT arguments, not both\n");
         return -1;
@@ -428,12 +477,14 @@ static int cli_next(void *user, xlate_line *line, char *err, size_t errlen)
     run *r = user;
     char *s, where[96];
     size_t len;
-    int got = reader_next(&r->in, &s, &len, err, errlen);
+    int got = r->o->paragraphs ? para_next(&r->para, &s, &len, err, errlen)
+                               : reader_next(&r->in, &s, &len, err, errlen);
     if (got <= 0) {
         r->bad_status = XLATE_EXIT_INPUT;
         return got;
     }
-    line->tag = r->in.line * 2 + (r->in.cut != 0);
+    line->tag = r->o->paragraphs ? r->para.first_line * 2 + (r->para.cut != 0)
+                                 : r->in.line * 2 + (r->in.cut != 0);
     if (r->o->in_fmt == FMT_IDS) {
         reader_where(&r->in, r->in.line, where, sizeof where);
         free(r->ids);
@@ -450,7 +501,11 @@ static int cli_next(void *user, xlate_line *line, char *err, size_t errlen)
     return 1;
 }
 
-static int cli_ready(void *user) { return reader_ready(&((run *)user)->in); }
+static int cli_ready(void *user)
+{
+    run *r = user;
+    return r->o->paragraphs ? para_ready(&r->para) : reader_ready(&r->in);
+}
 
 /* The pipeline's progress: lines and input bytes of the window, in proportion to its
  * sentences translated. */
@@ -466,219 +521,35 @@ static void cli_progress(void *user, const xlate_progress *p)
 /* Stop translating what nobody will read. */
 static int cli_cancel(void *user) { return writer_gone(&((run *)user)->out); }
 
-static void put_ids(writer *w, const int *ids, int n)
-{
-    char buf[16];
-    for (int k = 0; k < n; k++) {
-        int len = snprintf(buf, sizeof buf, k ? " %d" : "%d", ids[k]);
-        writer_put(w, buf, (size_t)len);
-    }
-}
-
-/* A float as the shortest decimal that reads back as the same float; null when not finite. */
-static cJSON *json_float(float v)
-{
-    char buf[32];
-    if (!isfinite(v))
-        return cJSON_CreateNull();
-    for (int prec = 6; prec <= 9; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, (double)v);
-        if (strtof(buf, NULL) == v)
-            break;
-    }
-    return cJSON_CreateRaw(buf);
-}
-
-/* Length of the valid UTF-8 sequence at s[0..n) (RFC 3629: no overlongs, no surrogates, at
- * most U+10FFFF), or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    unsigned char lo = 0x80, hi = 0xBF;
-    size_t len;
-    if (s[0] < 0x80)
-        return 1;
-    if (s[0] >= 0xC2 && s[0] <= 0xDF)
-        len = 2;
-    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
-        len = 3, lo = s[0] == 0xE0 ? 0xA0 : 0x80, hi = s[0] == 0xED ? 0x9F : 0xBF;
-    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
-        len = 4, lo = s[0] == 0xF0 ? 0x90 : 0x80, hi = s[0] == 0xF4 ? 0x8F : 0xBF;
-    else
-        return 0;
-    if (n < len || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t k = 2; k < len; k++)
-        if (s[k] < 0x80 || s[k] > 0xBF)
-            return 0;
-    return len;
-}
-
-/* JSON strings are UTF-8: replaces each byte that is not part of a valid sequence (a byte
- * piece of a byte-fallback tokenizer can leave one) with U+FFFD. Returns 0, -1 out of memory. */
-static int utf8_fix(char **text)
-{
-    const unsigned char *s = (const unsigned char *)*text;
-    size_t n = strlen(*text), bad = 0, k, j;
-    char *out;
-    for (k = 0; k < n; k += j ? j : 1)
-        bad += (j = utf8_seq(s + k, n - k)) == 0;
-    if (!bad)
-        return 0;
-    if (!(out = malloc(n + 2 * bad + 1)))
-        return -1;
-    for (k = 0, j = 0; k < n;) {
-        size_t len = utf8_seq(s + k, n - k);
-        if (len) {
-            memcpy(out + j, s + k, len);
-            j += len;
-            k += len;
-        } else {
-            memcpy(out + j, "\xEF\xBF\xBD", 3);
-            j += 3;
-            k++;
-        }
-    }
-    out[j] = '\0';
-    free(*text);
-    *text = out;
-    return 0;
-}
-
-/* {"translation", "ids", "logprob", "score", "finished", "token_logprobs"} of one hypothesis;
- * h NULL: an empty line's answer, eos alone with log-probability 0 (the model is not run).
- * No "translation" without a tokenizer. */
-static cJSON *hyp_json(const run *r, const xlate_hypothesis *h, char *err, size_t errlen)
-{
-    cJSON *o = cJSON_CreateObject(), *a;
-    char *text = NULL;
-    int ok = o != NULL;
-    if (ok && r->info.has_tokenizer) {
-        if (h && xlate_detokenize(r->model, h->ids, h->n, &text, err, errlen)) {
-            cJSON_Delete(o);
-            return NULL;
-        }
-        if (text && utf8_fix(&text)) {
-            free(text);
-            cJSON_Delete(o);
-            xerr(err, errlen, "out of memory");
-            return NULL;
-        }
-        ok = cJSON_AddStringToObject(o, "translation", text ? text : "") != NULL;
-        free(text);
-    }
-    ok = ok && (a = cJSON_AddArrayToObject(o, "ids")) != NULL;
-    for (int k = 0; ok && h && k < h->n; k++)
-        ok = cJSON_AddItemToArray(a, cJSON_CreateNumber(h->ids[k]));
-    ok = ok && cJSON_AddItemToObject(o, "logprob", json_float(h ? h->logprob : 0));
-    ok = ok && cJSON_AddItemToObject(o, "score", json_float(h ? h->score : 0));
-    ok = ok && cJSON_AddBoolToObject(o, "finished", h ? h->finished : 1);
-    if (ok && r->o->dp.token_scores) {
-        ok = (a = cJSON_AddArrayToObject(o, "token_logprobs")) != NULL;
-        for (int k = 0; ok && h && h->token_logprobs && k < h->n + h->finished; k++)
-            ok = cJSON_AddItemToArray(a, json_float(h->token_logprobs[k]));
-        if (ok && !h) /* an empty line is answered by eos alone, with certainty */
-            ok = cJSON_AddItemToArray(a, json_float(0));
-    }
-    if (!ok) {
-        cJSON_Delete(o);
-        xerr(err, errlen, "out of memory");
-        return NULL;
-    }
-    return o;
-}
-
-static int write_jsonl(run *r, const xlate_result *res, char *err, size_t errlen)
-{
-    cJSON *root;
-    char *s;
-    if (r->o->dp.n_best > 1) {
-        cJSON *arr;
-        root = cJSON_CreateObject();
-        if (!root || !(arr = cJSON_AddArrayToObject(root, "hypotheses")))
-            goto oom;
-        for (int h = 0; h < r->o->dp.n_best; h++) { /* an empty line: n_best empty answers */
-            cJSON *one = hyp_json(r, h < res->n_hyps ? &res->hyps[h] : NULL, err, errlen);
-            if (!one) {
-                cJSON_Delete(root);
-                return -1;
-            }
-            cJSON_AddItemToArray(arr, one);
-        }
-    } else if (!(root = hyp_json(r, res->n_hyps ? &res->hyps[0] : NULL, err, errlen))) {
-        return -1;
-    }
-    if (!(s = cJSON_PrintUnformatted(root)))
-        goto oom;
-    writer_puts(&r->out, s);
-    writer_put(&r->out, "\n", 1);
-    free(s);
-    cJSON_Delete(root);
-    return 0;
-oom:
-    cJSON_Delete(root);
-    return xerr(err, errlen, "out of memory");
-}
-
-/* One hypothesis as text or ids (nothing for NULL). */
-static int write_hyp(run *r, const xlate_hypothesis *h, char *err, size_t errlen)
-{
-    char *text;
-    if (!h)
-        return 0;
-    if (r->o->out_fmt == FMT_IDS) {
-        put_ids(&r->out, h->ids, h->n);
-        return 0;
-    }
-    if (xlate_detokenize(r->model, h->ids, h->n, &text, err, errlen))
-        return -1;
-    writer_puts(&r->out, text);
-    free(text);
-    return 0;
-}
-
 /* The pipeline's sink (xlate_sink): a line's warnings (cut), then its answer. */
 static int cli_put(void *user, const xlate_translation *t, char *err, size_t errlen)
 {
     run *r = user;
-    const options *o = r->o;
-    const xlate_result *res = t->res;
-    int nh = res->n_hyps;
     char where[96];
 
     reader_where(&r->in, t->tag / 2, where, sizeof where);
     if (t->tag % 2) {
         r->cut++;
-        if (t->src_tokens_read > r->max_in)
+        if (t->src_tokens_read > t->src_tokens)
             warn(r, "%s: longer than %zu bytes; kept the first %ld source tokens "
                  "(--max-input-length)", where, r->in.max_line, r->max_in);
         else
             warn(r, "%s: longer than %zu bytes; kept the first %zu bytes", where,
                  r->in.max_line, r->in.max_line);
-    } else if (t->src_tokens_read > r->max_in) {
-        r->cut++;
-        warn(r, "%s: %d source tokens, kept the first %ld (--max-input-length)", where,
-             t->src_tokens_read, r->max_in);
-    }
-    if (o->out_fmt == FMT_JSONL) {
-        if (write_jsonl(r, res, err, errlen))
-            return -1;
-    } else if (o->dp.n_best > 1) {
-        for (int h = 0; h < o->dp.n_best; h++) {
-            const xlate_hypothesis *hy = h < nh ? &res->hyps[h] : NULL;
-            char buf[48];
-            snprintf(buf, sizeof buf, "%ld ||| ", t->index);
-            writer_puts(&r->out, buf);
-            if (write_hyp(r, hy, err, errlen))
-                return -1;
-            snprintf(buf, sizeof buf, " ||| %.6f\n", hy ? (double)hy->score : 0.0);
-            writer_puts(&r->out, buf);
-        }
     } else {
-        if (write_hyp(r, nh ? &res->hyps[0] : NULL, err, errlen))
-            return -1;
-        writer_put(&r->out, "\n", 1);
+        for (int k = 0; k < t->n_segments; k++) {
+            const xlate_segment *sg = &t->segments[k];
+            char which[32] = "";
+            if (sg->src_tokens_read <= sg->src_tokens)
+                continue;
+            r->cut++;
+            if (t->n_segments > 1)
+                snprintf(which, sizeof which, ", sentence %d", k + 1);
+            warn(r, "%s%s: %d source tokens, kept the first %ld (--max-input-length)", where,
+                 which, sg->src_tokens_read, r->max_in);
+        }
     }
-    return 0;
+    return output_line(&r->fmt, t, err, errlen);
 }
 
 /* After each window: flush; stop when the output failed. */
@@ -798,13 +669,17 @@ static void report(const run *r)
     double total = now_seconds() - r->t_start;
     double tt = st->translate_seconds > 0 ? st->translate_seconds : 1e-9;
     fprintf(stderr,
-            "xlate: %ld lines: %ld translated in %ld batches (%ld windows), %ld empty, %ld cut\n"
+            "xlate: %ld lines: %ld sentences translated in %ld batches (%ld windows), %ld empty, "
+            "%ld cut\n"
             "xlate: %lld source tokens, %lld target tokens (eos not counted)\n"
             "xlate: load %.3f s, translate %.3f s, total %.3f s\n"
             "xlate: %.1f sentences/s, %.1f source tokens/s, %.1f target tokens/s\n",
             st->lines, st->sentences, st->batches, st->windows, st->empty, r->cut,
             st->src_tokens, st->tgt_tokens, r->t_load, st->translate_seconds, total,
             st->sentences / tt, (double)st->src_tokens / tt, (double)st->tgt_tokens / tt);
+    if (r->lp.split == XLATE_SPLIT_SENTENCES)
+        fprintf(stderr, "xlate: splitting into sentences %.3f s (%.2f%% of the translate time)\n",
+                st->split_seconds, 100 * st->split_seconds / tt);
     if (r->ctx) {
         xlate_time_split ts = xlate_ctx_time_split(r->ctx);
         double rest = st->translate_seconds - ts.encoder_s - ts.decoder_s - ts.projection_s;
@@ -891,6 +766,16 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
     r->lp.window = (int)o->window;
     r->lp.max_input_length = o->max_input_length > 0 ? (int)o->max_input_length : 0;
     r->lp.target_lang_id = r->lang_id;
+    r->lp.split = o->in_fmt == FMT_TEXT ? o->split : XLATE_SPLIT_NONE;
+    r->lp.source_lang = o->source_lang;
+    r->lp.target_lang = o->target_lang && is_lang_code(o->target_lang) ? o->target_lang : NULL;
+    r->fmt.model = r->model;
+    r->fmt.has_tokenizer = r->info.has_tokenizer;
+    r->fmt.fmt = o->out_fmt;
+    r->fmt.n_best = o->dp.n_best;
+    r->fmt.token_scores = o->dp.token_scores;
+    r->fmt.sentences = o->in_fmt == FMT_TEXT;
+    r->fmt.w = &r->out;
     if (xlate_lines_params_check(r->model, &r->lp, err, sizeof err)) {
         option_words(err, sizeof err);
         fprintf(stderr, "xlate: %s\n", err);
@@ -977,7 +862,10 @@ int cmd_translate(int argc, char **argv)
         goto done;
     }
     /* A line is cut where it surely holds more than max_in tokens: memory stays bounded. */
-    r.in.max_line = r.max_in * 256 > 65536 ? (size_t)r.max_in * 256 : 65536;
+    /* A line of sentences may be long (a paragraph): up to READER_MAX_LINE bytes. */
+    if (o.in_fmt == FMT_IDS || o.split == XLATE_SPLIT_NONE)
+        r.in.max_line = r.max_in * 256 > 65536 ? (size_t)r.max_in * 256 : 65536;
+    r.para.in = &r.in;
     /* Not when the translations go to the same terminal: they would break the line. */
     r.progress = !o.quiet && r.in.regular && isatty(STDERR_FILENO) &&
                  (r.out.f != stdout || !isatty(STDOUT_FILENO));
@@ -989,6 +877,7 @@ int cmd_translate(int argc, char **argv)
         report(&r);
 done:
     reader_close(&r.in);
+    para_free(&r.para);
     release(&r);
     return status;
 }

@@ -53,6 +53,8 @@ static const field_spec fields[] = {
     {"weights", F_STR, 0, OFF(weights), 0, NULL},
     {"tokenizer", F_STR, 0, OFF(tokenizer), 0, NULL},
     {"target_tokenizer", F_STR, 0, OFF(target_tokenizer), 0, NULL},
+    {"source_lang", F_STR, 0, OFF(source_lang), 0, NULL},
+    {"target_lang", F_STR, 0, OFF(target_lang), 0, NULL},
 };
 #undef OFF
 #define NFIELDS (sizeof fields / sizeof fields[0])
@@ -151,6 +153,13 @@ static int validate(const model_config *c, const char *name, char *err, size_t e
         return xerr(err, errlen,
                     "%s: field \"positions\": sinusoidal positions need an even d_model, got %d",
                     name, c->d_model);
+    for (int k = 0; k < 2; k++) {
+        const char *l = k ? c->target_lang : c->source_lang;
+        if (l && !is_lang_code(l))
+            return xerr(err, errlen, "%s: field \"%s\": expected a language code such as "
+                        "\"en\" (1 to 15 letters, digits, '-', '_'), got a string of %zu bytes", name,
+                        k ? "target_lang" : "source_lang", strlen(l));
+    }
     if (c->shared_embeddings && c->src_vocab != c->tgt_vocab)
         return xerr(err, errlen,
                     "%s: field \"shared_embeddings\": true needs src_vocab_size (%d) == "
@@ -533,6 +542,9 @@ void config_free(model_config *c)
     free(c->target_tokenizer);
     free(c->vocab);
     free(c->target_vocab);
+    free(c->source_lang);
+    free(c->target_lang);
+    c->source_lang = c->target_lang = NULL;
     free(c->gen.bad_off);
     free(c->gen.bad_ids);
     c->weights = c->tokenizer = c->target_tokenizer = c->vocab = c->target_vocab = NULL;

@@ -57,6 +57,10 @@ typedef struct {
     char *vocab;            /* owned; vocab.json-style piece -> id map of the source (and the
                                target unless target_vocab); NULL: spm ids are the model's */
     char *target_vocab;     /* owned; NULL: = vocab */
+    char *source_lang;      /* owned; the languages' codes ("en"), for the sentence splitter and
+                               the join of sentences; NULL when the config names none (a
+                               MarianMT directory's are in its tokenizer_config.json) */
+    char *target_lang;
     gen_config gen;
 } model_config;
 

@@ -56,6 +56,15 @@ static int read_tokenizer_config(hf_tok *t, const char *dir, char *err, size_t e
         }
         t->cleanup = cJSON_IsTrue(v);
     }
+    /* "source_lang" / "target_lang" (an OPUS-MT directory names its languages there): the
+     * sentence splitter's rules and the join of sentences; a value that is no short code (a
+     * path, a group name longer than 15 bytes) is not a language xlate has rules for */
+    for (int k = 0; k < 2; k++) {
+        char *dst = k ? t->target_lang : t->source_lang;
+        v = cJSON_GetObjectItemCaseSensitive(root, k ? "target_lang" : "source_lang");
+        if (v && cJSON_IsString(v) && is_lang_code(v->valuestring))
+            snprintf(dst, sizeof t->source_lang, "%s", v->valuestring);
+    }
     rc = 0;
 done:
     cJSON_Delete(root);

@@ -18,6 +18,7 @@ typedef struct {
     int unk, eos, pad;  /* source ids of "<unk>", "</s>", "<pad>" */
     int tgt_special[3]; /* target ids of the same, -1 when absent */
     int cleanup;        /* clean_up_tokenization_spaces */
+    char source_lang[16], target_lang[16]; /* tokenizer_config.json's codes ("en"); "" absent */
     int *langs;         /* [n_langs] ids of the ">>xx<<" pieces of vocab.json, by id */
     int n_langs;
 } hf_tok;

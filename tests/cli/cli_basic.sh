@@ -33,7 +33,7 @@ expect_rc "-- ends the options (a text starting with -)" $? 0
 printf '\n   \n\t \n\302\240\n' | X -v > "$T/out" 2> "$T/err"
 expect_rc "empty and blank lines: exit 0" $? 0
 expect_eq "empty and blank lines: one empty line each" "$(od -An -c "$T/out" | tr -d ' ')" '\n\n\n\n'
-expect_grep "empty and blank lines: the model is not run" "$T/err" 'xlate: 4 lines: 0 translated in 0 batches.*, 4 empty'
+expect_grep "empty and blank lines: the model is not run" "$T/err" 'xlate: 4 lines: 0 sentences translated in 0 batches.*, 4 empty'
 
 printf '%s\r\n\r\n%s\r\n' "$s1" "$s2" | X > "$T/out"
 expect_eq "CRLF: the same translations, no CR in the output" "$(cat "$T/out")" "$(printf '%s\n\n%s' "$d1" "$d2")"
@@ -198,7 +198,7 @@ expect_eq "--version: xlate.h's version" "$("$XLATE" --version)" "xlate $version
 # --- --verbose: the counts are the output's
 X --output-format ids -v < "$T/3.en" > "$T/ids" 2> "$T/err"
 expect_grep "--verbose: model and threads" "$T/err" "^xlate: model $M: 7578624 parameters, 3\+3 layers, d_model 256; threads 1,"
-expect_grep "--verbose: lines" "$T/err" '^xlate: 3 lines: 3 translated in 1 batches'
+expect_grep "--verbose: lines" "$T/err" '^xlate: 3 lines: 3 sentences translated in 1 batches'
 src_tok=$("$XLATE" encode --spm "$M/spm.model" < "$T/3.en" | wc -w)
 expect_grep "--verbose: source and target tokens counted" "$T/err" "^xlate: $src_tok source tokens, $(wc -w < "$T/ids") target tokens"
 expect_grep "--verbose: timings and tokens/s" "$T/err" '^xlate: [0-9.]+ sentences/s, [0-9.]+ source tokens/s, [0-9.]+ target tokens/s$'

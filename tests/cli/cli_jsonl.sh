@@ -33,7 +33,7 @@ for k, line in enumerate(raw[:-1]):
         objs.append(json.loads(line.decode("utf-8")))   # strict UTF-8, strict JSON
     except Exception as e:
         check(f"line {k + 1} is JSON", False, str(e)); objs.append({})
-keys = ["translation", "ids", "logprob", "score", "finished", "token_logprobs"]
+keys = ["translation", "ids", "logprob", "score", "finished", "token_logprobs", "sentences"]
 check("every object has exactly the fields " + ", ".join(keys),
       all(list(o.keys()) == keys for o in objs), str([list(o.keys()) for o in objs][:2]))
 check("translation equals the text output", [o.get("translation") for o in objs] == txt)
@@ -46,7 +46,8 @@ check("greedy: score equals logprob", all(o["score"] == o["logprob"] for o in ob
 blank = [k for k, s in enumerate(src) if not s.strip()]
 check("empty and blank lines: empty translation, no ids, eos alone with log-probability 0",
       all(objs[k] == {"translation": "", "ids": [], "logprob": 0, "score": 0, "finished": True,
-                      "token_logprobs": [0]} for k in blank), str([objs[k] for k in blank]))
+                      "token_logprobs": [0], "sentences": []} for k in blank),
+      str([objs[k] for k in blank]))
 plain = [json.loads(l) for l in open(f"{T}/plain.jsonl", encoding="utf-8")]
 check("without --scores: no token_logprobs, the same logprob",
       all("token_logprobs" not in p and p["logprob"] == o["logprob"] for p, o in zip(plain, objs)))

@@ -1,0 +1,269 @@
+/* cli_output.c — the output formats of a translated line (cli_output.h). */
+#include "cli/cli_output.h"
+#include "base/util.h"
+#include <cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void put_ids(writer *w, const int *ids, int n)
+{
+    char buf[16];
+    for (int k = 0; k < n; k++) {
+        int len = snprintf(buf, sizeof buf, k ? " %d" : "%d", ids[k]);
+        writer_put(w, buf, (size_t)len);
+    }
+}
+
+/* A float as the shortest decimal that reads back as the same float; null when not finite. */
+static cJSON *json_float(float v)
+{
+    char buf[32];
+    if (!isfinite(v))
+        return cJSON_CreateNull();
+    for (int prec = 6; prec <= 9; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, (double)v);
+        if (strtof(buf, NULL) == v)
+            break;
+    }
+    return cJSON_CreateRaw(buf);
+}
+
+/* Length of the valid UTF-8 sequence at s[0..n) (RFC 3629: no overlongs, no surrogates, at
+ * most U+10FFFF), or 0. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned char lo = 0x80, hi = 0xBF;
+    size_t len;
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF)
+        len = 2;
+    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+        len = 3, lo = s[0] == 0xE0 ? 0xA0 : 0x80, hi = s[0] == 0xED ? 0x9F : 0xBF;
+    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+        len = 4, lo = s[0] == 0xF0 ? 0x90 : 0x80, hi = s[0] == 0xF4 ? 0x8F : 0xBF;
+    else
+        return 0;
+    if (n < len || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t k = 2; k < len; k++)
+        if (s[k] < 0x80 || s[k] > 0xBF)
+            return 0;
+    return len;
+}
+
+/* JSON strings are UTF-8: replaces each byte that is not part of a valid sequence (a byte
+ * piece of a byte-fallback tokenizer can leave one) with U+FFFD. Returns 0, -1 out of memory. */
+int utf8_fix(char **text)
+{
+    const unsigned char *s = (const unsigned char *)*text;
+    size_t n = strlen(*text), bad = 0, k, j;
+    char *out;
+    for (k = 0; k < n; k += j ? j : 1)
+        bad += (j = utf8_seq(s + k, n - k)) == 0;
+    if (!bad)
+        return 0;
+    if (!(out = malloc(n + 2 * bad + 1)))
+        return -1;
+    for (k = 0, j = 0; k < n;) {
+        size_t len = utf8_seq(s + k, n - k);
+        if (len) {
+            memcpy(out + j, s + k, len);
+            j += len;
+            k += len;
+        } else {
+            memcpy(out + j, "\xEF\xBF\xBD", 3);
+            j += 3;
+            k++;
+        }
+    }
+    out[j] = '\0';
+    free(*text);
+    *text = out;
+    return 0;
+}
+
+/* {"translation", "ids", "logprob", "score", "finished", "token_logprobs"} of hypothesis h of
+ * a line (or of one of its sentences when sg); h < 0: an empty answer, eos alone with
+ * log-probability 0 (the model is not run). No "translation" without a tokenizer. */
+static cJSON *hyp_json(const output *o, const xlate_translation *t, const xlate_segment *sg,
+                       int h, char *err, size_t errlen)
+{
+    const xlate_result *res = sg ? sg->res : t->res;
+    const xlate_hypothesis *hy = h >= 0 && h < res->n_hyps ? &res->hyps[h] : NULL;
+    cJSON *obj = cJSON_CreateObject(), *a;
+    char *text = NULL;
+    int ok = obj != NULL;
+    if (ok && o->has_tokenizer) {
+        int rc = !hy ? 0
+                 : sg ? xlate_detokenize(o->model, hy->ids, hy->n, &text, err, errlen)
+                      : xlate_translation_text(o->model, t, h, &text, err, errlen);
+        if (rc) {
+            cJSON_Delete(obj);
+            return NULL;
+        }
+        if (text && utf8_fix(&text)) {
+            free(text);
+            cJSON_Delete(obj);
+            xerr(err, errlen, "out of memory");
+            return NULL;
+        }
+        ok = cJSON_AddStringToObject(obj, "translation", text ? text : "") != NULL;
+        free(text);
+    }
+    ok = ok && (a = cJSON_AddArrayToObject(obj, "ids")) != NULL;
+    for (int k = 0; ok && hy && k < hy->n; k++)
+        ok = cJSON_AddItemToArray(a, cJSON_CreateNumber(hy->ids[k]));
+    ok = ok && cJSON_AddItemToObject(obj, "logprob", json_float(hy ? hy->logprob : 0));
+    ok = ok && cJSON_AddItemToObject(obj, "score", json_float(hy ? hy->score : 0));
+    ok = ok && cJSON_AddBoolToObject(obj, "finished", hy ? hy->finished : 1);
+    if (ok && o->token_scores) {
+        int nt = 0;
+        if (hy && sg)
+            nt = hy->n + hy->finished;
+        else if (hy) /* a line's: each of its sentences' tokens and eos */
+            for (int k = 0; k < t->n_segments; k++) {
+                int w = t->hyp_of ? t->hyp_of[h * t->n_segments + k] : h;
+                if (w >= 0)
+                    nt += t->segments[k].res->hyps[w].n + t->segments[k].res->hyps[w].finished;
+            }
+        ok = (a = cJSON_AddArrayToObject(obj, "token_logprobs")) != NULL;
+        for (int k = 0; ok && hy && hy->token_logprobs && k < nt; k++)
+            ok = cJSON_AddItemToArray(a, json_float(hy->token_logprobs[k]));
+        if (ok && !hy) /* an empty answer is eos alone, with certainty */
+            ok = cJSON_AddItemToArray(a, json_float(0));
+    }
+    if (!ok) {
+        cJSON_Delete(obj);
+        xerr(err, errlen, "out of memory");
+        return NULL;
+    }
+    return obj;
+}
+
+/* The line's (or sentence's) answer into obj: its fields, or with n_best > 1 "hypotheses". */
+static int answer_json(const output *o, cJSON *obj, const xlate_translation *t,
+                       const xlate_segment *sg, char *err, size_t errlen)
+{
+    if (o->n_best > 1) {
+        cJSON *arr = cJSON_AddArrayToObject(obj, "hypotheses");
+        if (!arr)
+            return xerr(err, errlen, "out of memory");
+        for (int h = 0; h < o->n_best; h++) { /* an empty line: n_best empty answers */
+            cJSON *one = hyp_json(o, t, sg, h, err, errlen);
+            if (!one)
+                return -1;
+            cJSON_AddItemToArray(arr, one);
+        }
+        return 0;
+    }
+    cJSON *one = hyp_json(o, t, sg, 0, err, errlen), *it;
+    if (!one)
+        return -1;
+    while ((it = one->child)) { /* its fields, moved into obj in order */
+        cJSON_DetachItemViaPointer(one, it);
+        cJSON_AddItemToObject(obj, it->string, it);
+    }
+    cJSON_Delete(one);
+    return 0;
+}
+
+/* "sentences": [{"source", "span": [start, end], translation fields...}] */
+static int sentences_json(const output *o, cJSON *obj, const xlate_translation *t, char *err,
+                          size_t errlen)
+{
+    cJSON *arr = cJSON_AddArrayToObject(obj, "sentences");
+    if (!arr)
+        return xerr(err, errlen, "out of memory");
+    for (int k = 0; k < t->n_segments; k++) {
+        const xlate_segment *sg = &t->segments[k];
+        cJSON *one = cJSON_CreateObject(), *span;
+        char *src = NULL;
+        int ok = one != NULL;
+        if (ok && t->text) {
+            ok = (src = malloc(sg->end - sg->start + 1)) != NULL;
+            if (ok) {
+                memcpy(src, t->text + sg->start, sg->end - sg->start);
+                src[sg->end - sg->start] = '\0';
+                ok = utf8_fix(&src) == 0 && cJSON_AddStringToObject(one, "source", src);
+            }
+            free(src);
+        }
+        ok = ok && (span = cJSON_AddArrayToObject(one, "span")) != NULL &&
+             cJSON_AddItemToArray(span, cJSON_CreateNumber((double)sg->start)) &&
+             cJSON_AddItemToArray(span, cJSON_CreateNumber((double)sg->end));
+        if (!ok) {
+            cJSON_Delete(one);
+            return xerr(err, errlen, "out of memory");
+        }
+        cJSON_AddItemToArray(arr, one);
+        if (answer_json(o, one, t, sg, err, errlen))
+            return -1;
+    }
+    return 0;
+}
+
+static int write_jsonl(const output *o, const xlate_translation *t, char *err, size_t errlen)
+{
+    cJSON *root = cJSON_CreateObject();
+    char *s;
+    if (!root)
+        return xerr(err, errlen, "out of memory");
+    if (answer_json(o, root, t, NULL, err, errlen) ||
+        (o->sentences && sentences_json(o, root, t, err, errlen))) {
+        cJSON_Delete(root);
+        return -1;
+    }
+    if (!(s = cJSON_PrintUnformatted(root))) {
+        cJSON_Delete(root);
+        return xerr(err, errlen, "out of memory");
+    }
+    writer_puts(o->w, s);
+    writer_put(o->w, "\n", 1);
+    free(s);
+    cJSON_Delete(root);
+    return 0;
+}
+
+/* Hypothesis h of the line as text or ids (nothing where it has none). */
+static int write_hyp(const output *o, const xlate_translation *t, int h, char *err,
+                     size_t errlen)
+{
+    char *text;
+    if (h >= t->res->n_hyps)
+        return 0;
+    if (o->fmt == FMT_IDS) {
+        put_ids(o->w, t->res->hyps[h].ids, t->res->hyps[h].n);
+        return 0;
+    }
+    if (xlate_translation_text(o->model, t, h, &text, err, errlen))
+        return -1;
+    writer_puts(o->w, text);
+    free(text);
+    return 0;
+}
+
+int output_line(const output *o, const xlate_translation *t, char *err, size_t errlen)
+{
+    if (o->fmt == FMT_JSONL)
+        return write_jsonl(o, t, err, errlen);
+    if (o->n_best > 1) {
+        for (int h = 0; h < o->n_best; h++) {
+            char buf[48];
+            snprintf(buf, sizeof buf, "%ld ||| ", t->index);
+            writer_puts(o->w, buf);
+            if (write_hyp(o, t, h, err, errlen))
+                return -1;
+            snprintf(buf, sizeof buf, " ||| %.6f\n",
+                     h < t->res->n_hyps ? (double)t->res->hyps[h].score : 0.0);
+            writer_puts(o->w, buf);
+        }
+        return 0;
+    }
+    if (write_hyp(o, t, 0, err, errlen))
+        return -1;
+    writer_put(o->w, "\n", 1);
+    return 0;
+}
