@@ -407,11 +407,12 @@ static void progress(run *r, long lines, long long offset, int final)
     if (r->in.size > 0 && offset > 0) {
         double frac = (double)offset / (double)r->in.size;
         hms(final ? 0 : t * (1 - frac) / frac, eta, sizeof eta);
-        fprintf(stderr, "\rxlate: %ld lines, %3.0f%%, %.1f lines/s, %s elapsed, %s left\033[K",
-                lines, 100 * frac, t > 0 ? lines / t : 0.0, el, eta);
+        fprintf(stderr, "\rxlate: %ld lines, %3.0f%%, %.1f lines/s, %.1f sentences/s, %s "
+                "elapsed, %s left\033[K", lines, 100 * frac, t > 0 ? lines / t : 0.0,
+                t > 0 ? r->st.sentences / t : 0.0, el, eta);
     } else {
-        fprintf(stderr, "\rxlate: %ld lines, %.1f lines/s, %s elapsed\033[K", lines,
-                t > 0 ? lines / t : 0.0, el);
+        fprintf(stderr, "\rxlate: %ld lines, %.1f lines/s, %.1f sentences/s, %s elapsed\033[K",
+                lines, t > 0 ? lines / t : 0.0, t > 0 ? r->st.sentences / t : 0.0, el);
     }
     r->shown = 1;
     if (final)
