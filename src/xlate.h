@@ -100,6 +100,12 @@ typedef struct {
                              tokens, unfinished) */
     int scores;           /* 1: compute logprob and score (greedy skips the softmax otherwise) */
     int token_scores;     /* 1: also fill xlate_hypothesis.token_logprobs (implies scores) */
+    int alignments;       /* 1: also fill xlate_hypothesis.attention and .alignment (default 0);
+                             the ids are the same either way */
+    int alignment_layer;  /* the decoder layer (from 0) whose cross-attention, averaged over
+                             its heads, gives them; default -1: the penultimate layer (the only
+                             one of a 1-layer decoder), after Garg et al. 2019 (DEVELOPERS.md,
+                             "Decisions worth knowing") */
 } xlate_decode_params;
 
 xlate_decode_params xlate_decode_default_params(void);
@@ -119,6 +125,16 @@ typedef struct {
     float score;           /* the ranking score: logprob for greedy, logprob / len^penalty for
                               beam search, len counting eos */
     float *token_logprobs; /* [n + finished] when token_scores; else NULL */
+    /* alignments: [(n + finished) * src_len1]: row t = the cross-attention probabilities of
+       target token t (eos included when finished) over the source positions 0..src_len (the
+       appended eos is position src_len), averaged over the heads of the alignment layer; taken
+       at the step that chose token t (its decoder input is the token before it). Rows sum to
+       1 up to float rounding. NULL unless alignments */
+    float *attention;
+    int src_len1;          /* alignments: the row length, src_len + 1; else 0 */
+    int *alignment;        /* [n]: for each target token (eos excluded), the source position
+                              (0..src_len-1, eos excluded) with the highest attention, the
+                              lowest on ties; -1 for an empty source. NULL unless alignments */
 } xlate_hypothesis;
 
 typedef struct {
