@@ -9,7 +9,11 @@ rounding alone (tests/py/test_beam.py's check_live says why not float32 PyTorch)
 
 Checked, on the 6 random parity models (tests/fixtures/parity: 1 to 3 decoder layers, pre- and
 post-norm, f32, f16 and bf16 weights; their src.ids and an empty source) and the default model (models/en-de, 3 decoder layers) on
-the 8 shortest of the first 30 lines of test_2016_flickr.en (tests/fixtures/beam/en-de/src.ids):
+the 8 shortest of the first 30 lines of test_2016_flickr.en (tests/fixtures/beam/en-de/src.ids),
+and two random MarianMT directories made here by tools/make_marian.py (3 decoder layers, tied,
+swish; 2 layers, untied with a logits bias, gelu, f16), whose oracle is
+tools/marian_reference.py's model in float64 (Hugging Face's beam rules in xlate), on the first 8
+lines of test_2016_flickr.en through its tokenizer:
   - greedy, and beam 4 with its 4 best, for every decoder layer and the default (-1): every
     hypothesis has n + finished rows of src_len + 1 probabilities, each within TOL of
     PyTorch's; the default is the penultimate layer (the only one of a 1-layer decoder): the
@@ -28,6 +32,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 import torch
 
@@ -46,7 +51,7 @@ EN_DE_SRC = os.path.join(TOP, "tests", "fixtures", "beam", "en-de", "src.ids")
 # float64: a probability p moves by about p times the error of its score, the float32 error of a
 # dot product of d_model / heads terms after the layers below it. Measured (AVX-512 machine):
 # at most 1.7e-5 on the random models (post_gelu_untied, whose post-norm GELU layers amplify
-# rounding, layer 2, beam 4), 3.8e-7 on en-de; so 1e-4, a margin of ~6x for other CPUs'
+# rounding, layer 2, beam 4), 3.8e-7 on en-de, 1.3e-5 on the Marian ones; so 1e-4, a margin of ~6x for other CPUs'
 # OpenBLAS kernels, still far below the differences between probabilities that decide an
 # alignment.
 TOL = 1e-4
@@ -94,15 +99,16 @@ def own_argmax(row, src_len):
     return best
 
 
-def compare(model, src, h, layer, worst):
-    """None when hypothesis h (align_dump's) agrees with PyTorch; else why not."""
+def compare(oracle, start, src, h, layer, worst):
+    """None when hypothesis h (align_dump's) agrees with PyTorch's attention
+    oracle(src, decoder input, layer); else why not."""
     n, fin = len(h["ids"]), h["finished"]
     if h["src_len1"] != len(src) + 1:
         return f"src_len1 {h['src_len1']}, source of {len(src)} tokens"
     att = h["attention"]
     if len(att) != n + fin or any(len(r) != len(src) + 1 for r in att):
         return f"attention has {len(att)} rows (ids {n}, finished {fin})"
-    ref = tm.cross_attention(model, src, ([tm.BOS] + h["ids"])[: n + fin], layer)
+    ref = oracle(src, ([start] + h["ids"])[: n + fin], layer)
     got = torch.tensor(att, dtype=torch.float64)
     diff = float((ref - got).abs().max())
     worst[0] = max(worst[0], diff)
@@ -122,8 +128,7 @@ def compare(model, src, h, layer, worst):
     return None
 
 
-def check_model(name, d, srcs, layers):
-    model = tm.from_model_dir(d).double()
+def check_model(name, d, srcs, layers, oracle, start):
     default = layers - 2 if layers >= 2 else 0
     for beam in (1, 4):
         kind = "greedy" if beam == 1 else "beam 4, 4 best"
@@ -138,7 +143,8 @@ def check_model(name, d, srcs, layers):
                     return f"{len(res)} results for {len(srcs)} sources"
                 for i, (src, r) in enumerate(zip(srcs, res)):
                     for k, h in enumerate(r["hyps"]):
-                        why = compare(model, src, h, default if layer < 0 else layer, worst)
+                        why = compare(oracle, start, src, h, default if layer < 0 else layer,
+                                      worst)
                         if why:
                             return f"source {i + 1}, hypothesis {k + 1}: {why}"
                 print(f"# {name} {kind} layer {layer}: max |xlate - PyTorch| {worst[0]:.3g}")
@@ -177,10 +183,40 @@ def check_refused():
         check(f"alignment_layer {layer} refused for a 2-layer decoder, naming the field", run)
 
 
+def marian_models(tmp):
+    """(name, dir, sources, decoder layers, oracle, start) of random MarianMT directories
+    (tools/make_marian.py, as tests/py/test_marian.py makes them), the oracle
+    tools/marian_reference.py's model in float64."""
+    import marian_reference as R
+    with open(os.path.join(TOP, "tests", "data", "multi30k", "test_2016_flickr.en"),
+              encoding="utf-8") as f:
+        lines = f.read().splitlines()[:8]
+    out = []
+    for name, args in (("marian-tied", ["--layers", "3"]),
+                       ("marian-untied-f16", ["--untied", "--bias", "--act", "gelu", "--dtype",
+                                              "f16", "--seed", "2"])):
+        d = os.path.join(tmp, name)
+        subprocess.run([sys.executable, os.path.join(TOP, "tools", "make_marian.py"), d] + args,
+                       check=True, stderr=subprocess.DEVNULL)
+        m = R.Marian(d)
+        m.w = {k: v.double() for k, v in m.w.items()}
+        for a in ("src_emb", "tgt_emb", "lm_head", "bias", "pos"):
+            setattr(m, a, getattr(m, a).double())
+        tok = R.Tokenizer(d)
+        out.append((name, d, [tok.encode(x) for x in lines] + [[]], m.dec_layers,
+                    m.cross_attention, m.start))
+    return out
+
+
 def main():
     torch.set_num_threads(1)
     for name, d, srcs, layers in models():
-        check_model(name, d, srcs, layers)
+        model = tm.from_model_dir(d).double()
+        check_model(name, d, srcs, layers,
+                    lambda s, t, l, model=model: tm.cross_attention(model, s, t, l), tm.BOS)
+    with tempfile.TemporaryDirectory() as tmp:
+        for args in marian_models(tmp):
+            check_model(*args)
     check_refused()
     return done()
 
