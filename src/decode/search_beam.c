@@ -37,8 +37,7 @@
  * with its tokens, the row that chose each of them, and the returned ones gather their rows
  * from the log at the end. So only ints follow the beam, never attention rows. The log is
  * max_len * rows * (longest source + 1) floats (batch 32, beam 4: 0.8 MB for sentences of 20
- * tokens, 63 MB for 200),
- * cut only when alignments are asked for.
+ * tokens, 63 MB for 200), cut only when alignments are asked for.
  *
  * Every buffer (live and finished hypotheses included) is cut from the scratch once per run,
  * sized for the batch's shape: the step loop allocates nothing. */
