@@ -275,6 +275,15 @@ int xlate_detokenize(const xlate_model *m, const int *ids, int n, char **text, c
     return spm_decode(m->tgt_spm, ids, n, text, &len, err, errlen);
 }
 
+static int check_alignment_layer(const xlate_model *m, int layer, char *err, size_t errlen)
+{
+    int L = m->w.cfg.decoder_layers;
+    if (layer < -1 || layer >= L)
+        return xerr(err, errlen, "alignment_layer: expected -1 (the default layer) or 0 to %d "
+                    "(the model has %d decoder layers), got %d", L - 1, L, layer);
+    return 0;
+}
+
 int xlate_decode_params_check(const xlate_model *m, const xlate_decode_params *p, char *err,
                               size_t errlen)
 {
@@ -296,11 +305,7 @@ int xlate_decode_params_check(const xlate_model *m, const xlate_decode_params *p
     if (p->max_length > 0 && p->min_length > p->max_length)
         return xerr(err, errlen, "min_length %d exceeds max_length %d", p->min_length,
                     p->max_length);
-    if (p->alignment_layer < -1 || p->alignment_layer >= m->w.cfg.decoder_layers)
-        return xerr(err, errlen, "alignment_layer: expected -1 (the default layer) or 0 to %d "
-                    "(the model has %d decoder layers), got %d", m->w.cfg.decoder_layers - 1,
-                    m->w.cfg.decoder_layers, p->alignment_layer);
-    return 0;
+    return check_alignment_layer(m, p->alignment_layer, err, errlen);
 }
 
 void xlate_results_free(xlate_result *r, int n)
@@ -687,14 +692,16 @@ done:
     return rc;
 }
 
-int xlate_forced_logits(xlate_ctx *ctx, int n, const int *const *src, const int *src_len,
-                        const int *const *tgt, const int *tgt_len, float *logits, char *err,
-                        size_t errlen)
+/* The decoder teacher-forced on tgt: logits [sum(tgt_len), Vt] (NULL: not computed) and the
+ * alignment layer's attention (attn NULL: not computed), rows as xlate_forced_attention's. */
+static int forced_run(xlate_ctx *ctx, int n, const int *const *src, const int *src_len,
+                      const int *const *tgt, const int *tgt_len, float *logits,
+                      const xlate_decode_params *ap, float *attn, char *err, size_t errlen)
 {
     const model_weights *w = &ctx->m->w;
     const model_config *c = &w->cfg;
     int *block = NULL, **rows = NULL, *lens = NULL, *tok = NULL, *slot = NULL, rc = -1, cap = 1;
-    size_t N, *out_off = NULL;
+    size_t N, *out_off = NULL, *att_off = NULL;
     float *step = NULL;
     const float *pos;
 
@@ -713,19 +720,23 @@ int xlate_forced_logits(xlate_ctx *ctx, int n, const int *const *src, const int 
     tok = malloc(n * sizeof *tok);
     slot = malloc(n * sizeof *slot);
     out_off = malloc(n * sizeof *out_off);
-    step = malloc((size_t)n * c->tgt_vocab * sizeof *step);
-    if (!tok || !slot || !out_off || !step) {
+    att_off = malloc(n * sizeof *att_off);
+    step = logits ? malloc((size_t)n * c->tgt_vocab * sizeof *step) : NULL;
+    if (!tok || !slot || !out_off || !att_off || (logits && !step)) {
         xerr(err, errlen, "out of memory");
         goto done;
     }
-    for (int i = 0, o = 0; i < n; i++) {
+    for (size_t i = 0, o = 0, a = 0; i < (size_t)n; i++) {
         out_off[i] = o;
+        att_off[i] = a;
         o += tgt_len[i];
+        a += (size_t)tgt_len[i] * lens[i];
     }
     if (run_encoder(ctx, n, rows, lens, N, err, errlen) ||
         !(pos = positions(ctx, 0, cap, err, errlen)) ||
         decoder_begin(w, ctx->pool, &ctx->dec, pos, n, cap, n, n, lens, ctx->enc_out, err,
-                      errlen))
+                      errlen) ||
+        decoder_capture(w, &ctx->dec, attn ? alignment_layer(c, ap) : -1, err, errlen))
         goto done;
     for (int pos = 0; pos < cap; pos++) {
         int r = 0;
@@ -734,10 +745,16 @@ int xlate_forced_logits(xlate_ctx *ctx, int n, const int *const *src, const int 
                 tok[r] = tgt[i][pos];
                 slot[r++] = i;
             }
-        decoder_step(w, ctx->pool, &ctx->dec, r, tok, slot, slot, pos, step);
-        for (int k = 0; k < r; k++)
+        if (logits)
+            decoder_step(w, ctx->pool, &ctx->dec, r, tok, slot, slot, pos, step);
+        else
+            decoder_hidden(w, ctx->pool, &ctx->dec, r, tok, slot, slot, pos);
+        for (int k = 0; logits && k < r; k++)
             memcpy(logits + (out_off[slot[k]] + pos) * c->tgt_vocab, step + (size_t)k * c->tgt_vocab,
                    c->tgt_vocab * sizeof(float));
+        for (int k = 0; attn && k < r; k++)
+            memcpy(attn + att_off[slot[k]] + (size_t)pos * lens[slot[k]],
+                   ctx->dec.attn + (size_t)k * ctx->dec.max_src, lens[slot[k]] * sizeof(float));
     }
     rc = 0;
 done:
@@ -747,6 +764,23 @@ done:
     free(tok);
     free(slot);
     free(out_off);
+    free(att_off);
     free(step);
     return rc;
+}
+
+int xlate_forced_logits(xlate_ctx *ctx, int n, const int *const *src, const int *src_len,
+                        const int *const *tgt, const int *tgt_len, float *logits, char *err,
+                        size_t errlen)
+{
+    return forced_run(ctx, n, src, src_len, tgt, tgt_len, logits, NULL, NULL, err, errlen);
+}
+
+int xlate_forced_attention(xlate_ctx *ctx, int n, const int *const *src, const int *src_len,
+                           const int *const *tgt, const int *tgt_len, const xlate_decode_params *p,
+                           float *attn, char *err, size_t errlen)
+{
+    if (check_alignment_layer(ctx->m, p->alignment_layer, err, errlen))
+        return -1;
+    return forced_run(ctx, n, src, src_len, tgt, tgt_len, NULL, p, attn, err, errlen);
 }

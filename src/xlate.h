@@ -286,5 +286,14 @@ int xlate_encode(xlate_ctx *ctx, int n, const int *const *src, const int *src_le
 int xlate_forced_logits(xlate_ctx *ctx, int n, const int *const *src, const int *src_len,
                         const int *const *tgt, const int *tgt_len, float *logits, char *err,
                         size_t errlen);
+/* The alignments of given translations: the decoder teacher-forced on tgt[i] (starting with
+ * bos, as xlate_forced_logits) writes, for each decoder input position t of sentence i, the
+ * cross-attention row of p->alignment_layer (-1: the default) averaged over its heads, as
+ * xlate_hypothesis.attention's rows are (input t = the step that chose target token t): attn
+ * holds sentence after sentence, sentence i as [tgt_len[i]][src_len[i] + 1]. Only
+ * p->alignment_layer is read. */
+int xlate_forced_attention(xlate_ctx *ctx, int n, const int *const *src, const int *src_len,
+                           const int *const *tgt, const int *tgt_len, const xlate_decode_params *p,
+                           float *attn, char *err, size_t errlen);
 
 #endif

@@ -24,6 +24,8 @@ lines of test_2016_flickr.en through its tokenizer:
   - the hypotheses (ids, finished, score) are the same bytes with alignments off;
   - the output is the same bytes with 1 sentence a batch or all in one, with 1 or 2 threads
     (the attention rows are batch- and thread-invariant as the ids are);
+  - xlate_forced_attention (the decoder teacher-forced on given ids) gives each hypothesis's
+    rows, the same bytes, fed [bos] + its ids;
   - alignment_layer outside -1..decoder_layers-1 is refused with a message naming it.
 
 Run by tests/run.sh with env TEST_BUILD (the C tests' folder, holding align_dump).
@@ -151,6 +153,29 @@ def check_model(name, d, srcs, layers, oracle, start):
                 return None
             check(f"{name}, {kind}, alignment_layer {layer}: attention rows within {TOL} of "
                   f"PyTorch's (float64), alignment = argmax", run)
+        def forced():
+            for layer in (-1, 0):
+                res = [json.loads(x) for x in outs[layer].splitlines()]
+                pairs, want = [], []
+                for src, r in zip(srcs, res):
+                    for h in r["hyps"]:
+                        tin = ([start] + h["ids"])[: len(h["ids"]) + h["finished"]]
+                        pairs.append(" ".join(map(str, src)) + " | " + " ".join(map(str, tin)))
+                        want.append(h["attention"])
+                p = subprocess.run([DUMP, d, "forced", str(layer), "1"],
+                                   input="".join(x + "\n" for x in pairs), capture_output=True,
+                                   text=True)
+                if p.returncode != 0:
+                    return f"forced, layer {layer}: exit {p.returncode}: {p.stderr.strip()}"
+                got = [json.loads(x)["attention"] for x in p.stdout.splitlines()]
+                for k, (g, w) in enumerate(zip(got, want)):
+                    if g != w:
+                        return f"layer {layer}, {pairs[k]}: the rows differ"
+                if len(got) != len(want):
+                    return f"{len(got)} results for {len(want)} pairs"
+            return None
+        check(f"{name}, {kind}: xlate_forced_attention on the hypotheses gives their rows "
+              f"(the same bytes), default layer and layer 0", forced)
         check(f"{name}, {kind}: the default layer is the penultimate ({default})",
               lambda: None if outs.get(-1) == outs.get(default) else "the outputs differ")
 
@@ -171,16 +196,21 @@ def check_model(name, d, srcs, layers, oracle, start):
 
 def check_refused():
     d = os.path.join(PARITY, "pre_relu_tied")  # 2 decoder layers
-    for layer in (2, -2):
+    for layer, form in ((2, "xlate_translate"), (-2, "xlate_translate"),
+                        (2, "xlate_forced_attention")):
         def run():
-            p = subprocess.run([DUMP, d, "1", "1", str(layer), "1", "1"], input="5 6\n",
-                               capture_output=True, text=True)
+            if form == "xlate_translate":
+                args, inp = [DUMP, d, "1", "1", str(layer), "1", "1"], "5 6\n"
+            else:
+                args, inp = [DUMP, d, "forced", str(layer), "1"], "5 6 | 2 7\n"
+            p = subprocess.run(args, input=inp, capture_output=True, text=True)
             if p.returncode == 0:
                 return "accepted"
             if "alignment_layer" not in p.stderr:
                 return f"message without the field's name: {p.stderr.strip()}"
             return None
-        check(f"alignment_layer {layer} refused for a 2-layer decoder, naming the field", run)
+        check(f"{form}: alignment_layer {layer} refused for a 2-layer decoder, naming the field",
+              run)
 
 
 def marian_models(tmp):
