@@ -32,6 +32,8 @@ LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o)
 HEADERS  := $(wildcard src/*.h src/*/*.h)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+# helpers the Python tests run (not tests themselves: tests/run.sh runs test_* only)
+TEST_HELPERS := $(BUILD)/tests/align_dump
 # programs that use the library through the public header alone (tests/cli/example.sh)
 EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
@@ -67,7 +69,7 @@ $(BUILD)/examples/%: examples/%.c $(BUILD)/libxlate.a src/xlate.h
 $(BUILD) $(BUILD)/tests:
 	mkdir -p $@
 
-tests: $(TEST_BIN) $(BUILD)/xlate $(EXAMPLE_BIN)
+tests: $(TEST_BIN) $(TEST_HELPERS) $(BUILD)/xlate $(EXAMPLE_BIN)
 
 test: tests
 	XLATE=$(BUILD)/xlate TEST_BUILD=$(BUILD)/tests PYTHON=$(PYTHON) sh tests/run.sh

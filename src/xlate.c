@@ -47,7 +47,7 @@ xlate_model_params xlate_model_default_params(void)
 
 xlate_decode_params xlate_decode_default_params(void)
 {
-    xlate_decode_params p = {1, 1, 1.0f, 0, 0, 0, 0};
+    xlate_decode_params p = {1, 1, 1.0f, 0, 0, 0, 0, 0, -1};
     return p;
 }
 
@@ -279,6 +279,15 @@ int xlate_detokenize(const xlate_model *m, const int *ids, int n, char **text, c
     return spm_decode(m->tgt_spm, ids, n, text, &len, err, errlen);
 }
 
+static int check_alignment_layer(const xlate_model *m, int layer, char *err, size_t errlen)
+{
+    int L = m->w.cfg.decoder_layers;
+    if (layer < -1 || layer >= L)
+        return xerr(err, errlen, "alignment_layer: expected -1 (the default layer) or 0 to %d "
+                    "(the model has %d decoder layers), got %d", L - 1, L, layer);
+    return 0;
+}
+
 int xlate_decode_params_check(const xlate_model *m, const xlate_decode_params *p, char *err,
                               size_t errlen)
 {
@@ -300,7 +309,7 @@ int xlate_decode_params_check(const xlate_model *m, const xlate_decode_params *p
     if (p->max_length > 0 && p->min_length > p->max_length)
         return xerr(err, errlen, "min_length %d exceeds max_length %d", p->min_length,
                     p->max_length);
-    return 0;
+    return check_alignment_layer(m, p->alignment_layer, err, errlen);
 }
 
 void xlate_results_free(xlate_result *r, int n)
@@ -311,6 +320,8 @@ void xlate_results_free(xlate_result *r, int n)
         for (int k = 0; k < r[i].n_hyps; k++) {
             free(r[i].hyps[k].ids);
             free(r[i].hyps[k].token_logprobs);
+            free(r[i].hyps[k].attention);
+            free(r[i].hyps[k].alignment);
         }
         free(r[i].hyps);
         r[i].hyps = NULL;
@@ -518,17 +529,56 @@ static float binding_exact(void *user, int row, int token)
     return gemm_packed_output(&b->w->out, b->hidden + (size_t)row * b->w->cfg.d_model, token);
 }
 
+static const float *binding_attention(void *user)
+{
+    const decoder_binding *b = user;
+    return b->st->attn;
+}
+
 static void binding_copy_slot(void *user, int dst, int src, int npos)
 {
     decoder_binding *b = user;
     decoder_copy_slot(b->w, b->st, dst, src, npos);
 }
 
+/* Where emit_result writes. */
+typedef struct {
+    xlate_result *out; /* [n] */
+    const int *lens;   /* [n] source lengths, eos included */
+    int stride;        /* the search's attention rows' stride */
+} emit_target;
+
+/* The alignment layer's attention rows of h (lens floats each, out of rows at stride S) and
+ * each token's argmax over the source without its eos (the lowest position on ties). */
+static int emit_attention(xlate_hypothesis *o, const search_hyp *h, int len, int S)
+{
+    int rows = h->n + h->finished;
+    size_t total = (size_t)rows * len;
+    o->attention = malloc((total ? total : 1) * sizeof *o->attention);
+    o->alignment = malloc((h->n ? h->n : 1) * sizeof *o->alignment);
+    if (!o->attention || !o->alignment)
+        return -1;
+    o->src_len1 = len;
+    for (int t = 0; t < rows; t++)
+        memcpy(o->attention + (size_t)t * len, h->attention + (size_t)t * S,
+               len * sizeof *o->attention);
+    for (int t = 0; t < h->n; t++) {
+        const float *a = o->attention + (size_t)t * len;
+        int best = len > 1 ? 0 : -1;
+        for (int s = 1; s < len - 1; s++)
+            if (a[s] > a[best])
+                best = s;
+        o->alignment[t] = best;
+    }
+    return 0;
+}
+
 /* Copies a sentence's hypotheses out of the search's scratch into out[i] (search_emit). */
 static int emit_result(void *user, int i, const search_hyp *hyps, int n_hyps, char *err,
                        size_t errlen)
 {
-    xlate_result *r = (xlate_result *)user + i;
+    const emit_target *et = user;
+    xlate_result *r = et->out + i;
     r->hyps = calloc(n_hyps ? n_hyps : 1, sizeof *r->hyps);
     if (!r->hyps)
         return xerr(err, errlen, "out of memory");
@@ -545,12 +595,25 @@ static int emit_result(void *user, int i, const search_hyp *hyps, int n_hyps, ch
         if (h->token_logprobs)
             memcpy(o->token_logprobs, h->token_logprobs,
                    (h->n + h->finished) * sizeof *o->token_logprobs);
+        if (h->attention && emit_attention(o, h, et->lens[i], et->stride))
+            return xerr(err, errlen, "out of memory");
         o->n = h->n;
         o->finished = h->finished;
         o->logprob = h->logprob;
         o->score = h->score;
     }
     return 0;
+}
+
+/* The decoder layer whose cross-attention gives the alignments (DEVELOPERS.md, "Decisions
+ * worth knowing"): by default the penultimate, whose attention averaged over its heads aligns
+ * best of the layers without alignment training (Garg et al. 2019, "Jointly Learning to Align
+ * and Translate with Transformer Models"). A 1-layer decoder: its layer. */
+static int alignment_layer(const model_config *c, const xlate_decode_params *p)
+{
+    if (p->alignment_layer >= 0)
+        return p->alignment_layer;
+    return c->decoder_layers >= 2 ? c->decoder_layers - 2 : 0;
 }
 
 int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src_len,
@@ -564,8 +627,9 @@ int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src
     const float *pos;
     decoder_binding bind = {w, ctx->pool, &ctx->dec, NULL, &ctx->times};
     search_model sm = {c->tgt_vocab, c->bos_id, c->eos_id, &bind, binding_step,
-                       binding_copy_slot, NULL, NULL};
+                       binding_copy_slot, NULL, NULL, binding_attention, 0};
     search_params sp;
+    emit_target et = {out, NULL, 0};
 
     memset(out, 0, (size_t)n * sizeof *out);
     if (n <= 0)
@@ -582,6 +646,7 @@ int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src
     sp.length_penalty = p->length_penalty;
     sp.scores = p->scores;
     sp.token_scores = p->token_scores;
+    sp.alignments = p->alignments != 0;
     sp.rules.eos_id = c->eos_id;
     sp.rules.pad_id = c->pad_id;
     sp.rules.min_length = p->min_length;
@@ -615,9 +680,12 @@ int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src
     if (run_encoder(ctx, n, rows, lens, N, err, errlen) ||
         !(pos = positions(ctx, 0, cap, err, errlen)) ||
         decoder_begin(w, ctx->pool, &ctx->dec, pos, n_slots, cap, max_rows, n, lens,
-                      ctx->enc_out, err, errlen))
+                      ctx->enc_out, err, errlen) ||
+        decoder_capture(w, &ctx->dec, sp.alignments ? alignment_layer(c, p) : -1, err, errlen))
         goto done;
-    rc = search_run(&sm, &ctx->search, n, max_len, &sp, emit_result, out, err, errlen);
+    sm.attn_stride = et.stride = ctx->dec.max_src;
+    et.lens = lens;
+    rc = search_run(&sm, &ctx->search, n, max_len, &sp, emit_result, &et, err, errlen);
 done:
     if (rc)
         xlate_results_free(out, n);
@@ -628,14 +696,16 @@ done:
     return rc;
 }
 
-int xlate_forced_logits(xlate_ctx *ctx, int n, const int *const *src, const int *src_len,
-                        const int *const *tgt, const int *tgt_len, float *logits, char *err,
-                        size_t errlen)
+/* The decoder teacher-forced on tgt: logits [sum(tgt_len), Vt] (NULL: not computed) and the
+ * alignment layer's attention (attn NULL: not computed), rows as xlate_forced_attention's. */
+static int forced_run(xlate_ctx *ctx, int n, const int *const *src, const int *src_len,
+                      const int *const *tgt, const int *tgt_len, float *logits,
+                      const xlate_decode_params *ap, float *attn, char *err, size_t errlen)
 {
     const model_weights *w = &ctx->m->w;
     const model_config *c = &w->cfg;
     int *block = NULL, **rows = NULL, *lens = NULL, *tok = NULL, *slot = NULL, rc = -1, cap = 1;
-    size_t N, *out_off = NULL;
+    size_t N, *out_off = NULL, *att_off = NULL;
     float *step = NULL;
     const float *pos;
 
@@ -654,19 +724,23 @@ int xlate_forced_logits(xlate_ctx *ctx, int n, const int *const *src, const int 
     tok = malloc(n * sizeof *tok);
     slot = malloc(n * sizeof *slot);
     out_off = malloc(n * sizeof *out_off);
-    step = malloc((size_t)n * c->tgt_vocab * sizeof *step);
-    if (!tok || !slot || !out_off || !step) {
+    att_off = malloc(n * sizeof *att_off);
+    step = logits ? malloc((size_t)n * c->tgt_vocab * sizeof *step) : NULL;
+    if (!tok || !slot || !out_off || !att_off || (logits && !step)) {
         xerr(err, errlen, "out of memory");
         goto done;
     }
-    for (int i = 0, o = 0; i < n; i++) {
+    for (size_t i = 0, o = 0, a = 0; i < (size_t)n; i++) {
         out_off[i] = o;
+        att_off[i] = a;
         o += tgt_len[i];
+        a += (size_t)tgt_len[i] * lens[i];
     }
     if (run_encoder(ctx, n, rows, lens, N, err, errlen) ||
         !(pos = positions(ctx, 0, cap, err, errlen)) ||
         decoder_begin(w, ctx->pool, &ctx->dec, pos, n, cap, n, n, lens, ctx->enc_out, err,
-                      errlen))
+                      errlen) ||
+        decoder_capture(w, &ctx->dec, attn ? alignment_layer(c, ap) : -1, err, errlen))
         goto done;
     for (int pos = 0; pos < cap; pos++) {
         int r = 0;
@@ -675,10 +749,16 @@ int xlate_forced_logits(xlate_ctx *ctx, int n, const int *const *src, const int 
                 tok[r] = tgt[i][pos];
                 slot[r++] = i;
             }
-        decoder_step(w, ctx->pool, &ctx->dec, r, tok, slot, slot, pos, step);
-        for (int k = 0; k < r; k++)
+        if (logits)
+            decoder_step(w, ctx->pool, &ctx->dec, r, tok, slot, slot, pos, step);
+        else
+            decoder_hidden(w, ctx->pool, &ctx->dec, r, tok, slot, slot, pos);
+        for (int k = 0; logits && k < r; k++)
             memcpy(logits + (out_off[slot[k]] + pos) * c->tgt_vocab, step + (size_t)k * c->tgt_vocab,
                    c->tgt_vocab * sizeof(float));
+        for (int k = 0; attn && k < r; k++)
+            memcpy(attn + att_off[slot[k]] + (size_t)pos * lens[slot[k]],
+                   ctx->dec.attn + (size_t)k * ctx->dec.max_src, lens[slot[k]] * sizeof(float));
     }
     rc = 0;
 done:
@@ -688,6 +768,23 @@ done:
     free(tok);
     free(slot);
     free(out_off);
+    free(att_off);
     free(step);
     return rc;
+}
+
+int xlate_forced_logits(xlate_ctx *ctx, int n, const int *const *src, const int *src_len,
+                        const int *const *tgt, const int *tgt_len, float *logits, char *err,
+                        size_t errlen)
+{
+    return forced_run(ctx, n, src, src_len, tgt, tgt_len, logits, NULL, NULL, err, errlen);
+}
+
+int xlate_forced_attention(xlate_ctx *ctx, int n, const int *const *src, const int *src_len,
+                           const int *const *tgt, const int *tgt_len, const xlate_decode_params *p,
+                           float *attn, char *err, size_t errlen)
+{
+    if (check_alignment_layer(ctx->m, p->alignment_layer, err, errlen))
+        return -1;
+    return forced_run(ctx, n, src, src_len, tgt, tgt_len, NULL, p, attn, err, errlen);
 }

@@ -103,6 +103,12 @@ typedef struct {
                              tokens, unfinished) */
     int scores;           /* 1: compute logprob and score (greedy skips the softmax otherwise) */
     int token_scores;     /* 1: also fill xlate_hypothesis.token_logprobs (implies scores) */
+    int alignments;       /* 1: also fill xlate_hypothesis.attention and .alignment (default 0);
+                             the ids are the same either way */
+    int alignment_layer;  /* the decoder layer (from 0) whose cross-attention, averaged over
+                             its heads, gives them; default -1: the penultimate layer (the only
+                             one of a 1-layer decoder), after Garg et al. 2019 (DEVELOPERS.md,
+                             "Decisions worth knowing") */
 } xlate_decode_params;
 
 xlate_decode_params xlate_decode_default_params(void);
@@ -122,6 +128,16 @@ typedef struct {
     float score;           /* the ranking score: logprob for greedy, logprob / len^penalty for
                               beam search, len counting eos */
     float *token_logprobs; /* [n + finished] when token_scores; else NULL */
+    /* alignments: [(n + finished) * src_len1]: row t = the cross-attention probabilities of
+       target token t (eos included when finished) over the source positions 0..src_len (the
+       appended eos is position src_len), averaged over the heads of the alignment layer; taken
+       at the step that chose token t (its decoder input is the token before it). Rows sum to
+       1 up to float rounding. NULL unless alignments */
+    float *attention;
+    int src_len1;          /* alignments: the row length, src_len + 1; else 0 */
+    int *alignment;        /* [n]: for each target token (eos excluded), the source position
+                              (0..src_len-1, eos excluded) with the highest attention, the
+                              lowest on ties; -1 for an empty source. NULL unless alignments */
 } xlate_hypothesis;
 
 typedef struct {
@@ -323,5 +339,14 @@ int xlate_encode(xlate_ctx *ctx, int n, const int *const *src, const int *src_le
 int xlate_forced_logits(xlate_ctx *ctx, int n, const int *const *src, const int *src_len,
                         const int *const *tgt, const int *tgt_len, float *logits, char *err,
                         size_t errlen);
+/* The alignments of given translations: the decoder teacher-forced on tgt[i] (starting with
+ * bos, as xlate_forced_logits) writes, for each decoder input position t of sentence i, the
+ * cross-attention row of p->alignment_layer (-1: the default) averaged over its heads, as
+ * xlate_hypothesis.attention's rows are (input t = the step that chose target token t): attn
+ * holds sentence after sentence, sentence i as [tgt_len[i]][src_len[i] + 1]. Only
+ * p->alignment_layer is read. */
+int xlate_forced_attention(xlate_ctx *ctx, int n, const int *const *src, const int *src_len,
+                           const int *const *tgt, const int *tgt_len, const xlate_decode_params *p,
+                           float *attn, char *err, size_t errlen);
 
 #endif

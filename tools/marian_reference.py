@@ -185,7 +185,10 @@ class Marian:
         s = q @ k.transpose(2, 3)
         if causal:
             s = s.masked_fill(torch.ones(T, S, dtype=torch.bool).triu(1), float("-inf"))
-        o = (torch.softmax(s, -1) @ v).transpose(1, 2).reshape(B, T, d)
+        p = torch.softmax(s, -1)
+        if getattr(self, "watch_attn", None) == name:  # cross_attention's: [B, T, S], head mean
+            self.seen_attn.append(p.mean(1))
+        o = (p @ v).transpose(1, 2).reshape(B, T, d)
         return self.lin(o, name + ".out_proj")
 
     def layer(self, x, p, mem=None):
@@ -216,6 +219,24 @@ class Marian:
         for l in range(self.dec_layers):
             x = self.layer(x, f"model.decoder.layers.{l}", m)
         return torch.nn.functional.linear(x[:, -1], self.lm_head) + self.bias[0]
+
+    @torch.no_grad()
+    def cross_attention(self, src, tgt_in, layer):
+        """The cross-attention probabilities of decoder layer `layer`, averaged over its heads,
+        with the decoder run teacher-forced on tgt_in (the start token first) over src (source
+        ids WITHOUT the eos, appended here): [len(tgt_in), len(src) + 1], row t the attention
+        of the step that chose target token t. As the weights HF's MarianAttention returns with
+        output_attentions (softmax of the scaled q k^T), averaged over heads."""
+        mem = self.encode(src + [self.eos])
+        t = torch.tensor([tgt_in])
+        x = self.tgt_emb[t] * self.scale + self.pos[: t.shape[1]]
+        self.watch_attn, self.seen_attn = f"model.decoder.layers.{layer}.encoder_attn", []
+        try:
+            for l in range(self.dec_layers):
+                x = self.layer(x, f"model.decoder.layers.{l}", mem)
+        finally:
+            self.watch_attn = None
+        return self.seen_attn[0][0]
 
     # ------------------------------------------------------------------------- generation
 

@@ -281,3 +281,37 @@ def greedy(model, src_ids, max_length, eos_id=EOS, bos_id=BOS, fastpath=False):
         out.append(nxt)
         ys.append(nxt)
     return out, ended, margins
+
+
+def cross_attention(model, src_ids, tgt_in, layer, eos_id=EOS, fastpath=False):
+    """The cross-attention probabilities of decoder layer `layer`, averaged over its heads, of
+    the decoder run teacher-forced on tgt_in (a list of ids starting with bos) over src_ids
+    (WITHOUT eos: it is appended here): a tensor [len(tgt_in), len(src_ids) + 1], row t the
+    attention of decoder input position t, i.e. of the step that chose target token t.
+
+    PyTorch's own nn.MultiheadAttention computes them: its forward is wrapped to ask for the
+    weights (need_weights=True, average_attn_weights=True: the mean over heads), which
+    nn.TransformerDecoderLayer does not ask for itself; the output is unchanged."""
+    src = torch.tensor([list(src_ids) + [eos_id]], dtype=torch.long)
+    mask = torch.zeros_like(src, dtype=torch.bool)
+    tgt = torch.tensor([list(tgt_in)], dtype=torch.long)
+    mha = model.transformer.decoder.layers[layer].multihead_attn
+    got = []
+    plain = mha.forward
+
+    def forward(*a, **k):
+        k["need_weights"] = True
+        k["average_attn_weights"] = True
+        out, w = plain(*a, **k)
+        got.append(w.detach())
+        return out, w
+
+    mha.forward = forward
+    try:
+        memory = encode(model, src, mask, fastpath)
+        decode(model, tgt, memory, mask, fastpath)
+    finally:
+        del mha.forward
+    if len(got) != 1:
+        raise RuntimeError(f"decoder layer {layer}'s cross-attention ran {len(got)} times")
+    return got[0][0]

@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { BUF_K, BUF_V, BUF_MEM, BUF_X, BUF_QKV, BUF_FF, BUF_SCORES, BUF_H, BUF_CTX, N_BUF };
+enum { BUF_K, BUF_V, BUF_MEM, BUF_X, BUF_QKV, BUF_FF, BUF_SCORES, BUF_H, BUF_CTX, BUF_ATTN_H,
+       BUF_ATTN, N_BUF };
 _Static_assert(N_BUF <= sizeof ((decoder_state *)0)->cap_floats / sizeof(size_t),
                "decoder_state.cap_floats holds a size per buffer");
 
@@ -78,8 +79,23 @@ int decoder_begin(const model_weights *m, pool *p, decoder_state *st, const floa
     st->max_src = max_src;
     st->max_rows = max_rows;
     st->pos = pos;
+    st->attn_layer = -1;
     gemm_sentences(p, st->mem_kv, enc, &m->cross_kv, n_src, st->src_off, st->whole_batch,
                    GEMM_SET, NO_ACT);
+    return 0;
+}
+
+int decoder_capture(const model_weights *m, decoder_state *st, int layer, char *err,
+                    size_t errlen)
+{
+    size_t n = (size_t)st->max_rows * (st->max_src ? st->max_src : 1);
+    st->attn_layer = -1;
+    if (layer < 0)
+        return 0;
+    if (ensure(st, BUF_ATTN_H, &st->attn_heads, n * m->cfg.heads, err, errlen) ||
+        ensure(st, BUF_ATTN, &st->attn, n, err, errlen))
+        return -1;
+    st->attn_layer = layer;
     return 0;
 }
 
@@ -118,8 +134,29 @@ static void cross_attn_task(void *arg, int task, int thread)
     int d = c->d_model, dh = d / c->heads, r = task / c->heads, h = task % c->heads;
     int ld = 2 * d * c->decoder_layers, s = j->srcs[r];
     const float *k = st->mem_kv + (size_t)st->src_off[s] * ld + (size_t)j->layer * 2 * d + h * dh;
+    float *p = st->scores + j->stride * thread;
     attend(st->ctx + (size_t)r * d + h * dh, st->qkv + (size_t)r * d + h * dh, k, ld, k + d, ld,
-           st->src_len[s], dh, 1.0f / sqrtf((float)dh), st->scores + j->stride * thread);
+           st->src_len[s], dh, 1.0f / sqrtf((float)dh), p);
+    if (j->layer == st->attn_layer) /* attend leaves the probabilities in its scratch */
+        memcpy(st->attn_heads + ((size_t)r * c->heads + h) * st->max_src, p,
+               st->src_len[s] * sizeof *p);
+}
+
+/* st->attn's rows: the heads' probabilities summed in head order, then divided by H. */
+static void average_heads(decoder_state *st, int heads, int rows, const int *srcs)
+{
+    size_t S = st->max_src;
+    for (int r = 0; r < rows; r++) {
+        const float *a = st->attn_heads + (size_t)r * heads * S;
+        float *o = st->attn + (size_t)r * S;
+        int T = st->src_len[srcs[r]];
+        for (int t = 0; t < T; t++) {
+            float sum = 0;
+            for (int h = 0; h < heads; h++)
+                sum += a[(size_t)h * S + t];
+            o[t] = sum / (float)heads;
+        }
+    }
 }
 
 const float *decoder_hidden(const model_weights *m, pool *p, decoder_state *st, int rows,
@@ -172,6 +209,8 @@ const float *decoder_hidden(const model_weights *m, pool *p, decoder_state *st, 
         }
         gemm(p, st->qkv, in, &L->cross_q, rows, GEMM_SET, NO_ACT);
         pool_run(p, rows * H, cross_attn_task, &job);
+        if (l == st->attn_layer)
+            average_heads(st, H, rows, srcs);
         gemm(p, st->x, st->ctx, &L->cross_o, rows, GEMM_ADD, NO_ACT);
         if (!c->pre_norm)
             layernorm_rows(st->x, st->x, &L->cross_norm, rows, d, eps);
@@ -233,6 +272,8 @@ void decoder_state_free(decoder_state *st)
     free(st->qkv);
     free(st->ff);
     free(st->scores);
+    free(st->attn_heads);
+    free(st->attn);
     free(st->src_off);
     free(st->src_len);
     memset(st, 0, sizeof *st);

@@ -20,6 +20,7 @@ typedef struct {
     logits_rules rules;   /* the logits processors (eos_id, pad_id: the model's) */
     int hf_beam;          /* 1: beam search as Hugging Face's generate() (search_beam.c) */
     int early_stopping;   /* hf_beam: SEARCH_EARLY_TRUE, _FALSE or _NEVER */
+    int alignments;       /* 1: fill search_hyp.attention (the model has attention) */
 } search_params;
 
 enum { SEARCH_EARLY_TRUE, SEARCH_EARLY_FALSE, SEARCH_EARLY_NEVER };
@@ -41,6 +42,11 @@ typedef struct {
     void (*estimate)(void *user, int rows, const int *tokens, const int *slots,
                      const int *srcs, int pos, float *est, float *rad);
     float (*exact)(void *user, int row, int token);
+    /* Optional (alignments): after a step (or estimate), row r's attention over its source
+     * is attention(user)[r * attn_stride + t], t < that source's length (the rest of the
+     * row is not defined). */
+    const float *(*attention)(void *user);
+    int attn_stride;
 } search_model;
 
 /* A finished hypothesis (the fields of xlate_hypothesis). */
@@ -51,6 +57,10 @@ typedef struct {
     float logprob;
     float score;
     float *token_logprobs; /* [n + finished] when token_scores; else NULL */
+    float *attention;      /* [n + finished][attn_stride]: row t, the model's attention at the
+                              step that chose token t, when alignments; else NULL */
+    int *att_rows;         /* beam search's own (alignments): [n + finished] the step row that
+                              chose token t, into its log of the steps' attention */
 } search_hyp;
 
 /* Receives sentence i's hypotheses, best first, once the search is done (i in order). They

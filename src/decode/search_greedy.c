@@ -5,6 +5,7 @@
  * it stops costing compute. Ties go to the lower token id (argmax). */
 #include "decode/search_step.h"
 #include "kernels/ops.h"
+#include <string.h>
 
 /* The buffers of one run, cut from the scratch. */
 typedef struct {
@@ -13,6 +14,7 @@ typedef struct {
     const int **hist;    /* [n] row r's tokens so far */
     int *ids;            /* [n][mx] sentence i's tokens */
     float *tok_lp;       /* [n][mx] their log-probs (token_scores) */
+    float *att;          /* [n][mx][S] their attention rows (alignments; S = attn_stride) */
     float *rad;          /* [n, V] the estimates' bounds (screened: logits holds the estimates) */
     int *next;           /* [n] the token each row chose */
     int *cand;           /* [V] a row's candidates (screened) */
@@ -20,7 +22,7 @@ typedef struct {
 } greedy_bufs;
 
 static size_t greedy_cut(greedy_bufs *b, char *base, int n, int V, int mx, int token_scores,
-                         int screened)
+                         int screened, int S)
 {
     scratch_cut c = {base, 0};
     b->logits = cut(&c, (size_t)n * V, sizeof *b->logits);
@@ -32,6 +34,7 @@ static size_t greedy_cut(greedy_bufs *b, char *base, int n, int V, int mx, int t
     b->hist = cut(&c, n, sizeof *b->hist);
     b->ids = cut(&c, (size_t)n * mx, sizeof *b->ids);
     b->tok_lp = token_scores ? cut(&c, (size_t)n * mx, sizeof *b->tok_lp) : NULL;
+    b->att = S ? cut(&c, (size_t)n * mx * S, sizeof *b->att) : NULL;
     b->hyps = cut(&c, n, sizeof *b->hyps);
     return c.used;
 }
@@ -42,6 +45,7 @@ int search_greedy(const search_model *m, search_scratch *s, int n, const int *ma
 {
     /* only the argmax is needed: the model's estimates may stand in for the logits */
     int V = m->vocab, mx = 1, screened = m->estimate && !p->scores && !p->token_scores;
+    int S = p->alignments ? m->attn_stride : 0; /* attention row length; 0: none kept */
     greedy_bufs b;
     logits_chain chain;
     step_rows rows;
@@ -49,15 +53,16 @@ int search_greedy(const search_model *m, search_scratch *s, int n, const int *ma
     for (int i = 0; i < n; i++)
         if (max_len[i] > mx)
             mx = max_len[i];
-    if (search_reserve(s, greedy_cut(&b, NULL, n, V, mx, p->token_scores, screened), err,
+    if (search_reserve(s, greedy_cut(&b, NULL, n, V, mx, p->token_scores, screened, S), err,
                        errlen))
         return -1;
-    greedy_cut(&b, s->mem, n, V, mx, p->token_scores, screened);
+    greedy_cut(&b, s->mem, n, V, mx, p->token_scores, screened, S);
     logits_chain_init(&chain, &p->rules);
     for (int i = 0; i < n; i++) {
         search_hyp *h = &b.hyps[i];
         h->ids = b.ids + (size_t)i * mx;
         h->token_logprobs = b.tok_lp ? b.tok_lp + (size_t)i * mx : NULL;
+        h->attention = b.att ? b.att + (size_t)i * mx * S : NULL;
         h->n = h->finished = 0;
         h->logprob = 0;
         b.tokens[i] = m->bos_id;
@@ -76,6 +81,12 @@ int search_greedy(const search_model *m, search_scratch *s, int n, const int *ma
                 return -1;
             for (int r = 0; r < rows.n; r++)
                 b.next[r] = argmax(b.logits + (size_t)r * V, V);
+        }
+        if (S) { /* before the rows are compacted: row r is the step's row r */
+            const float *att = m->attention(m->user);
+            for (int r = 0; r < rows.n; r++)
+                memcpy(b.hyps[b.act[r]].attention + (size_t)pos * S, att + (size_t)r * S,
+                       S * sizeof *att);
         }
         for (int r = 0; r < rows.n; r++) {
             int i = b.act[r];

@@ -50,7 +50,14 @@ typedef struct {
     float *ctx;     /* [rows, d] attention output before the o projection */
     float *ff;      /* [rows, F] */
     float *scores;  /* [threads, max(cap, max_src)] */
-    size_t cap_floats[9]; /* current sizes of the buffers above, to grow them (BUF_*) */
+    /* Alignments (decoder_capture): the cross-attention probabilities of decoder layer
+       attn_layer (-1: none captured, the default after decoder_begin) */
+    int attn_layer;
+    float *attn_heads; /* [max_rows, H, max_src] per head, of the step's rows */
+    float *attn;       /* [max_rows, max_src] row r's average over the heads (h = 0..H-1 in
+                          order, then / H: the same bits for any batch and thread count);
+                          entries t < src_len[srcs[r]] are set */
+    size_t cap_floats[11]; /* current sizes of the buffers above, to grow them (BUF_*) */
 } decoder_state;
 
 /* Sizes the state for n_slots hypotheses of up to cap positions (pos: the position table, at
@@ -60,6 +67,12 @@ typedef struct {
 int decoder_begin(const model_weights *m, pool *p, decoder_state *st, const float *pos,
                   int n_slots, int cap, int max_rows, int n_src, const int *lens, const float *enc,
                   char *err, size_t errlen);
+
+/* After decoder_begin: each step also leaves in st->attn the cross-attention probabilities
+ * of decoder layer `layer` averaged over its heads (layer -1: none, as decoder_begin leaves it).
+ * Sized for decoder_begin's max_rows and sources. */
+int decoder_capture(const model_weights *m, decoder_state *st, int layer, char *err,
+                    size_t errlen);
 
 /* One step for `rows` hypotheses at decoder position pos (all rows share it): row r feeds
  * tokens[r], keeps its cache in slot slots[r] and attends to source srcs[r]. Writes

@@ -98,7 +98,8 @@ float logsumexp(const float *x, int n);
 
 /* Attention of one query row over T keys/values of one head, all read in place:
  * out[dh] = softmax(scale * K q) V, K and V rows at stride ldk / ldv.
- * scores: scratch of T floats. */
+ * scores: scratch of T floats; holds softmax(scale * K q) on return (the decoder's
+ * alignments read it). */
 void attend(float *out, const float *q, const float *K, int ldk, const float *V, int ldv, int T,
             int dh, float scale, float *scores);
 
