@@ -46,8 +46,12 @@ static size_t denorm_pos(const uint32_t *align, size_t nout, size_t p)
  * != NULL also each piece's [begin, end) in the text (*spans [2 * n], malloc'd, NULL when
  * n == 0): what SetSurface of the library's Decode records, then moved through the
  * denormalizer's alignment when the model has one (the library leaves them in the text before
- * denormalization). */
-static int decode_impl(const spm_model *m, const int *ids, const char *pieces, const size_t *offs,
+ * denormalization). always_inline: each entry point gets its own copy, and spm_decode's, with
+ * spans = NULL, keeps no trace of the spans (the fast path's speed). */
+#ifdef __GNUC__
+__attribute__((always_inline))
+#endif
+static inline int decode_impl(const spm_model *m, const int *ids, const char *pieces, const size_t *offs,
                        int n, char **text, size_t *len, int **spans, char *err, size_t errlen)
 {
     sbuf out = {0}, bytes = {0}, den = {0};

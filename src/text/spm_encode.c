@@ -46,6 +46,32 @@ static size_t encode_word(const spm_model *m, const unsigned char *s, size_t n, 
     return k;
 }
 
+/* The spans of the ids that the populate loop of encode_impl makes of segs (the same walk):
+ * a segment covers the original bytes from the rule that wrote its first normalized byte to the
+ * rule that wrote the next segment's first (al [normalized length + 1]: norm_to_orig). A control
+ * piece covers nothing; the byte pieces of an unknown segment all [begin, begin) but the last;
+ * a run of unknown pieces that merges into one id covers the run. sp [2 * ids]. */
+static void fill_spans(const spm_model *m, const seg *segs, size_t nseg, const uint32_t *al,
+                       int *sp)
+{
+    size_t nids = 0;
+    int prev_unk = 0;
+    for (size_t i = 0; i < nseg; i++) {
+        int id = segs[i].id, unk = m->ptype[id] == PT_UNKNOWN;
+        int ob = (int)al[segs[i].start], oe = (int)al[segs[i].start + segs[i].len];
+        size_t add = unk && m->byte_fallback ? segs[i].len : !(prev_unk && unk);
+        if (m->ptype[id] == PT_CONTROL)
+            oe = ob;
+        if (add == 0)
+            sp[2 * nids - 1] = oe; /* a merged unknown piece grows */
+        for (size_t k = 0; k < add; k++, nids++) {
+            sp[2 * nids] = ob;
+            sp[2 * nids + 1] = k + 1 == add ? oe : ob;
+        }
+        prev_unk = unk;
+    }
+}
+
 /* spm_encode, and with pieces != NULL also the pieces as the library's EncodeAsPieces gives
  * them: each piece's text in the normalized input (consecutive unknown ones merged), a byte
  * fallback piece's own name; with spans != NULL also each id's [begin, end) in text, as the
@@ -146,22 +172,6 @@ static int encode_impl(const spm_model *m, const char *text, size_t len, int **i
         for (size_t i = 0; i < nseg; i++) {
             int id = segs[i].id, unk = m->ptype[id] == PT_UNKNOWN;
             const char *surf = (const char *)s + segs[i].start;
-            /* the original bytes of the segment: from the rule that wrote its first byte to
-             * the rule that wrote the next segment's first byte (or the input's end) */
-            int ob = sp ? (int)al[segs[i].start] : 0;
-            int oe = sp ? (int)al[segs[i].start + segs[i].len] : 0;
-            if (sp && m->ptype[id] == PT_CONTROL)
-                oe = ob; /* a control piece covers nothing */
-            if (sp && (unk && m->byte_fallback ? segs[i].len : !(prev_unk && unk))) {
-                /* new ids from here; byte pieces: all but the last cover nothing */
-                size_t k = nids, last = nids + (unk && m->byte_fallback ? segs[i].len : 1) - 1;
-                for (; k <= last; k++) {
-                    sp[2 * k] = ob;
-                    sp[2 * k + 1] = k == last ? oe : ob;
-                }
-            } else if (sp) {
-                sp[2 * nids - 1] = oe; /* a merged unknown piece grows */
-            }
             if (m->ptype[id] == PT_CONTROL) {
                 if (pieces) {
                     (*offs)[nids] = pieces->n;
@@ -193,16 +203,23 @@ static int encode_impl(const spm_model *m, const char *text, size_t len, int **i
         }
         if (pieces)
             (*offs)[nids] = pieces->n;
+        if (sp)
+            fill_spans(m, segs, nseg, al, sp);
     }
 done:
     free(norm.p);
     free(segs);
     free(scratch);
-    free(al);
+    if (spans) {
+        free(al);
+        if (nids == 0) {
+            free(sp);
+            sp = NULL;
+        }
+    }
     if (nids == 0) {
         free(res);
-        free(sp);
-        res = sp = NULL;
+        res = NULL;
     }
     *ids = res;
     if (spans)
