@@ -15,6 +15,11 @@ lines, the tokenizer hard cases (tests/data/tokenizer/), lines of few letters (t
 made here for the normalizer's alignment (whitespace runs, NFKC expansions and contractions,
 characters only byte fallback covers). Decode: the library's ids of those lines and random id
 sequences (byte pieces in any order, control ids, <unk>).
+Also through the model directory (-m models/en-de: xlate_tokenize_spans /
+xlate_detokenize_spans), and a multilingual MarianMT directory made by tools/make_marian.py:
+its ids against tools/marian_reference.py's MarianTokenizer, the spans of its pieces against
+the library's spans of the text without the >>xx<< codes carried back to the original text
+(a leading code: its own bytes); its decode with spans is refused (not supported yet).
 Environment: XLATE (the binary; default ./xlate). Run with Debian's /usr/bin/python3.
 """
 import gzip
@@ -160,6 +165,96 @@ def check_decode(what, sp, model, tmp, seqs):
     compare(what, got, want, lambda i: seqs[i])
 
 
+def marian_oracle(tok, code_re, text):
+    """MarianTokenizer's ids (tools/marian_reference.py) and their spans: a leading code its own
+    bytes; the library's spans of the pieces of the text without the codes, each character of
+    that text carried back to where it stands in the original (an end: after the last character
+    the piece covers)."""
+    bo = byte_offsets(text)
+    spans, keep, pos = [], [], 0
+    m = code_re.match(text)
+    if m:
+        spans.append((0, bo[m.end()]))
+    for mm in code_re.finditer(text):
+        keep += range(pos, mm.start())
+        pos = mm.end()
+    keep += range(pos, len(text))
+    rest = "".join(text[i] for i in keep)
+    if rest:
+        for x in tok.src.encode_as_immutable_proto(rest).pieces:
+            b = bo[keep[x.begin]] if x.begin < len(keep) else bo[len(text)]
+            spans.append((b, bo[keep[x.end - 1] + 1] if x.end > x.begin else b))
+    return tok.encode(text), spans
+
+
+def check_model_dir(tmp):
+    """xlate_tokenize_spans / xlate_detokenize_spans of the default model (-m models/en-de)."""
+    d = os.path.join(ROOT, "models", "en-de")
+    sp = spm.SentencePieceProcessor(model_file=par.SHARED_MODEL)
+    lines = [l.decode("utf-8") for l in par.lines_of(open(SMALL[0], "rb").read())]
+    lines += hand_lines()
+    path = os.path.join(tmp, "dir.txt")
+    with open(path, "wb") as fh:
+        fh.write("".join(l + "\n" for l in lines).encode("utf-8"))
+    enc = [lib_encode(sp, l) for l in lines]
+    try:
+        got = run_xlate(["encode", "-m", d], path)
+    except RuntimeError as e:
+        notok("model directory encode spans", str(e))
+        return
+    compare("model directory (-m models/en-de) encode spans", got,
+            [spans_text(i, s) for i, s in enc], lambda i: lines[i])
+    seqs = [i for i, _ in enc]
+    path = os.path.join(tmp, "dir.ids")
+    with open(path, "w") as fh:
+        fh.write("".join(" ".join(map(str, x)) + "\n" for x in seqs))
+    want = []
+    for x in seqs:
+        text, spans = lib_decode(sp, x)
+        want.append(text + b"\t" + " ".join("%d:%d" % y for y in spans).encode())
+    try:
+        got = run_xlate(["decode", "-m", d], path)
+    except RuntimeError as e:
+        notok("model directory decode spans", str(e))
+        return
+    compare("model directory (-m models/en-de) decode spans", got, want, lambda i: seqs[i])
+
+
+def check_marian(tmp):
+    """`xlate encode -m DIR --spans` on a multilingual MarianMT directory (>>xx<< codes, pieces
+    vocab.json lacks), made by tools/make_marian.py."""
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import marian_reference as R
+    d = os.path.join(tmp, "marian")
+    subprocess.run([sys.executable, os.path.join(ROOT, "tools", "make_marian.py"), d,
+                    "--multilingual", "--seed", "4"], check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    tok = R.Tokenizer(d)
+    texts = [l.decode("utf-8") for l in par.lines_of(open(SMALL[2], "rb").read())[:300]]
+    texts += [l.decode("utf-8") for l in par.lines_of(open(SMALL[4], "rb").read())]
+    texts += [">>fra<< A dog.", ">>fra<<  Two  dogs  ", "a >>fra<< b", ">>fra<<>>spa<< x",
+              ">>xyz<< unknown code", "  >>fra<< not at the start", ">>spa<<", ">>ita<< ﬁne ①",
+              "x >>fra<<", "\u3000A\u00a0b\u2009c", "ŋ ŋŋ ǂ ä ö ü ß"]
+    path = os.path.join(tmp, "marian.txt")
+    with open(path, "wb") as fh:
+        fh.write("".join(t + "\n" for t in texts).encode("utf-8"))
+    want = [spans_text(*marian_oracle(tok, R.LANG_CODE, t)) for t in texts]
+    n_unk = sum(w.split(b"\t")[0].split().count(str(tok.unk).encode()) for w in want)
+    try:
+        got = run_xlate(["encode", "-m", d], path)
+    except RuntimeError as e:
+        notok("marian encode spans", str(e))
+        return
+    compare("marian (>>xx<< codes, %d <unk> of pieces vocab.json lacks) encode spans" % n_unk,
+            got, want, lambda i: texts[i])
+    p = subprocess.run([XLATE, "decode", "-m", d, "--spans"], input=b"5 6\n",
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode != 0 and b"not supported" in p.stderr:
+        ok("marian decode spans: refused with a message saying so (not supported yet)")
+    else:
+        notok("marian decode spans", "rc %d stderr %r" % (p.returncode, p.stderr[:200]))
+
+
 def main():
     if not os.access(XLATE, os.X_OK):
         notok("xlate binary", "%s is not executable (set XLATE)" % XLATE)
@@ -217,6 +312,8 @@ def main():
                 notok("train %s" % label, str(e))
                 continue
             check_model(label, model, tmp, SMALL, extra)
+        check_model_dir(tmp)
+        check_marian(tmp)
         m = os.path.join(tmp, "noescape.model")
         par.edit_model(par.SHARED_MODEL, m, normalizer={5: (0, 0), 4: (0, 0)})
         check_model("multi30k escape_whitespaces=false remove_extra_whitespaces=false", m, tmp,
