@@ -480,6 +480,34 @@ static void test_charsmap(void)
     expect_spans(m, "xax", 3, IDS(0, 1, 1, 2, 2, 3), "spans: one-to-one rules");
     spm_free(m);
 
+    /* The same charsmap as a denormalizer (ModelProto field 5; no dummy prefix, no whitespace
+     * handling) of a model that normalizes nothing: decode writes "qxa", the denormalizer
+     * makes it "ya" with norm_to_orig [1, 2 | 3]. Each offset p moves to the first output byte
+     * written from input at or after p: ▁q [0,1) -> [0,0), x [1,2) -> [0,1), a [2,3) -> [1,2). */
+    {
+        const piece dp[] = {
+            {"<unk>", 0, UNKNOWN}, {SP "q", -1, NORMAL}, {"x", -1, NORMAL}, {"a", -1, NORMAL},
+        };
+        spec sd = {UNIGRAM, 0, 1, 1, 1, 0, NULL, 0};
+        buf dn = {0};
+        b = build(dp, 4, &sd);
+        put_len(&dn, 1, "denorm", 6);
+        put_len(&dn, 2, blob, sizeof blob);
+        put_int(&dn, 3, 0);
+        put_int(&dn, 4, 0);
+        put_int(&dn, 5, 0);
+        put_len(&b, 5, dn.p, dn.n);
+        free(dn.p);
+        m = load(&b, "spans: model with a denormalizer loads");
+        free(b.p);
+        if (m) {
+            expect_text(m, IDS(1, 2, 3), "ya", 2, "denormalizer: decode applies it");
+            expect_dec_spans(m, IDS(1, 2, 3), "ya", 2, IDS(0, 0, 0, 1, 1, 2),
+                             "decode spans: moved through the denormalizer's alignment");
+            spm_free(m);
+        }
+    }
+
     /* a charsmap whose size field exceeds the blob */
     unsigned char bad[8] = {0xff, 0xff, 0, 0, 1, 2, 3, 4};
     spec s2 = {UNIGRAM, 0, 1, 1, 1, 0, bad, sizeof bad};
