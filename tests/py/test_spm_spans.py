@@ -149,6 +149,40 @@ def check_model(label, model, tmp, files, extra, decode=True):
         check_decode("%s decode spans: random id sequences" % label, sp, model, tmp, seqs)
 
 
+def check_raw(label, model, tmp):
+    """Lines the Python wrapper cannot take (invalid UTF-8, NUL, CR): no span oracle there, so
+    the ids must be `spm_encode`'s (the C++ program) and the spans must tile: each begins where
+    the one before ends (the library's spans come from one alignment array), the first at or
+    after 0, the last at or before the line's end, none backwards."""
+    rl = par.raw_lines()
+    path = os.path.join(tmp, "raw.txt")
+    with open(path, "wb") as fh:
+        fh.write(b"".join(l + b"\n" for l in rl))
+    p = subprocess.run(["spm_encode", "--model", model, "--output_format=id", "--input", path],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        got = run_xlate(["encode", "--spm", model], path)
+    except RuntimeError as e:
+        notok("%s encode spans: raw bytes" % label, str(e))
+        return
+    want_ids = par.lines_of(p.stdout)
+    bad = []
+    for i, (src, line) in enumerate(zip(rl, got)):
+        ids, _, sp = line.partition(b"\t")
+        spans = [tuple(map(int, x.split(b":"))) for x in sp.split()]
+        tiled = all(spans[k][1] == spans[k + 1][0] for k in range(len(spans) - 1))
+        inside = all(0 <= b <= e <= len(src) for b, e in spans)
+        if ids != want_ids[i] or len(spans) != len(ids.split()) or not tiled or not inside:
+            bad.append(i)
+    if len(got) == len(rl) == len(want_ids) and not bad:
+        ok("%s encode spans: raw bytes (invalid UTF-8, NUL, CR): ids as spm_encode, %d lines' "
+           "spans tile the line" % (label, len(rl)))
+    else:
+        i = bad[0] if bad else 0
+        notok("%s encode spans: raw bytes" % label, "%d bad of %d; first line %d %r: got %r"
+              % (len(bad), len(rl), i + 1, rl[i][:80], got[i][:200] if i < len(got) else None))
+
+
 def check_decode(what, sp, model, tmp, seqs):
     path = os.path.join(tmp, "ids.txt")
     with open(path, "w") as fh:
@@ -271,6 +305,7 @@ def main():
                 fo.write(fi.read())
         extra = [("hand-made alignment cases", hand_lines()), ("ties", par.tie_lines())]
         check_model("multi30k spm", par.SHARED_MODEL, tmp, train_files + SMALL, extra)
+        check_raw("multi30k spm", par.SHARED_MODEL, tmp)
 
         joint = os.path.join(tmp, "joint.txt")
         with open(joint, "wb") as fh:
@@ -312,6 +347,8 @@ def main():
                 notok("train %s" % label, str(e))
                 continue
             check_model(label, model, tmp, SMALL, extra)
+            if name in ("bpe_bf", "uni_id_bf", "uni_user"):
+                check_raw(label, model, tmp)
         check_model_dir(tmp)
         check_marian(tmp)
         m = os.path.join(tmp, "noescape.model")
