@@ -9,6 +9,10 @@
  *                               replaced by U+FFFD and U+2581 by a space (the sentencepiece
  *                               library behaves so: checked with python3-sentencepiece when the
  *                               model was made).
+ * Both models: spm_encode_spans / spm_decode_spans give the same ids / text as spm_encode /
+ * spm_decode, and their spans tile (each begins where the one before ends: they come from one
+ * alignment, or one output position) inside the text; decode's run from 0 to the text's end,
+ * and so do the lossless model's encode spans.
  * The UTF-8 rules below are written from the Unicode standard (well-formed sequences, no
  * overlongs, no surrogates, at most U+10FFFF; a malformed byte is replaced alone), not taken
  * from src/text/spm*.c. */
@@ -86,6 +90,46 @@ static void fuzz_text_encode(const spm_model *m, const char *s, size_t n, int **
         FUZZ_CHECK((*ids)[i] >= 0 && (*ids)[i] < v, "%s: id %d", which, (*ids)[i]);
 }
 
+/* Spans [2 * cnt] tile [first, last] inside [0, n]; exact: first == 0 and last == n. */
+static void fuzz_spans_tile(const int *sp, int cnt, size_t n, int exact, const char *which)
+{
+    for (int i = 0; i < cnt; i++) {
+        FUZZ_CHECK(sp[2 * i] >= 0 && sp[2 * i] <= sp[2 * i + 1] && (size_t)sp[2 * i + 1] <= n,
+                   "%s: span %d [%d, %d) of %zu bytes", which, i, sp[2 * i], sp[2 * i + 1], n);
+        FUZZ_CHECK(i == 0 || sp[2 * i] == sp[2 * i - 1], "%s: span %d begins at %d, the one "
+                   "before ends at %d", which, i, sp[2 * i], sp[2 * i - 1]);
+    }
+    FUZZ_CHECK(!exact || cnt == 0 || (sp[0] == 0 && (size_t)sp[2 * cnt - 1] == n),
+               "%s: spans run [%d, %d), not over the %zu bytes", which, sp[0],
+               sp[2 * cnt - 1], n);
+}
+
+/* The spans variants of encode and decode against the plain ones (ids, cnt: spm_encode's). */
+static void fuzz_text_spans(const spm_model *m, const char *s, size_t n, const int *ids,
+                            int cnt, int lossless, const char *which)
+{
+    char err[512] = "", *out = NULL, *out2 = NULL;
+    int *ids2 = NULL, *sp = NULL, cnt2 = -1;
+    size_t olen = 0, olen2 = 0;
+    FUZZ_CHECK(spm_encode_spans(m, s, n, &ids2, &sp, &cnt2, err, sizeof err) == 0,
+               "%s encode spans: %s", which, err);
+    FUZZ_CHECK(cnt2 == cnt && (cnt == 0 || memcmp(ids, ids2, cnt * sizeof *ids) == 0),
+               "%s: encode spans changed the ids", which);
+    fuzz_spans_tile(sp, cnt, n, lossless, which);
+    free(ids2);
+    free(sp);
+    sp = NULL;
+    FUZZ_CHECK(spm_decode(m, ids, cnt, &out, &olen, err, sizeof err) == 0 &&
+                   spm_decode_spans(m, ids, cnt, &out2, &olen2, &sp, err, sizeof err) == 0,
+               "%s decode spans: %s", which, err);
+    FUZZ_CHECK(olen == olen2 && memcmp(out, out2, olen) == 0, "%s: decode spans changed the "
+               "text", which);
+    fuzz_spans_tile(sp, cnt, olen, 1, which);
+    free(out);
+    free(out2);
+    free(sp);
+}
+
 int fuzz_spm_text(const uint8_t *data, size_t size)
 {
     fuzz_text_models *ms = fuzz_text_load();
@@ -104,6 +148,7 @@ int fuzz_spm_text(const uint8_t *data, size_t size)
     FUZZ_CHECK(spm_decode(ms->uni, ids, cnt, &out, &olen, err, sizeof err) == 0,
                "unigram decode: %s", err);
     FUZZ_CHECK(out[olen] == '\0' && fuzz_utf8_valid(out, olen), "unigram decode: invalid UTF-8");
+    fuzz_text_spans(ms->uni, text, size, ids, cnt, 0, "unigram");
     free(out);
     free(ids);
     free(ids2);
@@ -112,6 +157,7 @@ int fuzz_spm_text(const uint8_t *data, size_t size)
 
     /* The lossless BPE model: decode(encode(x)) is x, cleaned. */
     fuzz_text_encode(ms->bpe, text, size, &ids, &cnt, "bpe");
+    fuzz_text_spans(ms->bpe, text, size, ids, cnt, 1, "bpe");
     FUZZ_CHECK(spm_decode(ms->bpe, ids, cnt, &out, &olen, err, sizeof err) == 0,
                "bpe decode: %s", err);
     {

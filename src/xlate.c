@@ -9,6 +9,7 @@
 #include "model/family.h"
 #include "decode/transformer.h"
 #include "base/util.h"
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <strings.h>
@@ -267,6 +268,23 @@ int xlate_tokenize(const xlate_model *m, const char *text, size_t len, int **ids
     return spm_encode(m->src_spm, text, len, ids, n, err, errlen);
 }
 
+int xlate_tokenize_spans(const xlate_model *m, const char *text, size_t len, int **ids,
+                         int **spans, int *n, char *err, size_t errlen)
+{
+    *ids = NULL;
+    *spans = NULL;
+    *n = 0;
+    if (len > (size_t)INT_MAX - 64)
+        return xerr(err, errlen, "text of %zu bytes: spans are ints, at most %d", len,
+                    INT_MAX - 64);
+    if (m->has_hf)
+        return hf_tok_encode_spans(&m->hf, text, len, ids, spans, n, err, errlen);
+    if (!m->src_spm)
+        return xerr(err, errlen, "the model has no tokenizer (config field \"tokenizer\"): "
+                    "give source ids");
+    return spm_encode_spans(m->src_spm, text, len, ids, spans, n, err, errlen);
+}
+
 int xlate_detokenize(const xlate_model *m, const int *ids, int n, char **text, char *err,
                      size_t errlen)
 {
@@ -277,6 +295,21 @@ int xlate_detokenize(const xlate_model *m, const int *ids, int n, char **text, c
         return xerr(err, errlen, "the model has no tokenizer (config field \"tokenizer\"): "
                     "use the target ids");
     return spm_decode(m->tgt_spm, ids, n, text, &len, err, errlen);
+}
+
+int xlate_detokenize_spans(const xlate_model *m, const int *ids, int n, char **text,
+                           int **spans, char *err, size_t errlen)
+{
+    size_t len;
+    *text = NULL;
+    *spans = NULL;
+    if (m->has_hf)
+        return xerr(err, errlen, "detokenize spans: not supported for Hugging Face MarianMT "
+                    "models yet");
+    if (!m->tgt_spm)
+        return xerr(err, errlen, "the model has no tokenizer (config field \"tokenizer\"): "
+                    "use the target ids");
+    return spm_decode_spans(m->tgt_spm, ids, n, text, &len, spans, err, errlen);
 }
 
 static int check_alignment_layer(const xlate_model *m, int layer, char *err, size_t errlen)

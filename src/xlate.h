@@ -84,8 +84,24 @@ int xlate_lang_id(const xlate_model *m, const char *lang);
 /* Text <-> ids with the model's SentencePiece models. Arrays and strings are malloc'd. */
 int xlate_tokenize(const xlate_model *m, const char *text, size_t len, int **ids, int *n,
                    char *err, size_t errlen);
+/* The ids of xlate_tokenize and *spans [2 * *n]: id i covers the bytes [(*spans)[2i],
+ * (*spans)[2i+1]) of the original text, as sentencepiece's SentencePieceText begin/end define
+ * them (through the normalizer: a piece's span runs from its first character's source to the
+ * next piece's; the dummy-prefix U+2581 covers the whitespace before its word, or nothing at the
+ * text's start; the byte pieces of one character: all but the last empty, the last the
+ * character). A Marian ">>xx<<" token: its own bytes. Both arrays NULL when *n == 0; len at most
+ * INT_MAX - 64. */
+int xlate_tokenize_spans(const xlate_model *m, const char *text, size_t len, int **ids,
+                         int **spans, int *n, char *err, size_t errlen);
 int xlate_detokenize(const xlate_model *m, const int *ids, int n, char **text, char *err,
                      size_t errlen);
+/* The text of xlate_detokenize and *spans [2 * n] (NULL when n == 0): id i wrote the bytes
+ * [(*spans)[2i], (*spans)[2i+1]) of *text, as sentencepiece's decode_ids_as_immutable_proto
+ * begin/end: a token that writes nothing (a control token, the first byte pieces of a
+ * character) gets an empty range where it stands. Not yet for Hugging Face MarianMT models
+ * (an error saying so). */
+int xlate_detokenize_spans(const xlate_model *m, const int *ids, int n, char **text,
+                           int **spans, char *err, size_t errlen);
 
 typedef struct {
     int beam_size;        /* 1: greedy (default) */

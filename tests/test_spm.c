@@ -178,6 +178,64 @@ static void expect_text(const spm_model *m, const int *ids, int n, const char *w
     free(text);
 }
 
+/* Encodes with spans: the ids must be spm_encode's, the spans want[2 * nids]. */
+static void expect_spans(const spm_model *m, const char *text, size_t len, const int *want,
+                         int nwant, const char *what)
+{
+    int *ids = NULL, *plain = NULL, *sp = NULL, n = -1, np = -1;
+    char err[512], got[512] = "", exp[512] = "";
+    if (!m) {
+        check(0, what, "no model");
+        return;
+    }
+    if (spm_encode_spans(m, text, len, &ids, &sp, &n, err, sizeof err) != 0 ||
+        spm_encode(m, text, len, &plain, &np, err, sizeof err) != 0) {
+        check(0, what, "encode failed: %s", err);
+        return;
+    }
+    for (int i = 0; i < n && strlen(got) < 400; i++)
+        snprintf(got + strlen(got), sizeof got - strlen(got), "%s%d:%d", i ? " " : "",
+                 sp[2 * i], sp[2 * i + 1]);
+    for (int i = 0; i < nwant / 2; i++)
+        snprintf(exp + strlen(exp), sizeof exp - strlen(exp), "%s%d:%d", i ? " " : "",
+                 want[2 * i], want[2 * i + 1]);
+    check(n == np && (n == 0 || memcmp(ids, plain, (size_t)n * sizeof *ids) == 0) &&
+              2 * n == nwant && (n == 0 || memcmp(sp, want, (size_t)nwant * sizeof *sp) == 0) &&
+              (n > 0 || sp == NULL),
+          what, "got [%s] expected [%s] (%d ids, spm_encode %d)", got, exp, n, np);
+    free(ids);
+    free(plain);
+    free(sp);
+}
+
+/* Decodes with spans: the text must be spm_decode's (want_text), the spans want[2 * n]. */
+static void expect_dec_spans(const spm_model *m, const int *ids, int n, const char *want_text,
+                             size_t wantlen, const int *want, int nwant, const char *what)
+{
+    char *text = NULL, err[512], got[512] = "", exp[512] = "";
+    int *sp = NULL;
+    size_t len = 0;
+    if (!m) {
+        check(0, what, "no model");
+        return;
+    }
+    if (spm_decode_spans(m, ids, n, &text, &len, &sp, err, sizeof err) != 0) {
+        check(0, what, "spm_decode_spans failed: %s", err);
+        return;
+    }
+    for (int i = 0; i < n && strlen(got) < 400; i++)
+        snprintf(got + strlen(got), sizeof got - strlen(got), "%s%d:%d", i ? " " : "",
+                 sp[2 * i], sp[2 * i + 1]);
+    for (int i = 0; i < nwant / 2; i++)
+        snprintf(exp + strlen(exp), sizeof exp - strlen(exp), "%s%d:%d", i ? " " : "",
+                 want[2 * i], want[2 * i + 1]);
+    check(len == wantlen && memcmp(text, want_text, len) == 0 && 2 * n == nwant &&
+              (n == 0 || memcmp(sp, want, (size_t)nwant * sizeof *sp) == 0),
+          what, "got [%s] '%s' expected [%s] '%s'", got, text, exp, want_text);
+    free(text);
+    free(sp);
+}
+
 #define IDS(...) (const int[]){__VA_ARGS__}, (int)(sizeof((int[]){__VA_ARGS__}) / sizeof(int))
 
 /* ---- unigram ---- */
@@ -413,7 +471,42 @@ static void test_charsmap(void)
     /* " q x": the leading space goes; q deletes to "" and the space after it still counts as
      * following a space, so it goes too: "▁y" */
     expect_ids(m, " q x", 4, IDS(1), "charsmap: deleted characters keep space handling");
+    /* spans: a deleted character belongs to the piece before it (here the only one): "qxq"
+     * -> ▁ from 0 (no leading space), y from 1, the end after the last q: [0, 3) */
+    expect_spans(m, "qxq", 3, IDS(0, 3), "spans: deleted characters fall inside the piece");
+    /* " q x": the leading space goes (the dummy ▁ from 1), q deletes, the space after it goes
+     * too; y from 3: ▁y covers [1, 4) */
+    expect_spans(m, " q x", 4, IDS(1, 4), "spans: the dummy ▁ starts after leading space");
+    expect_spans(m, "xax", 3, IDS(0, 1, 1, 2, 2, 3), "spans: one-to-one rules");
     spm_free(m);
+
+    /* The same charsmap as a denormalizer (ModelProto field 5; no dummy prefix, no whitespace
+     * handling) of a model that normalizes nothing: decode writes "qxa", the denormalizer
+     * makes it "ya" with norm_to_orig [1, 2 | 3]. Each offset p moves to the first output byte
+     * written from input at or after p: ▁q [0,1) -> [0,0), x [1,2) -> [0,1), a [2,3) -> [1,2). */
+    {
+        const piece dp[] = {
+            {"<unk>", 0, UNKNOWN}, {SP "q", -1, NORMAL}, {"x", -1, NORMAL}, {"a", -1, NORMAL},
+        };
+        spec sd = {UNIGRAM, 0, 1, 1, 1, 0, NULL, 0};
+        buf dn = {0};
+        b = build(dp, 4, &sd);
+        put_len(&dn, 1, "denorm", 6);
+        put_len(&dn, 2, blob, sizeof blob);
+        put_int(&dn, 3, 0);
+        put_int(&dn, 4, 0);
+        put_int(&dn, 5, 0);
+        put_len(&b, 5, dn.p, dn.n);
+        free(dn.p);
+        m = load(&b, "spans: model with a denormalizer loads");
+        free(b.p);
+        if (m) {
+            expect_text(m, IDS(1, 2, 3), "ya", 2, "denormalizer: decode applies it");
+            expect_dec_spans(m, IDS(1, 2, 3), "ya", 2, IDS(0, 0, 0, 1, 1, 2),
+                             "decode spans: moved through the denormalizer's alignment");
+            spm_free(m);
+        }
+    }
 
     /* a charsmap whose size field exceeds the blob */
     unsigned char bad[8] = {0xff, 0xff, 0, 0, 1, 2, 3, 4};
@@ -433,6 +526,62 @@ static void test_charsmap(void)
     check(rc == -1 && strstr(err, "charsmap"), "charsmap: a blob of 3 bytes is an error",
           "rc %d err '%s'", rc, err);
     free(b.p);
+}
+
+/* ---- spans (hand computed from the normalizer's alignment, norm_to_orig) ---- */
+
+static void test_spans(void)
+{
+    spec s = {UNIGRAM, 0, 1, 1, 1, 0, NULL, 0};
+    buf b = build(uni_pieces, 11, &s);
+    spm_model *m = load(&b, "spans: unigram model loads");
+    free(b.p);
+    if (!m)
+        return;
+    /* "  a   b  " -> "▁a▁b": the dummy ▁ belongs to 'a' (offset 2), the kept ▁ to the space at 3
+     * whose run ends at 'b' (6); the trailing spaces belong to nobody */
+    expect_spans(m, "  a   b  ", 9, IDS(2, 3, 3, 6, 6, 7),
+                 "spans: whitespace runs go to the ▁ that stands for them");
+    expect_spans(m, "accc", 4, IDS(0, 1, 1, 4), "spans: a merged <unk> covers the whole run");
+    /* \xff is one byte that became U+FFFD (3 normalized bytes), merged with 'c' */
+    expect_spans(m, "a\xff" "c", 3, IDS(0, 1, 1, 3),
+                 "spans: an invalid byte's U+FFFD covers that one byte");
+    expect_spans(m, "a<sep>b", 7, IDS(0, 1, 1, 6, 6, 7), "spans: a user symbol's own bytes");
+    expect_spans(m, "   ", 3, NULL, 0, "spans: blank text gives no ids and no spans");
+    /* decode: a control piece covers nothing where it stands; the sentence's leading ▁ is not
+     * written, so ▁a wrote only "a" */
+    expect_dec_spans(m, IDS(1, 3, 4, 6, 2), "a b", 3, IDS(0, 0, 0, 1, 1, 2, 2, 3, 3, 3),
+                     "decode spans: control pieces empty, ▁ as the space it wrote");
+    expect_dec_spans(m, IDS(5, 0, 6), "a \xe2\x81\x87 b", 7, IDS(0, 1, 1, 6, 6, 7),
+                     "decode spans: <unk> covers ' ⁇ '");
+    expect_dec_spans(m, IDS(4, 4, 3), "a", 1, IDS(0, 0, 0, 0, 0, 1),
+                     "decode spans: removed leading ▁ write nothing");
+    spm_free(m);
+
+    const piece pc[] = {
+        {"<unk>", 0, UNKNOWN}, {"<s>", 0, CONTROL}, {"</s>", 0, CONTROL},
+        {SP "a", -1, NORMAL}, {"a", -1, NORMAL}, {SP, -2, NORMAL},
+    }; /* then <0x00> .. <0xFF> = 6 .. 261 */
+    spec sb = {UNIGRAM, 1, 1, 1, 1, 0, NULL, 0};
+    b = build(pc, 6, &sb);
+    m = load(&b, "spans: byte fallback model loads");
+    free(b.p);
+    if (!m)
+        return;
+    /* é = C3 A9 at [1, 3): the first byte piece covers nothing, the last the character */
+    expect_spans(m, "a\xc3\xa9", 3, IDS(0, 1, 1, 1, 1, 3),
+                 "spans: byte pieces: all but the last empty, the last the character");
+    /* "\xff": the dummy ▁ and U+FFFD both come from offset 0, so ▁ covers nothing and the last
+     * of U+FFFD's three byte pieces covers the invalid byte */
+    expect_spans(m, "\xff", 1, IDS(0, 0, 0, 0, 0, 0, 0, 1),
+                 "spans: the dummy ▁ at the text's start covers nothing");
+    expect_dec_spans(m, IDS(3, 6 + 0xC3, 6 + 0xA9), "a\xc3\xa9", 3, IDS(0, 1, 1, 1, 1, 3),
+                     "decode spans: byte pieces of one character");
+    expect_dec_spans(m, IDS(6 + 0xC3, 1, 6 + 0xA9), "\xef\xbf\xbd\xef\xbf\xbd", 6,
+                     IDS(0, 3, 3, 3, 3, 6), "decode spans: each invalid byte its U+FFFD");
+    expect_dec_spans(m, IDS(6 + 0xE2, 6 + 0x82, 3), "\xef\xbf\xbd\xef\xbf\xbd a", 8,
+                     IDS(0, 3, 3, 6, 6, 8), "decode spans: a truncated sequence, then ▁a");
+    spm_free(m);
 }
 
 /* ---- char and word models ---- */
@@ -647,6 +796,7 @@ int main(void)
     test_bpe();
     test_byte_fallback();
     test_charsmap();
+    test_spans();
     test_char_word();
     test_malformed();
     test_shared_model();

@@ -20,26 +20,31 @@ typedef struct {
     const char *dir;   /* -m: the model directory's own tokenizer (OPUS-MT: vocab.json too) */
     const char *in;    /* -i, NULL or "-" for stdin */
     const char *out;   /* -o, NULL or "-" for stdout */
+    int spans;         /* --spans: each line also gets its tokens' byte spans */
 } spm_opts;
 
 static void usage(FILE *f, const char *cmd)
 {
     if (strcmp(cmd, "encode") == 0)
         fprintf(f,
-                "usage: xlate encode --spm FILE | -m DIR [-i IN] [-o OUT]\n"
+                "usage: xlate encode --spm FILE | -m DIR [-i IN] [-o OUT] [--spans]\n"
                 "Encodes each line of IN (default: stdin) into one line of space-separated\n"
                 "SentencePiece ids on OUT (default: stdout), as\n"
                 "`spm_encode --model FILE --output_format=id` does. An empty line gives an\n"
                 "empty line. With -m DIR: the source ids of model DIR's tokenizer (an\n"
-                "OPUS-MT model's: source.spm pieces numbered by vocab.json), without eos.\n");
+                "OPUS-MT model's: source.spm pieces numbered by vocab.json), without eos.\n"
+                "--spans: after the ids a tab and, for each id, BEGIN:END, the bytes\n"
+                "[BEGIN, END) of the line it covers (sentencepiece's begin/end, in bytes).\n");
     else
         fprintf(f,
-                "usage: xlate decode --spm FILE | -m DIR [-i IN] [-o OUT]\n"
+                "usage: xlate decode --spm FILE | -m DIR [-i IN] [-o OUT] [--spans]\n"
                 "Decodes each line of space-separated ids of IN (default: stdin) into one line\n"
                 "of text on OUT (default: stdout), as\n"
                 "`spm_decode --model FILE --input_format=id` does. A token that is not an id,\n"
                 "or an id out of the vocabulary, stops with exit status 3. With -m DIR: the\n"
-                "text of target ids as model DIR's tokenizer writes translations.\n");
+                "text of target ids as model DIR's tokenizer writes translations.\n"
+                "--spans: after the text a tab and, for each id, BEGIN:END, the bytes\n"
+                "[BEGIN, END) of the text it produced (empty for a token that writes nothing).\n");
 }
 
 /* Returns -1 to go on, else the exit status. */
@@ -52,6 +57,10 @@ static int parse_opts(int argc, char **argv, spm_opts *o)
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout, o->cmd);
             return XLATE_EXIT_OK;
+        }
+        if (strcmp(a, "--spans") == 0) {
+            o->spans = 1;
+            continue;
         }
         if (strcmp(a, "--spm") == 0 || strncmp(a, "--spm=", 6) == 0)
             dst = &o->model;
@@ -97,25 +106,41 @@ typedef struct {
     xlate_model *xm; /* -m */
 } spm_io;
 
-/* Encode / decode with the --spm model or the -m model's tokenizer. */
-static int io_encode(const spm_io *io, const char *s, size_t n, int **ids, int *nids, char *err,
-                     size_t errlen)
+/* Encode / decode with the --spm model or the -m model's tokenizer; spans != NULL: with the
+ * tokens' spans ([2 * n], malloc'd). */
+static int io_encode(const spm_io *io, const char *s, size_t n, int **ids, int **spans,
+                     int *nids, char *err, size_t errlen)
 {
     if (io->xm)
-        return xlate_tokenize(io->xm, s, n, ids, nids, err, errlen);
-    return spm_encode(io->model, s, n, ids, nids, err, errlen);
+        return spans ? xlate_tokenize_spans(io->xm, s, n, ids, spans, nids, err, errlen)
+                     : xlate_tokenize(io->xm, s, n, ids, nids, err, errlen);
+    return spans ? spm_encode_spans(io->model, s, n, ids, spans, nids, err, errlen)
+                 : spm_encode(io->model, s, n, ids, nids, err, errlen);
 }
 
-static int io_decode(const spm_io *io, const int *ids, int n, char **text, size_t *tl, char *err,
-                     size_t errlen)
+static int io_decode(const spm_io *io, const int *ids, int n, char **text, size_t *tl,
+                     int **spans, char *err, size_t errlen)
 {
     if (io->xm) {
-        if (xlate_detokenize(io->xm, ids, n, text, err, errlen))
+        if (spans ? xlate_detokenize_spans(io->xm, ids, n, text, spans, err, errlen)
+                  : xlate_detokenize(io->xm, ids, n, text, err, errlen))
             return -1;
         *tl = strlen(*text);
         return 0;
     }
-    return spm_decode(io->model, ids, n, text, tl, err, errlen);
+    return spans ? spm_decode_spans(io->model, ids, n, text, tl, spans, err, errlen)
+                 : spm_decode(io->model, ids, n, text, tl, err, errlen);
+}
+
+/* Appends "\tB:E B:E ..." of n spans to out; -1 out of memory or a write error. */
+static int put_spans(FILE *out, const int *spans, int n)
+{
+    if (fputc('\t', out) == EOF)
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (fprintf(out, i ? " %d:%d" : "%d:%d", spans[2 * i], spans[2 * i + 1]) < 0)
+            return -1;
+    return 0;
 }
 
 static int io_open(const spm_opts *o, spm_io *io)
@@ -241,10 +266,10 @@ int cmd_encode(int argc, char **argv)
     errno = 0;
     while ((got = getline(&line, &cap, io.in)) >= 0) {
         size_t n = (size_t)got;
-        int *ids = NULL, nids = 0;
+        int *ids = NULL, *spans = NULL, nids = 0;
         if (n && line[n - 1] == '\n')
             n--;
-        if (io_encode(&io, line, n, &ids, &nids, err, sizeof err)) {
+        if (io_encode(&io, line, n, &ids, o.spans ? &spans : NULL, &nids, err, sizeof err)) {
             fprintf(stderr, "xlate encode: %s\n", err);
             status = XLATE_EXIT_INTERNAL;
             break;
@@ -254,6 +279,7 @@ int cmd_encode(int argc, char **argv)
             char *nb = realloc(obuf, need);
             if (!nb) {
                 free(ids);
+                free(spans);
                 fprintf(stderr, "xlate encode: out of memory\n");
                 status = XLATE_EXIT_INTERNAL;
                 break;
@@ -267,9 +293,16 @@ int cmd_encode(int argc, char **argv)
                 *p++ = ' ';
             p = put_int(p, ids[i]);
         }
-        *p++ = '\n';
+        int wfail = 0;
+        if (o.spans) { /* the ids, then the spans, then the newline */
+            wfail = fwrite(obuf, 1, (size_t)(p - obuf), io.out) != (size_t)(p - obuf) ||
+                    put_spans(io.out, spans, nids);
+            p = obuf;
+        }
         free(ids);
-        if (fwrite(obuf, 1, (size_t)(p - obuf), io.out) != (size_t)(p - obuf)) {
+        free(spans);
+        *p++ = '\n';
+        if (wfail || fwrite(obuf, 1, (size_t)(p - obuf), io.out) != (size_t)(p - obuf)) {
             status = write_failed(o.cmd, &io, errno);
             break;
         }
@@ -374,16 +407,24 @@ int cmd_decode(int argc, char **argv)
             goto out;
         }
         char *text = NULL;
+        int *spans = NULL;
         size_t tl = 0;
-        if (io_decode(&io, ids, (int)nids, &text, &tl, err, sizeof err)) {
+        if (io_decode(&io, ids, (int)nids, &text, &tl, o.spans ? &spans : NULL, err,
+                      sizeof err)) {
             fprintf(stderr, "xlate decode: %s:%zu: %s\n", io.in_name, lineno, err);
             status = XLATE_EXIT_INPUT;
             goto out;
         }
+        int wfail = 0;
+        if (o.spans) { /* the text, then the spans, then the newline */
+            wfail = fwrite(text, 1, tl, io.out) != tl || put_spans(io.out, spans, (int)nids);
+            tl = 0;
+        }
+        free(spans);
         text[tl] = '\n';
         size_t w = fwrite(text, 1, tl + 1, io.out);
         free(text);
-        if (w != tl + 1) {
+        if (wfail || w != tl + 1) {
             status = write_failed(o.cmd, &io, errno);
             goto out;
         }

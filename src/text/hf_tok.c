@@ -184,58 +184,106 @@ static int next_code(const char *s, size_t len, size_t from, size_t *a, size_t *
     return 0;
 }
 
-int hf_tok_encode(const hf_tok *t, const char *text, size_t len, int **ids, int *n, char *err,
-                  size_t errlen)
+/* hf_tok_encode, and with spans != NULL each id's [begin, end) in text (*spans [2 * *n]):
+ * the leading code's own bytes, a piece's span in the text without the codes (spm) mapped back
+ * through rmap. */
+static int encode_impl(const hf_tok *t, const char *text, size_t len, int **ids, int **spans,
+                       int *n, char *err, size_t errlen)
 {
     char *rest = NULL, *buf = NULL;
-    size_t *offs = NULL, a, b, from = 0, rn = 0;
-    int np = 0, code = -1, *out = NULL;
+    size_t *offs = NULL, a, b, from = 0, rn = 0, *rmap = NULL, code_end = 0;
+    int np = 0, code = -1, *out = NULL, *psp = NULL, *osp = NULL;
     *ids = NULL;
     *n = 0;
-    if (!(rest = malloc(len + 1)))
-        return xerr(err, errlen, "out of memory");
+    if (spans)
+        *spans = NULL;
+    /* rmap [rn + 1]: the offset in text of each byte of rest, then len */
+    if (!(rest = malloc(len + 1)) || (spans && !(rmap = malloc((len + 1) * sizeof *rmap)))) {
+        xerr(err, errlen, "out of memory");
+        goto fail;
+    }
     /* language_code_re.match: a code at the very start is one token; .sub removes every match */
     while (next_code(text, len, from, &a, &b)) {
         if (a == 0) {
             code = vocab_find(&t->src, text, b);
             if (code < 0)
                 code = t->unk;
+            code_end = b;
         }
         memcpy(rest + rn, text + from, a - from);
+        for (size_t k = 0; rmap && k < a - from; k++)
+            rmap[rn + k] = from + k;
         rn += a - from;
         from = b;
     }
     memcpy(rest + rn, text + from, len - from);
+    for (size_t k = 0; rmap && k < len - from; k++)
+        rmap[rn + k] = from + k;
     rn += len - from;
-    if (spm_encode_pieces(t->src_spm, rest, rn, &buf, &offs, &np, err, errlen))
+    if (rmap)
+        rmap[rn] = len;
+    if (spm_encode_pieces(t->src_spm, rest, rn, &buf, &offs, spans ? &psp : NULL, &np, err,
+                          errlen))
         goto fail;
     out = malloc((np + 1) * sizeof *out);
-    if (!out) {
+    if (!out || (spans && !(osp = malloc(2 * (np + 1) * sizeof *osp)))) {
         xerr(err, errlen, "out of memory");
         goto fail;
     }
-    if (code >= 0)
+    if (code >= 0) {
+        if (osp) {
+            osp[0] = 0;
+            osp[1] = (int)code_end;
+        }
         out[(*n)++] = code;
+    }
     for (int i = 0; i < np; i++) {
         int id = vocab_find(&t->src, buf + offs[i], offs[i + 1] - offs[i]);
+        if (osp) {
+            /* a begin is where its byte of rest stands in text; an end follows the last byte
+             * covered (a code removed just before it stays outside) */
+            size_t rb = (size_t)psp[2 * i], re = (size_t)psp[2 * i + 1];
+            osp[2 * *n] = (int)rmap[rb];
+            osp[2 * *n + 1] = re > rb ? (int)rmap[re - 1] + 1 : (int)rmap[rb];
+        }
         out[(*n)++] = id >= 0 ? id : t->unk;
     }
     free(rest);
     free(buf);
     free(offs);
+    free(rmap);
+    free(psp);
     if (*n == 0) {
         free(out);
-        out = NULL;
+        free(osp);
+        out = osp = NULL;
     }
     *ids = out;
+    if (spans)
+        *spans = osp;
     return 0;
 fail:
     free(rest);
     free(buf);
     free(offs);
+    free(rmap);
+    free(psp);
     free(out);
+    free(osp);
     *n = 0;
     return -1;
+}
+
+int hf_tok_encode(const hf_tok *t, const char *text, size_t len, int **ids, int *n, char *err,
+                  size_t errlen)
+{
+    return encode_impl(t, text, len, ids, NULL, n, err, errlen);
+}
+
+int hf_tok_encode_spans(const hf_tok *t, const char *text, size_t len, int **ids, int **spans,
+                        int *n, char *err, size_t errlen)
+{
+    return encode_impl(t, text, len, ids, spans, n, err, errlen);
 }
 
 /* Length of the Unicode whitespace (Python's str.isspace) character at s[0, n), or 0. */

@@ -34,6 +34,12 @@ void hf_tok_free(hf_tok *t);
 /* Source ids of text (without the eos), *ids malloc'd. */
 int hf_tok_encode(const hf_tok *t, const char *text, size_t len, int **ids, int *n, char *err,
                   size_t errlen);
+/* The same ids and *spans [2 * *n] (malloc'd, NULL when *n == 0): id i covers text's bytes
+ * [(*spans)[2i], (*spans)[2i+1]). A leading ">>xx<<" token: its own bytes; a piece: its span
+ * in the text without the codes (spm_encode_spans), mapped back (a code removed inside it stays
+ * inside); a piece vocab.json lacks (<unk>) keeps its span. */
+int hf_tok_encode_spans(const hf_tok *t, const char *text, size_t len, int **ids, int **spans,
+                        int *n, char *err, size_t errlen);
 /* Text of target ids, malloc'd and NUL-terminated. */
 int hf_tok_decode(const hf_tok *t, const int *ids, int n, char **text, char *err, size_t errlen);
 /* The id of ">>lang<<" in vocab.json, or -1. */

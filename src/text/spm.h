@@ -30,12 +30,24 @@ const char *spm_id_to_piece(const spm_model *m, int id); /* NULL when out of ran
 int spm_encode(const spm_model *m, const char *text, size_t len, int **ids, int *n, char *err,
                size_t errlen);
 
+/* The same ids, and *spans [2 * *n] (malloc'd; NULL when *n == 0): id i covers the bytes
+ * [(*spans)[2i], (*spans)[2i+1]) of text, as the library's SentencePieceText begin/end (byte
+ * offsets in C++): through the normalizer's alignment, a normalized byte belongs to where the
+ * rule that wrote it starts in text, so a piece spans from its first byte's rule to the next
+ * piece's; the dummy-prefix U+2581 belongs to the first kept character (covering nothing of its
+ * own), a kept space's U+2581 to the whitespace run it stands for. The byte pieces of one
+ * unknown character: all but the last [begin, begin), the last the character's span. Merged
+ * unknown pieces: the run's span. len must be <= INT_MAX - 64 (else -1 with a message). */
+int spm_encode_spans(const spm_model *m, const char *text, size_t len, int **ids, int **spans,
+                     int *n, char *err, size_t errlen);
+
 /* The pieces of the same encoding, as the library's EncodeAsPieces (encode(out_type=str)): a
  * piece's text in the normalized input (consecutive unknown pieces merged into one), a byte
  * fallback piece's name. *buf holds the n pieces one after the other, piece i at
- * [(*offs)[i], (*offs)[i+1]); both malloc'd (NULL when *n == 0). */
+ * [(*offs)[i], (*offs)[i+1]); both malloc'd (NULL when *n == 0). With spans != NULL also the
+ * pieces' spans in text as spm_encode_spans gives them (same limit on len). */
 int spm_encode_pieces(const spm_model *m, const char *text, size_t len, char **buf,
-                      size_t **offs, int *n, char *err, size_t errlen);
+                      size_t **offs, int **spans, int *n, char *err, size_t errlen);
 
 /* Decodes ids as sentencepiece's DecodeIds: control pieces dropped, U+2581 to space, leading
  * space of the sentence removed as the library does, byte pieces <0xXX> reassembled into UTF-8
@@ -43,6 +55,14 @@ int spm_encode_pieces(const spm_model *m, const char *text, size_t len, char **b
  * *text is malloc'd and NUL-terminated; *len excludes the NUL (the text may hold NUL bytes). */
 int spm_decode(const spm_model *m, const int *ids, int n, char **text, size_t *len, char *err,
                size_t errlen);
+/* The same text, and *spans [2 * n] (malloc'd; NULL when n == 0): id i wrote the bytes
+ * [(*spans)[2i], (*spans)[2i+1]) of *text, as the library's decode_ids_as_immutable_proto
+ * begin/end (in bytes): a control piece [pos, pos) where it stands, a piece that lost its
+ * leading U+2581 only what it still wrote, the byte pieces of one character all but the last
+ * [pos, pos) and the last the character (an invalid byte: its U+FFFD). With a denormalizer the
+ * spans are moved into the denormalized text (to the first byte written from each offset). */
+int spm_decode_spans(const spm_model *m, const int *ids, int n, char **text, size_t *len,
+                     int **spans, char *err, size_t errlen);
 /* The same for pieces (DecodePieces): piece i is pieces[offs[i], offs[i+1]); a piece the model
  * lacks is written as it is. */
 int spm_decode_pieces(const spm_model *m, const char *pieces, const size_t *offs, int n,

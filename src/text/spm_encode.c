@@ -46,24 +46,56 @@ static size_t encode_word(const spm_model *m, const unsigned char *s, size_t n, 
     return k;
 }
 
+/* The spans of the ids that the populate loop of encode_impl makes of segs (the same walk):
+ * a segment covers the original bytes from the rule that wrote its first normalized byte to the
+ * rule that wrote the next segment's first (al [normalized length + 1]: norm_to_orig). A control
+ * piece covers nothing; the byte pieces of an unknown segment all [begin, begin) but the last;
+ * a run of unknown pieces that merges into one id covers the run. sp [2 * ids]. */
+static void fill_spans(const spm_model *m, const seg *segs, size_t nseg, const uint32_t *al,
+                       int *sp)
+{
+    size_t nids = 0;
+    int prev_unk = 0;
+    for (size_t i = 0; i < nseg; i++) {
+        int id = segs[i].id, unk = m->ptype[id] == PT_UNKNOWN;
+        int ob = (int)al[segs[i].start], oe = (int)al[segs[i].start + segs[i].len];
+        size_t add = unk && m->byte_fallback ? segs[i].len : !(prev_unk && unk);
+        if (m->ptype[id] == PT_CONTROL)
+            oe = ob;
+        if (add == 0)
+            sp[2 * nids - 1] = oe; /* a merged unknown piece grows */
+        for (size_t k = 0; k < add; k++, nids++) {
+            sp[2 * nids] = ob;
+            sp[2 * nids + 1] = k + 1 == add ? oe : ob;
+        }
+        prev_unk = unk;
+    }
+}
+
 /* spm_encode, and with pieces != NULL also the pieces as the library's EncodeAsPieces gives
  * them: each piece's text in the normalized input (consecutive unknown ones merged), a byte
- * fallback piece's own name. */
+ * fallback piece's own name; with spans != NULL also each id's [begin, end) in text, as the
+ * library's PopulateSentencePieceText sets them (*spans malloc'd, [2 * *n]; len <= MAX_TEXT). */
 static int encode_impl(const spm_model *m, const char *text, size_t len, int **ids, int *n,
-                       sbuf *pieces, size_t **offs, char *err, size_t errlen)
+                       sbuf *pieces, size_t **offs, int **spans, char *err, size_t errlen)
 {
     sbuf norm = {0};
     seg *segs = NULL;
     void *scratch = NULL;
-    int *res = NULL;
+    int *res = NULL, *sp = NULL;
+    uint32_t *al = NULL; /* [norm.n + 1] norm_to_orig, only when spans are asked for */
     size_t nn, nseg = 0, nids = 0;
     const unsigned char *s;
 
     *ids = NULL;
     *n = 0;
+    if (spans)
+        *spans = NULL;
     if (len == 0)
         return 0;
-    if (spm_normalize(m, &m->norm, 1, (const unsigned char *)text, len, &norm))
+    if (spans ? spm_normalize_aligned(m, &m->norm, 1, (const unsigned char *)text, len, &norm,
+                                      &al)
+              : spm_normalize(m, &m->norm, 1, (const unsigned char *)text, len, &norm))
         goto oom;
     nn = norm.n;
     s = (const unsigned char *)norm.p;
@@ -71,6 +103,7 @@ static int encode_impl(const spm_model *m, const char *text, size_t len, int **i
         goto done;
     if (nn > MAX_TEXT) {
         free(norm.p);
+        free(al);
         return xerr(err, errlen, "spm_encode: sentence too long (%zu bytes after normalization)",
                     nn);
     }
@@ -132,7 +165,8 @@ static int encode_impl(const spm_model *m, const char *text, size_t len, int **i
         if (consumed != nn || count > MAX_TEXT)
             goto done; /* the library returns an error status, hence no ids */
         res = malloc(count * sizeof *res);
-        if (!res || (pieces && !(*offs = malloc((count + 1) * sizeof **offs))))
+        if (!res || (pieces && !(*offs = malloc((count + 1) * sizeof **offs))) ||
+            (spans && !(sp = malloc(2 * count * sizeof *sp))))
             goto oom;
         prev_unk = 0;
         for (size_t i = 0; i < nseg; i++) {
@@ -169,40 +203,71 @@ static int encode_impl(const spm_model *m, const char *text, size_t len, int **i
         }
         if (pieces)
             (*offs)[nids] = pieces->n;
+        if (sp)
+            fill_spans(m, segs, nseg, al, sp);
     }
 done:
     free(norm.p);
     free(segs);
     free(scratch);
+    if (spans) {
+        free(al);
+        if (nids == 0) {
+            free(sp);
+            sp = NULL;
+        }
+    }
     if (nids == 0) {
         free(res);
         res = NULL;
     }
     *ids = res;
+    if (spans)
+        *spans = sp;
     *n = (int)nids;
     return 0;
 oom:
     free(norm.p);
     free(segs);
     free(scratch);
+    free(al);
     free(res);
+    free(sp);
     return xerr(err, errlen, "spm_encode: out of memory encoding %zu bytes", len);
 }
 
 int spm_encode(const spm_model *m, const char *text, size_t len, int **ids, int *n, char *err,
                size_t errlen)
 {
-    return encode_impl(m, text, len, ids, n, NULL, NULL, err, errlen);
+    return encode_impl(m, text, len, ids, n, NULL, NULL, NULL, err, errlen);
+}
+
+int spm_encode_spans(const spm_model *m, const char *text, size_t len, int **ids, int **spans,
+                     int *n, char *err, size_t errlen)
+{
+    *ids = NULL;
+    *spans = NULL;
+    *n = 0;
+    if (len > MAX_TEXT)
+        return xerr(err, errlen, "spm_encode: text of %zu bytes: spans are ints, at most %zu",
+                    len, (size_t)MAX_TEXT);
+    return encode_impl(m, text, len, ids, n, NULL, NULL, spans, err, errlen);
 }
 
 int spm_encode_pieces(const spm_model *m, const char *text, size_t len, char **buf,
-                      size_t **offs, int *n, char *err, size_t errlen)
+                      size_t **offs, int **spans, int *n, char *err, size_t errlen)
 {
     sbuf pieces = {0};
     int *ids = NULL;
     *offs = NULL;
     *buf = NULL;
-    if (encode_impl(m, text, len, &ids, n, &pieces, offs, err, errlen)) {
+    if (spans && len > MAX_TEXT) {
+        *n = 0;
+        *spans = NULL;
+        return xerr(err, errlen, "spm_encode: text of %zu bytes: spans are ints, at most %zu",
+                    len, (size_t)MAX_TEXT);
+    }
+    if (encode_impl(m, text, len, &ids, n, &pieces, offs, spans, err, errlen)) {
         free(pieces.p);
         free(*offs);
         *offs = NULL;

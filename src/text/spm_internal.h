@@ -179,6 +179,11 @@ int spm_piece_to_id(const spm_model *m, const unsigned char *s, size_t n);
 /* Normalizer::Normalize of s[0..n) with ns into out (cleared first). -1 on out-of-memory. */
 int spm_normalize(const spm_model *m, const normspec *ns, int use_matcher,
                   const unsigned char *in, size_t n, sbuf *out);
+/* The same, and *align (malloc'd, [out->n + 1] when out->n > 0, else maybe NULL): the
+ * library's norm_to_orig, for each normalized byte the offset in `in` of the rule that wrote it,
+ * last the end of the consumed input. n must be <= UINT32_MAX. -1 on out-of-memory. */
+int spm_normalize_aligned(const spm_model *m, const normspec *ns, int use_matcher,
+                          const unsigned char *in, size_t n, sbuf *out, uint32_t **align);
 /* Length of the longest user-defined symbol that s[0..n) starts with; 0 when none does. */
 size_t spm_longest_user(const spm_model *m, const unsigned char *s, size_t n);
 /* Length of the longest user-defined symbol at s (frozen in BPE), else one character. */

@@ -99,14 +99,36 @@ static inline int ends_with(const sbuf *b, const char *s, size_t n)
     return b->n >= n && memcmp(b->p + b->n - n, s, n) == 0;
 }
 
-/* Normalizer::Normalize into out (cleared first). -1 on out-of-memory. */
-int spm_normalize(const spm_model *m, const normspec *ns, int use_matcher,
-                  const unsigned char *in, size_t n, sbuf *out)
+/* Makes room for align[0 .. out->cap] (one more than out's bytes: the end). */
+static int align_fit(uint32_t **align, size_t *acap, const sbuf *out)
+{
+    if (out->cap + 1 <= *acap)
+        return 0;
+    uint32_t *na = realloc(*align, (out->cap + 1) * sizeof *na);
+    if (!na)
+        return -1;
+    *align = na;
+    *acap = out->cap + 1;
+    return 0;
+}
+
+/* Normalizer::Normalize into out (cleared first), and with align != NULL its norm_to_orig:
+ * (*align)[j] is the offset in `in` of the rule that produced normalized byte j (the dummy
+ * prefix's and a kept space's U+2581 included), (*align)[out->n] where the consumed input ends
+ * (before trailing whitespace that was dropped). *align is malloc'd and grown here; it holds
+ * nothing when out->n == 0. always_inline: spm_normalize passes align = NULL, and that copy
+ * keeps no trace of the alignment (the fast path's speed). -1 on out-of-memory. */
+#ifdef __GNUC__
+__attribute__((always_inline))
+#endif
+static inline int normalize_impl(const spm_model *m, const normspec *ns, int use_matcher,
+                                 const unsigned char *in, size_t n, sbuf *out,
+                                 uint32_t **align, size_t *acap)
 {
     const char *ws = ns->escape_whitespaces ? SPACE_SYMBOL : " ";
     size_t wsn = ns->escape_whitespaces ? 3 : 1;
     const char *r;
-    size_t rn, used;
+    size_t rn, used, consumed = 0;
     int prev_space;
 
     out->n = 0;
@@ -119,14 +141,20 @@ int spm_normalize(const spm_model *m, const normspec *ns, int use_matcher,
                 break;
             in += used;
             n -= used;
+            consumed += used;
         }
     }
     if (n == 0)
         return 0;
-    if (sbuf_reserve(out, n * 3 + 8))
+    if (sbuf_reserve(out, n * 3 + 8) || (align && align_fit(align, acap, out)))
         return -1;
-    if (!ns->treat_ws_as_suffix && ns->add_dummy_prefix && sbuf_put(out, ws, wsn))
-        return -1;
+    if (!ns->treat_ws_as_suffix && ns->add_dummy_prefix) {
+        if (align)
+            for (size_t k = 0; k < wsn; k++)
+                (*align)[out->n + k] = (uint32_t)consumed;
+        if (sbuf_put(out, ws, wsn))
+            return -1;
+    }
     prev_space = ns->remove_extra_whitespaces;
     while (n) {
         used = normalize_prefix(m, ns, use_matcher, in, n, &r, &rn);
@@ -136,7 +164,7 @@ int spm_normalize(const spm_model *m, const normspec *ns, int use_matcher,
                 rn--;
             }
         if (rn) {
-            if (sbuf_reserve(out, rn * 3))
+            if (sbuf_reserve(out, rn * 3) || (align && align_fit(align, acap, out)))
                 return -1;
             char *o = out->p + out->n;
             for (size_t k = 0; k < rn; k++) {
@@ -147,19 +175,57 @@ int spm_normalize(const spm_model *m, const normspec *ns, int use_matcher,
                     *o++ = r[k];
                 }
             }
+            if (align) /* every byte this rule wrote comes from where the rule starts */
+                for (size_t j = out->n; j < (size_t)(o - out->p); j++)
+                    (*align)[j] = (uint32_t)consumed;
             out->n = (size_t)(o - out->p);
             prev_space = r[rn - 1] == ' ';
         }
         in += used;
         n -= used;
+        consumed += used;
         if (!ns->remove_extra_whitespaces)
             prev_space = 0;
     }
     if (ns->remove_extra_whitespaces)
-        while (ends_with(out, ws, wsn))
+        while (ends_with(out, ws, wsn)) {
             out->n -= wsn;
-    if (ns->treat_ws_as_suffix && ns->add_dummy_prefix && sbuf_put(out, ws, wsn))
+            if (align) /* the input now ends where the dropped space began */
+                consumed = (*align)[out->n];
+        }
+    if (ns->treat_ws_as_suffix && ns->add_dummy_prefix) {
+        if (sbuf_reserve(out, wsn) || (align && align_fit(align, acap, out)))
+            return -1;
+        if (align)
+            for (size_t k = 0; k < wsn; k++)
+                (*align)[out->n + k] = (uint32_t)consumed;
+        if (sbuf_put(out, ws, wsn))
+            return -1;
+    }
+    if (align && out->n)
+        (*align)[out->n] = (uint32_t)consumed;
+    return 0;
+}
+
+/* Normalizer::Normalize into out (cleared first). -1 on out-of-memory. */
+int spm_normalize(const spm_model *m, const normspec *ns, int use_matcher,
+                  const unsigned char *in, size_t n, sbuf *out)
+{
+    return normalize_impl(m, ns, use_matcher, in, n, out, NULL, NULL);
+}
+
+int spm_normalize_aligned(const spm_model *m, const normspec *ns, int use_matcher,
+                          const unsigned char *in, size_t n, sbuf *out, uint32_t **align)
+{
+    size_t acap = 0;
+    *align = NULL;
+    if (n > UINT32_MAX)
+        return -1; /* the offsets are 32-bit; callers limit n far below this */
+    if (normalize_impl(m, ns, use_matcher, in, n, out, align, &acap)) {
+        free(*align);
+        *align = NULL;
         return -1;
+    }
     return 0;
 }
 
