@@ -27,6 +27,8 @@ enum { MAX_BATCH = 4096, MAX_WINDOW = 100000 };
 /* One sentence (or unsplit line) on its way through a window. */
 typedef struct {
     int *ids;          /* [n_read] source ids (malloc'd), without eos; the first n translated */
+    int *spans;        /* [2 * n_read] each id's bytes in the line (malloc'd), when alignments
+                          are asked of a text line; else NULL */
     int n, n_read;
     size_t start, end; /* its bytes in the line */
     xlate_result res;
@@ -164,6 +166,14 @@ static int finish_seg(pipeline *pl, seg *sg, char *err, size_t errlen)
         memmove(q + 1, q, sg->n * sizeof *q);
         q[0] = pl->p->target_lang_id;
         sg->ids = q;
+        if (sg->spans) { /* it covers nothing: an empty range where the sentence starts */
+            int *sp = realloc(sg->spans, 2 * (sg->n + 1) * sizeof *sp);
+            if (!sp)
+                return xerr(err, errlen, "out of memory");
+            memmove(sp + 2, sp, 2 * sg->n * sizeof *sp);
+            sp[0] = sp[1] = (int)sg->start;
+            sg->spans = sp;
+        }
         sg->n++;
     }
     sg->n_read = sg->n;
@@ -199,12 +209,17 @@ static int text_segments(pipeline *pl, item *it, const char *text, size_t len, c
         it->n_seg++;
         sg->start = spans[k].start;
         sg->end = spans[k].end;
-        if (xlate_tokenize(pl->model, text + sg->start, sg->end - sg->start, &sg->ids, &sg->n,
-                           err, errlen)) {
+        if (pl->p->decode.alignments
+                ? xlate_tokenize_spans(pl->model, text + sg->start, sg->end - sg->start,
+                                       &sg->ids, &sg->spans, &sg->n, err, errlen)
+                : xlate_tokenize(pl->model, text + sg->start, sg->end - sg->start, &sg->ids,
+                                 &sg->n, err, errlen)) {
             pl->st->error_tag = it->tag;
             rc = XLATE_ERR_LINE;
             goto done;
         }
+        for (int k = 0; sg->spans && k < 2 * sg->n; k++) /* bytes of the line */
+            sg->spans[k] += (int)sg->start;
         if (finish_seg(pl, sg, err, errlen))
             goto done;
     }
@@ -455,6 +470,7 @@ static int deliver(pipeline *pl, const xlate_sink *out, int n, long first, char 
             v->space = t.text ? t.text + prev : "";
             v->space_len = sg->start - prev;
             v->src_tokens = sg->n;
+            v->src_spans = sg->spans;
             v->src_tokens_read = sg->n_read;
             v->res = &sg->res;
             t.src_tokens += sg->n;
@@ -492,6 +508,7 @@ static void free_window(pipeline *pl, int n)
     for (int k = 0; k < pl->n_segs; k++) {
         xlate_results_free(&pl->segs[k].res, 1);
         free(pl->segs[k].ids);
+        free(pl->segs[k].spans);
     }
     pl->n_segs = 0;
     pl->n_arena = 0;
@@ -598,8 +615,10 @@ int xlate_translate_lines(xlate_ctx *ctx, const xlate_lines_params *p, const xla
                 break;
             }
             if (got != 1) { /* the bad line's segments are not translated */
-                for (int k = seg0; k < pl.n_segs; k++)
+                for (int k = seg0; k < pl.n_segs; k++) {
                     free(pl.segs[k].ids);
+                    free(pl.segs[k].spans);
+                }
                 pl.n_segs = seg0;
                 bad = got;
                 break;

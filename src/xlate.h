@@ -232,6 +232,11 @@ typedef struct {
     int src_tokens_read;     /* source tokens it had (more when max_input_length cut it) */
     const xlate_result *res; /* its hypotheses, best first; none (n_hyps 0) when it has no
                                 tokens, and is not translated */
+    const int *src_spans;    /* [2 * src_tokens]: each source token's bytes [start, end) in the
+                                line (xlate_tokenize_spans; a >>xx<< token put in front: empty,
+                                at the sentence's start), the positions the hypotheses'
+                                alignment and attention index; NULL unless decode.alignments
+                                and the line is text */
 } xlate_segment;
 
 typedef struct {
