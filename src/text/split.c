@@ -165,6 +165,11 @@ static int is_lower(int32_t c)
     return c >= 0x430 && c <= 0x45F;
 }
 
+static int isalnum_ascii(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
 static int is_letter(int32_t c) { return is_upper(c) || is_lower(c); }
 static int is_digit(int32_t c) { return c >= '0' && c <= '9'; }
 
@@ -201,12 +206,25 @@ static int abbr_kind(const split_rules *r, const unsigned char *s, size_t n)
     return 0;
 }
 
-static int is_starter(const split_rules *r, const unsigned char *s, size_t n)
+static int abbr_kind(const split_rules *r, const unsigned char *s, size_t n);
+
+/* 1 when the word s[0..n) (dot_after: a full stop follows it) likely starts a sentence: one
+ * of the language's starters, or a title ("... at 6 P.M. Mr. Smith then ..."). */
+static int is_starter(const split_rules *r, const unsigned char *s, size_t n, int dot_after)
 {
     for (const char *const *w = r->starters; *w; w++)
         if (strlen(*w) == n && memcmp(s, *w, n) == 0)
             return 1;
-    return 0;
+    return dot_after && abbr_kind(r, s, n) == ABBR_TITLE;
+}
+
+/* Bullets that start list items. '-' and '*' are not among them: mid-line they are dashes and
+ * emphasis as often as bullets. */
+static int is_bullet(int32_t c)
+{
+    return c == 0x2022 || c == 0x2043 || c == 0x25E6 || c == 0x25AA || c == 0x2023 ||
+           c == 0x2219 || c == 0x25CF || c == 0x25A0 || c == 0x25C6 || c == 0x25B8 ||
+           c == 0x27A2 || c == 0x2713;
 }
 
 /* What the token before a full stop is. */
@@ -225,8 +243,9 @@ static void token_scan(token *t, const unsigned char *s, size_t n)
     int seg = 0;
     memset(t, 0, sizeof *t);
     t->roman = 1;
-    while (i < n && is_opener(cp_at(s, n, i, &l)))
-        i += l;
+    for (int32_t c; i < n && (is_opener(c = cp_at(s, n, i, &l)) || c == '-' || c == 0x2013 ||
+                              is_bullet(c));)
+        i += l; /* "(e.g", "-3" of "1. -3. Jahrhundert", "⁃9" */
     t->s = s + i;
     t->n = n - i;
     t->first = t->n ? cp_at(s, n, i, &l) : -1;
@@ -307,8 +326,16 @@ static int split_decide(const split_ctx *x, size_t i, size_t te, int quoted, uns
     if (c < 0)
         return 1;
     int lower = is_lower(c);
-    if ((kinds & ((1u << TERM_MARK) | (1u << TERM_ELLIPSIS))) || ndots > 1)
+    if ((kinds & ((1u << TERM_MARK) | (1u << TERM_ELLIPSIS))) || ndots > 1) {
+        if (!(kinds & (1u << TERM_MARK))) {
+            if (i > 0 && (x->s[i - 1] == '[' || x->s[i - 1] == '('))
+                return 0; /* "[...]": an omission, not an end */
+            if (x->r->pronoun_i && c == 'I' &&
+                (we == ws + 1 || x->s[ws + 1] == '\'' || x->s[ws + 1] == 0xE2))
+                return 0; /* "the thing is . . . I didn't mean it" */
+        }
         return !lower; /* "?!", "...", "…": a lowercase word goes on with the sentence */
+    }
     if (lower)
         return 0;
     if (i - x->word_start > WORD_MAX)
@@ -343,16 +370,16 @@ static int split_decide(const split_ctx *x, size_t i, size_t te, int quoted, uns
         if (x->first_token)
             return 0; /* a list marker: "a. ", "B. " */
         if (is_upper(t.first))
-            return is_starter(x->r, x->s + ws, we - ws); /* an initial, unless ... */
+            return is_starter(x->r, x->s + ws, we - ws, dot_after); /* an initial, unless ... */
         return 1;
     }
     if (x->first_token && ((t.digits && t.digits <= 3 && t.n == (size_t)t.digits) ||
                            (t.roman && t.n <= 5)))
         return 0; /* "1. ", "iv. ": a list marker */
     if (t.digits && t.n == (size_t)t.digits && t.digits <= 3 && x->r->ordinals)
-        return is_starter(x->r, x->s + ws, we - ws); /* "am 12. Juni" */
+        return is_starter(x->r, x->s + ws, we - ws, dot_after); /* "am 12. Juni" */
     if (t.dots && t.letters && !t.digits && !t.others && t.max_seg <= 2)
-        return is_starter(x->r, x->s + ws, we - ws); /* "U.S.", "Ph.D.", "a.m." */
+        return is_starter(x->r, x->s + ws, we - ws, dot_after); /* "U.S.", "Ph.D.", "a.m." */
     return 1;
 }
 
@@ -372,6 +399,63 @@ static size_t french_closer(const unsigned char *s, size_t len, size_t j)
     if (k < len && !is_space(cp_at(s, len, k, &l)))
         return j;
     return k;
+}
+
+/* A list item's marker: a bullet, a number or a letter with "." ".)" or ")", or both
+ * ("• 9. "), then whitespace. */
+typedef struct {
+    int32_t bullet; /* 0 when none */
+    int kind;       /* 0 none, 1 a number, 2 a lowercase letter, 3 an uppercase letter */
+    int style;      /* 0 none, 1 ".", 2 ".)", 3 ")" */
+    long value;     /* the number, or the letter */
+} marker;
+
+/* The end of the marker at s[i..), 0 when there is none. Reads at most a few bytes. */
+static size_t marker_at(const unsigned char *s, size_t len, size_t i, marker *m)
+{
+    size_t l, k = i;
+    int32_t c = cp_at(s, len, k, &l);
+    memset(m, 0, sizeof *m);
+    if (is_bullet(c)) {
+        m->bullet = c;
+        k += l;
+        for (int sp = 0; sp < 3 && k < len && s[k] == ' '; sp++)
+            k++;
+    }
+    size_t at = k;
+    while (k < len && k - at < 3 && s[k] >= '0' && s[k] <= '9')
+        m->value = m->value * 10 + (s[k++] - '0');
+    if (k > at) {
+        m->kind = 1;
+    } else if (k < len && ((s[k] >= 'a' && s[k] <= 'z') || (s[k] >= 'A' && s[k] <= 'Z'))) {
+        m->kind = s[k] >= 'a' ? 2 : 3;
+        m->value = s[k++];
+    }
+    if (m->kind) {
+        if (k < len && s[k] == '.' && k + 1 < len && s[k + 1] == ')')
+            m->style = 2, k += 2;
+        else if (k < len && s[k] == '.')
+            m->style = 1, k++;
+        else if (k < len && s[k] == ')')
+            m->style = 3, k++;
+        else if (m->bullet) /* "• word": the bullet alone */
+            k = at, m->kind = 0, m->value = 0;
+        else
+            return 0;
+    } else if (!m->bullet) {
+        return 0;
+    }
+    if (k >= len || !is_space(cp_at(s, len, k, &l)))
+        return m->bullet && !m->kind && k > i ? k : 0;
+    return k;
+}
+
+/* 1 when marker b goes on the list that marker a began: the same bullet and style, the next
+ * number or letter. */
+static int marker_next(const marker *a, const marker *b)
+{
+    return a->bullet == b->bullet && a->kind == b->kind && a->style == b->style &&
+           (a->kind == 0 || b->value == a->value + 1);
 }
 
 /* Appends [a, b) to the growing list. */
@@ -401,7 +485,9 @@ int split_sentences(const char *text, size_t len, const char *lang, split_span *
     split_span *v = NULL;
     size_t cap = 0, i = 0, l;
     size_t first = SIZE_MAX, last_end = 0; /* the sentence's non-space extent so far */
-    int in_word = 0, count = 0;
+    size_t marker_end = 0; /* the dots before it belong to a list marker */
+    int in_word = 0, count = 0, list_on = 0;
+    marker lm = {0, 0, 0, 0}; /* the list's last marker, when list_on */
     split_ctx x = {s, len, split_rules_for(lang), 0, 0, 0, 0};
     *spans = NULL;
     *n = 0;
@@ -417,6 +503,23 @@ int split_sentences(const char *text, size_t len, const char *lang, split_span *
             continue;
         }
         if (!in_word) {
+            marker m;
+            size_t me;
+            if (first == SIZE_MAX && (me = marker_at(s, len, i, &m))) {
+                list_on = 1; /* a sentence starts with a marker: later ones start items */
+                lm = m;
+                marker_end = me;
+            } else if (list_on && first != SIZE_MAX && (me = marker_at(s, len, i, &m)) &&
+                       marker_next(&lm, &m)) {
+                if (push(&v, &count, &cap, first, last_end, err, errlen)) {
+                    free(v);
+                    return -1;
+                }
+                first = SIZE_MAX;
+                x.prev_end = 0;
+                lm = m;
+                marker_end = me;
+            }
             x.word_start = i;
             in_word = 1;
         }
@@ -441,9 +544,8 @@ int split_sentences(const char *text, size_t len, const char *lang, split_span *
                 only_dots &= k == TERM_DOT;
                 j += l;
             } else if (only_dots && d == ' ' && j + 1 < len && s[j + 1] == '.' &&
-                       j > i && s[j - 1] == '.' && (j + 2 >= len || s[j + 2] == ' ' ||
-                                                     s[j + 2] == '.')) {
-                j++; /* ". . ." */
+                       j > i && s[j - 1] == '.' && (j + 2 >= len || !isalnum_ascii(s[j + 2]))) {
+                j++; /* ". . .", ". . . .\"" */
             } else {
                 break;
             }
@@ -454,7 +556,7 @@ int split_sentences(const char *text, size_t len, const char *lang, split_span *
         j = french_closer(s, len, j);
         x.first_token = x.word_start == first;
         last_end = j;
-        if (split_decide(&x, i, j, closed < j, kinds, ndots)) {
+        if (i >= marker_end && split_decide(&x, i, j, closed < j, kinds, ndots)) {
             if (push(&v, &count, &cap, first, j, err, errlen)) {
                 free(v);
                 return -1;

@@ -13,7 +13,8 @@
 static const split_abbr common_abbr[] = {
     {"Dr", T}, {"Prof", T}, {"Mr", T}, {"Mrs", T}, {"Ms", T}, {"St", T},
     {"e.g", M}, {"i.e", M}, {"vs", M}, {"cf", M}, {"ca", M}, {"approx", M}, {"z.B", M},
-    {"No", N}, {"Nr", N}, {"Vol", N}, {"Fig", N}, {"pp", N},
+    {"No", N}, {"Nr", N}, {"Vol", N}, {"Fig", N}, {"pp", N}, {"N\xc2\xb0", N} /* N° */,
+    {"N\xc2\xba", N} /* Nº */,
     {NULL, 0}};
 
 static const split_abbr en_abbr[] = {
@@ -32,7 +33,9 @@ static const split_abbr en_abbr[] = {
 
 static const split_abbr de_abbr[] = {
     {"Hr", T}, {"Hrn", T}, {"Fr", T}, {"Frl", T}, {"Dipl", T}, {"Ing", T}, {"Mag", T},
-    {"Dres", T}, {"Pfr", T}, {"Hl", T},
+    {"Dres", T}, {"Pfr", T}, {"Hl", T}, {"med", T}, {"phil", T}, {"rer", T}, {"nat", T},
+    {"jur", T}, {"dent", T}, {"vet", T}, {"habil", T}, {"kath", M}, {"ev", M}, {"evang", M},
+    {"z.Z", M}, {"Z.T", M}, {"u.\xc3\x84", M} /* u. Ä. */,
     {"d.h", M}, {"u.a", M}, {"bzw", M}, {"vgl", M}, {"sog", M}, {"ggf", M}, {"evtl", M},
     {"inkl", M}, {"zzgl", M}, {"u.U", M}, {"o.\xc3\xa4", M} /* o.ä */, {"i.d.R", M},
     {"z.T", M}, {"s.o", M}, {"s.u", M}, {"bspw", M}, {"insb", M}, {"allg", M}, {"ehem", M},
@@ -187,16 +190,16 @@ static const char *const ru_starters[] = {
 static const char *const no_starters[] = {NULL};
 
 static const split_rules rules_table[] = {
-    {"", no_abbr, no_abbr, no_starters, 0, 0, 0},
-    {"en", en_abbr, no_abbr, en_starters, 0, 0, 1},
-    {"de", de_abbr, de_suffix, de_starters, 1, 0, 1},
-    {"fr", fr_abbr, no_abbr, fr_starters, 0, 0, 1},
-    {"es", es_abbr, no_abbr, es_starters, 0, 0, 1},
-    {"it", it_abbr, no_abbr, it_starters, 0, 0, 1},
-    {"nl", nl_abbr, no_abbr, nl_starters, 0, 0, 1},
-    {"pt", pt_abbr, no_abbr, pt_starters, 0, 0, 1},
-    {"ru", ru_abbr, no_abbr, ru_starters, 0, 0, 1},
-    {"el", el_abbr, no_abbr, no_starters, 0, 1, 1},
+    {"", no_abbr, no_abbr, no_starters, 0, 0, 0, 0},
+    {"en", en_abbr, no_abbr, en_starters, 0, 0, 1, 1},
+    {"de", de_abbr, de_suffix, de_starters, 1, 0, 0, 1},
+    {"fr", fr_abbr, no_abbr, fr_starters, 0, 0, 0, 1},
+    {"es", es_abbr, no_abbr, es_starters, 0, 0, 0, 1},
+    {"it", it_abbr, no_abbr, it_starters, 0, 0, 0, 1},
+    {"nl", nl_abbr, no_abbr, nl_starters, 0, 0, 0, 1},
+    {"pt", pt_abbr, no_abbr, pt_starters, 0, 0, 0, 1},
+    {"ru", ru_abbr, no_abbr, ru_starters, 0, 0, 0, 1},
+    {"el", el_abbr, no_abbr, no_starters, 0, 1, 0, 1},
 };
 
 /* ISO 639-1 code, then its 639-3 / 639-2 B and T forms. */

@@ -28,6 +28,7 @@ typedef struct {
                                        "a new sentence"; never NULL */
     int ordinals;                   /* a number with a full stop is an ordinal ("am 12. Juni") */
     int greek_question;             /* ';' ends a question (Greek) */
+    int pronoun_i;                  /* "I" is capitalised mid-sentence (English) */
     int known;                      /* split_lang_known's answer */
 } split_rules;
 
