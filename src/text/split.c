@@ -14,6 +14,18 @@
 
 enum { WORD_MAX = 48 }; /* longer tokens are never abbreviations, numbers or markers */
 
+/* A list item's marker: a bullet, a number or a letter with "." ".)" or ")", or both
+ * ("• 9. "), then whitespace. */
+typedef struct {
+    int32_t bullet; /* 0 when none */
+    int kind;       /* 0 none, 1 a number, 2 a lowercase letter, 3 an uppercase letter */
+    int style;      /* 0 none, 1 ".", 2 ".)", 3 ")", 4 "(a)" */
+    long value;     /* the number, or the letter */
+} marker;
+
+/* The end of the marker at s[i..), 0 when there is none (defined below). */
+static size_t marker_at(const unsigned char *s, size_t len, size_t i, marker *m);
+
 /* What a terminator is. */
 enum {
     TERM_NONE = 0,
@@ -68,7 +80,9 @@ static int term_kind(int32_t c, const split_rules *r)
 {
     switch (c) {
     case '.':
-        return TERM_DOT;
+        return r->no_dot ? TERM_NONE : TERM_DOT;
+    case ':':
+        return r->colon_stop ? TERM_MARK : TERM_NONE;
     case 0x2026:
         return TERM_ELLIPSIS;
     case '!': case '?': case 0x203C: case 0x2047: case 0x2048: case 0x2049:
@@ -282,17 +296,24 @@ typedef struct {
     int first_token;   /* the token is the sentence's first */
 } split_ctx;
 
-/* The next word after position k (whitespace and openers skipped): its first code point
- * (-1 at the end of the text) and its letters' extent [*ws, *we). */
-static int32_t next_word(const split_ctx *x, size_t k, size_t *ws, size_t *we, int *dot_after)
+/* The next word after position k (whitespace, openers and dashes skipped): its first code
+ * point (-1 at the end of the text), its letters' extent [*ws, *we), whether a '.' follows
+ * them, whether a list item's marker ("b)", "(c)") stands there. */
+static int32_t next_word(const split_ctx *x, size_t k, size_t *ws, size_t *we, int *dot_after,
+                         int *item)
 {
     size_t l, skipped = 0;
     int32_t c = -1;
+    marker m;
     *ws = *we = k;
     *dot_after = 0;
     while (k < x->len && is_space(cp_at(x->s, x->len, k, &l)))
         k += l;
-    while (k < x->len && skipped < WORD_MAX && is_opener(c = cp_at(x->s, x->len, k, &l)))
+    /* "b) ...", "(c) ...": an item of a list starts, whatever its case */
+    *item = k < x->len && marker_at(x->s, x->len, k, &m) && m.style >= 3;
+    /* openers, and dashes: "voila! -- you have cake" goes on */
+    while (k < x->len && skipped < WORD_MAX &&
+           (is_opener(c = cp_at(x->s, x->len, k, &l)) || c == '-' || c == 0x2013 || c == 0x2014))
         k += l, skipped += l;
     if (k >= x->len)
         return -1;
@@ -314,7 +335,7 @@ static int split_decide(const split_ctx *x, size_t i, size_t te, int quoted, uns
                         int ndots)
 {
     size_t l, ws, we;
-    int dot_after;
+    int dot_after, item;
     if (kinds & (1u << TERM_CJK)) {
         /* 「行こう。」と言った: a quotation goes on with a hiragana particle */
         int32_t c = te < x->len ? cp_at(x->s, x->len, te, &l) : -1;
@@ -322,8 +343,8 @@ static int split_decide(const split_ctx *x, size_t i, size_t te, int quoted, uns
     }
     if (te < x->len && !is_space(cp_at(x->s, x->len, te, &l)))
         return 0; /* inside a URL, a number, a file name, an acronym: "U.S.A", "3.14" */
-    int32_t c = next_word(x, te, &ws, &we, &dot_after);
-    if (c < 0)
+    int32_t c = next_word(x, te, &ws, &we, &dot_after, &item);
+    if (c < 0 || item)
         return 1;
     int lower = is_lower(c);
     if ((kinds & ((1u << TERM_MARK) | (1u << TERM_ELLIPSIS))) || ndots > 1) {
@@ -378,6 +399,8 @@ static int split_decide(const split_ctx *x, size_t i, size_t te, int quoted, uns
         return 0; /* "1. ", "iv. ": a list marker */
     if (t.digits && t.n == (size_t)t.digits && t.digits <= 3 && x->r->ordinals)
         return is_starter(x->r, x->s + ws, we - ws, dot_after); /* "am 12. Juni" */
+    if (word_eq(t.s, t.n, "a.m") || word_eq(t.s, t.n, "p.m"))
+        return 1; /* "at 6 p.m. Travelers ...": a time ends sentences often, a capital follows */
     if (t.dots && t.letters && !t.digits && !t.others && t.max_seg <= 2)
         return is_starter(x->r, x->s + ws, we - ws, dot_after); /* "U.S.", "Ph.D.", "a.m." */
     return 1;
@@ -401,14 +424,6 @@ static size_t french_closer(const unsigned char *s, size_t len, size_t j)
     return k;
 }
 
-/* A list item's marker: a bullet, a number or a letter with "." ".)" or ")", or both
- * ("• 9. "), then whitespace. */
-typedef struct {
-    int32_t bullet; /* 0 when none */
-    int kind;       /* 0 none, 1 a number, 2 a lowercase letter, 3 an uppercase letter */
-    int style;      /* 0 none, 1 ".", 2 ".)", 3 ")" */
-    long value;     /* the number, or the letter */
-} marker;
 
 /* The end of the marker at s[i..), 0 when there is none. Reads at most a few bytes. */
 static size_t marker_at(const unsigned char *s, size_t len, size_t i, marker *m)
@@ -422,6 +437,8 @@ static size_t marker_at(const unsigned char *s, size_t len, size_t i, marker *m)
         for (int sp = 0; sp < 3 && k < len && s[k] == ' '; sp++)
             k++;
     }
+    int paren = k < len && s[k] == '(';
+    k += paren;
     size_t at = k;
     while (k < len && k - at < 3 && s[k] >= '0' && s[k] <= '9')
         m->value = m->value * 10 + (s[k++] - '0');
@@ -431,7 +448,11 @@ static size_t marker_at(const unsigned char *s, size_t len, size_t i, marker *m)
         m->kind = s[k] >= 'a' ? 2 : 3;
         m->value = s[k++];
     }
-    if (m->kind) {
+    if (paren) {
+        if (!m->kind || k >= len || s[k] != ')')
+            return 0;
+        m->style = 4, k++;
+    } else if (m->kind) {
         if (k < len && s[k] == '.' && k + 1 < len && s[k + 1] == ')')
             m->style = 2, k += 2;
         else if (k < len && s[k] == '.')
@@ -456,6 +477,29 @@ static int marker_next(const marker *a, const marker *b)
 {
     return a->bullet == b->bullet && a->kind == b->kind && a->style == b->style &&
            (a->kind == 0 || b->value == a->value + 1);
+}
+
+/* A reference after a sentence's end stays with it: "martyr.[1] The", "(type 2).10 This".
+ * i: the run's start, j: its end. Returns the end past the references, or j. */
+static size_t footnote(const unsigned char *s, size_t len, size_t i, size_t j)
+{
+    size_t k = j;
+    while (k + 2 < len && s[k] == '[') { /* "[7][8]" */
+        size_t d = k + 1;
+        while (d < len && d - k <= 3 && s[d] >= '0' && s[d] <= '9')
+            d++;
+        if (d == k + 1 || d >= len || s[d] != ']')
+            break;
+        k = d + 1;
+    }
+    if (k == j && i > 0 && (isalnum_ascii(s[i - 1]) || s[i - 1] == ')') &&
+        !(s[i - 1] >= '0' && s[i - 1] <= '9')) { /* "word.10 ": digits right after the stop */
+        while (k < len && k - j < 3 && s[k] >= '0' && s[k] <= '9')
+            k++;
+        if (k == j || (k < len && s[k] != ' '))
+            return j;
+    }
+    return k;
 }
 
 /* Appends [a, b) to the growing list. */
@@ -554,6 +598,7 @@ int split_sentences(const char *text, size_t len, const char *lang, split_span *
         while (j < len && is_closer(cp_at(s, len, j, &l)))
             j += l;
         j = french_closer(s, len, j);
+        j = footnote(s, len, i, j);
         x.first_token = x.word_start == first;
         last_end = j;
         if (i >= marker_end && split_decide(&x, i, j, closed < j, kinds, ndots)) {

@@ -26,7 +26,7 @@ static const split_abbr en_abbr[] = {
     {"viz", M}, {"incl", M}, {"esp", M}, {"resp", M}, {"cca", M}, {"lit", M}, {"var", M},
     {"nos", N}, {"vols", N}, {"p", N}, {"ch", N}, {"chap", N}, {"figs", N}, {"sec", N},
     {"secs", N}, {"art", N}, {"para", N}, {"eq", N}, {"eqs", N}, {"tel", N}, {"op", N},
-    {"ed", N}, {"pg", N}, {"ex", N}, {"no", N}, {"ref", N}, {"refs", N}, {"tab", N},
+    {"Rs", N}, {"ed", N}, {"pg", N}, {"ex", N}, {"no", N}, {"ref", N}, {"refs", N}, {"tab", N},
     {"Jan", N}, {"Feb", N}, {"Mar", N}, {"Apr", N}, {"Jun", N}, {"Jul", N}, {"Aug", N},
     {"Sep", N}, {"Sept", N}, {"Oct", N}, {"Nov", N}, {"Dec", N},
     {NULL, 0}};
@@ -190,23 +190,24 @@ static const char *const ru_starters[] = {
 static const char *const no_starters[] = {NULL};
 
 static const split_rules rules_table[] = {
-    {"", no_abbr, no_abbr, no_starters, 0, 0, 0, 0},
-    {"en", en_abbr, no_abbr, en_starters, 0, 0, 1, 1},
-    {"de", de_abbr, de_suffix, de_starters, 1, 0, 0, 1},
-    {"fr", fr_abbr, no_abbr, fr_starters, 0, 0, 0, 1},
-    {"es", es_abbr, no_abbr, es_starters, 0, 0, 0, 1},
-    {"it", it_abbr, no_abbr, it_starters, 0, 0, 0, 1},
-    {"nl", nl_abbr, no_abbr, nl_starters, 0, 0, 0, 1},
-    {"pt", pt_abbr, no_abbr, pt_starters, 0, 0, 0, 1},
-    {"ru", ru_abbr, no_abbr, ru_starters, 0, 0, 0, 1},
-    {"el", el_abbr, no_abbr, no_starters, 0, 1, 0, 1},
+    {"", no_abbr, no_abbr, no_starters, 0, 0, 0, 0, 0, 0},
+    {"en", en_abbr, no_abbr, en_starters, 0, 0, 1, 0, 0, 1},
+    {"de", de_abbr, de_suffix, de_starters, 1, 0, 0, 0, 0, 1},
+    {"fr", fr_abbr, no_abbr, fr_starters, 0, 0, 0, 0, 0, 1},
+    {"es", es_abbr, no_abbr, es_starters, 0, 0, 0, 0, 0, 1},
+    {"it", it_abbr, no_abbr, it_starters, 0, 0, 0, 0, 0, 1},
+    {"nl", nl_abbr, no_abbr, nl_starters, 0, 0, 0, 0, 0, 1},
+    {"pt", pt_abbr, no_abbr, pt_starters, 0, 0, 0, 0, 0, 1},
+    {"ru", ru_abbr, no_abbr, ru_starters, 0, 0, 0, 0, 0, 1},
+    {"el", el_abbr, no_abbr, no_starters, 0, 1, 0, 0, 0, 1},
+    {"hy", no_abbr, no_abbr, no_starters, 0, 0, 0, 1, 1, 1},
 };
 
 /* ISO 639-1 code, then its 639-3 / 639-2 B and T forms. */
 static const char *const code_aliases[][4] = {
     {"en", "eng", NULL, NULL}, {"de", "deu", "ger", "gsw"}, {"fr", "fra", "fre", NULL},
     {"es", "spa", NULL, NULL}, {"it", "ita", NULL, NULL},    {"nl", "nld", "dut", NULL},
-    {"pt", "por", NULL, NULL}, {"ru", "rus", NULL, NULL},   {"el", "ell", "gre", NULL},
+    {"pt", "por", NULL, NULL}, {"ru", "rus", NULL, NULL},   {"el", "ell", "gre", NULL}, {"hy", "hye", "arm", NULL},
     {"zh", "zho", "chi", "cmn"}, {"ja", "jpn", NULL, NULL},
 };
 
