@@ -32,7 +32,7 @@ enum {
     TERM_DOT,      /* '.': abbreviations, numbers, initials decide */
     TERM_ELLIPSIS, /* '…' */
     TERM_MARK,     /* ! ? and other scripts' spaced terminators: the end unless lowercase follows */
-    TERM_CJK       /* 。！？．｡: the end at once, no space needed */
+    TERM_CJK       /* 。！？．｡ (and Ethiopic, Myanmar): the end at once, no space needed */
 };
 
 /* The code point at s[i..n), its length in *l (1 for an invalid byte, which reads as U+FFFD:
@@ -91,13 +91,14 @@ static int term_kind(int32_t c, const split_rules *r)
     case 0x06D4: /* Urdu full stop */
     case 0x0964: case 0x0965: /* Devanagari danda, double danda */
     case 0x0589: /* Armenian full stop */
-    case 0x1362: case 0x1367: case 0x1368: /* Ethiopic full stop, question, paragraph */
-    case 0x104A: case 0x104B: /* Myanmar section marks */
     case 0x0F0D: /* Tibetan shad */
     case 0x17D4: /* Khmer khan */
     case 0x0700: case 0x0701: case 0x0702: /* Syriac end of paragraph, full stops */
         return TERM_MARK;
     case 0x3002: case 0xFF01: case 0xFF1F: case 0xFF0E: case 0xFF61:
+    /* Ethiopic full stop, question mark, paragraph; Myanmar section marks: often written
+     * without a space after them */
+    case 0x1362: case 0x1367: case 0x1368: case 0x104A: case 0x104B:
         return TERM_CJK;
     case ';':
         return r->greek_question ? TERM_MARK : TERM_NONE;
@@ -186,26 +187,46 @@ static int isalnum_ascii(unsigned char c)
 
 static int is_letter(int32_t c) { return is_upper(c) || is_lower(c); }
 static int is_digit(int32_t c) { return c >= '0' && c <= '9'; }
+static int fw_digit(int32_t c) { return is_digit(c) || (c >= 0xFF10 && c <= 0xFF19); }
 
-/* ASCII-case-insensitive equality of s[0..n) and the NUL-terminated w. */
-static int word_eq(const unsigned char *s, size_t n, const char *w)
+/* The lowercase of a Latin-1, Greek or Cyrillic capital (the ranges is_upper knows best);
+ * other code points as they are. */
+static int32_t fold(int32_t c)
 {
-    size_t k = 0;
-    for (; k < n && w[k]; k++) {
-        unsigned char a = s[k], b = (unsigned char)w[k];
-        if (a >= 'A' && a <= 'Z')
-            a = (unsigned char)(a - 'A' + 'a');
-        if (b >= 'A' && b <= 'Z')
-            b = (unsigned char)(b - 'A' + 'a');
-        if (a != b)
-            return 0;
-    }
-    return k == n && !w[k];
+    if ((c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0xDE && c != 0xD7) ||
+        (c >= 0x391 && c <= 0x3AB && c != 0x3A2) || (c >= 0x410 && c <= 0x42F))
+        return c + 0x20;
+    if (c >= 0x400 && c <= 0x40F)
+        return c + 0x50;
+    return c;
 }
 
-/* The kind of abbreviation s[0..n) is in the language's list or the common one, 0 if none. */
+/* Case-insensitive equality (fold) of s[0..n) and the NUL-terminated w. */
+static int word_eq(const unsigned char *s, size_t n, const char *w)
+{
+    const unsigned char *u = (const unsigned char *)w;
+    size_t wn = strlen(w), i = 0, k = 0, l, lw;
+    while (i < n && k < wn) {
+        if (fold(cp_at(s, n, i, &l)) != fold(cp_at(u, wn, k, &lw)))
+            return 0;
+        i += l;
+        k += lw;
+    }
+    return i == n && k == wn;
+}
+
+/* The kind of abbreviation s[0..n) is in the language's list or the common one, 0 if none.
+ * One letter matches only in its own case: "С." of "А. С. Пушкин" is an initial, "с." a
+ * page. */
 static int abbr_kind(const split_rules *r, const unsigned char *s, size_t n)
 {
+    size_t l;
+    if (n && (cp_at(s, n, 0, &l), l == n)) {
+        for (const split_abbr *a = r->abbr; a->word; a++)
+            if (strlen(a->word) == n && memcmp(s, a->word, n) == 0)
+                return a->kind;
+        return 0;
+    }
     for (const split_abbr *a = r->abbr; a->word; a++)
         if (word_eq(s, n, a->word))
             return a->kind;
@@ -311,10 +332,14 @@ static int32_t next_word(const split_ctx *x, size_t k, size_t *ws, size_t *we, i
         k += l;
     /* "b) ...", "(c) ...": an item of a list starts, whatever its case */
     *item = k < x->len && marker_at(x->s, x->len, k, &m) && m.style >= 3;
-    /* openers, and dashes: "voila! -- you have cake" goes on */
-    while (k < x->len && skipped < WORD_MAX &&
-           (is_opener(c = cp_at(x->s, x->len, k, &l)) || c == '-' || c == 0x2013 || c == 0x2014))
-        k += l, skipped += l;
+    /* openers, and dashes with their spaces: "voila! -- you have cake" goes on */
+    for (int dash = 0; k < x->len && skipped < WORD_MAX; k += l, skipped += l) {
+        c = cp_at(x->s, x->len, k, &l);
+        if (c == '-' || c == 0x2013 || c == 0x2014)
+            dash = 1;
+        else if (!is_opener(c) && !(dash && is_space(c)))
+            break;
+    }
     if (k >= x->len)
         return -1;
     c = cp_at(x->s, x->len, k, &l);
@@ -366,6 +391,12 @@ static int split_decide(const split_ctx *x, size_t i, size_t te, int quoted, uns
     if (!t.n)
         return 1;
     int kind = abbr_kind(x->r, t.s, t.n);
+    for (size_t k = t.n; !kind && k-- > 0;)
+        if (t.s[k] == '\'' || (t.s[k] == 0x99 && k >= 2 && t.s[k - 1] == 0x80 &&
+                                t.s[k - 2] == 0xE2)) {
+            kind = abbr_kind(x->r, t.s + k + 1, t.n - k - 1); /* "l'Ing.", "dell'Avv." */
+            break;
+        }
     int single = t.letters == 1 && !t.digits && !t.dots && !t.others;
     if (!kind && single && x->prev_end) {
         /* "z. B.", "d. h.": the previous token and this one as one word, "z.B" */
@@ -527,7 +558,7 @@ int split_sentences(const char *text, size_t len, const char *lang, split_span *
 {
     const unsigned char *s = (const unsigned char *)text;
     split_span *v = NULL;
-    size_t cap = 0, i = 0, l;
+    size_t cap = 0, i = 0, l, l2;
     size_t first = SIZE_MAX, last_end = 0; /* the sentence's non-space extent so far */
     size_t marker_end = 0; /* the dots before it belong to a list marker */
     int in_word = 0, count = 0, list_on = 0;
@@ -570,6 +601,8 @@ int split_sentences(const char *text, size_t len, const char *lang, split_span *
         if (first == SIZE_MAX)
             first = i;
         int tk = term_kind(c, x.r);
+        if (c == 0xFF0E && i > 0 && i + l < len && fw_digit(cp_at(s, len, i + l, &l2)))
+            tk = TERM_NONE; /* "３．２９": a decimal point */
         if (!tk) {
             i += l;
             last_end = i;

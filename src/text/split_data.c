@@ -75,6 +75,9 @@ static const split_abbr it_abbr[] = {
     {"Avv", T}, {"Ing", T}, {"On", T}, {"Geom", T}, {"Rag", T}, {"Arch", T}, {"Egr", T},
     {"Gent", T}, {"Mons", T}, {"S", T},
     {"es", M}, {"cfr", M}, {"a.C", M}, {"d.C", M}, {"c.a", M},
+    {"Dir", T}, {"Amm", T}, {"psicol", T}, {"Prof.ssa", T}, {"Mons", T}, {"Spett", T},
+    {"gen", N}, {"feb", N}, {"mar", N}, {"apr", N}, {"mag", N}, {"giu", N}, {"lug", N},
+    {"ago", N}, {"set", N}, {"ott", N}, {"nov", N}, {"dic", N},
     {"pag", N}, {"pagg", N}, {"n", N}, {"art", N}, {"cap", N}, {"vol", N}, {"tel", N},
     {NULL, 0}};
 
@@ -104,6 +107,10 @@ static const split_abbr ru_abbr[] = {
     {"\xd0\xb0\xd0\xba\xd0\xb0\xd0\xb4", T} /* акад */,
     {"\xd1\x82\xd0\xbe\xd0\xb2", T} /* тов */, {"\xd1\x81\xd0\xb2", T} /* св */,
     {"\xd0\xb8\xd0\xbc", T} /* им */,
+    {"\xd0\xbf\xd0\xb3\xd1\x82", M} /* пгт */, {"\xd0\xb3", M} /* г (город, год) */,
+    {"\xd0\xb3\xd0\xb3", M} /* гг */, {"\xd0\xbf\xd0\xbe\xd1\x81", M} /* пос */,
+    {"\xd1\x81\xd0\xb5\xd0\xbb", M} /* сел */, {"\xd0\xbe\xd0\xb1\xd0\xbb", M} /* обл */,
+    {"\xd1\x80-\xd0\xbd", M} /* р-н */, {"\xd0\xbf\xd1\x80", M} /* пр */,
     {"\xd1\x82.\xd0\xb5", M} /* т.е */, {"\xd1\x82.\xd0\xba", M} /* т.к */,
     {"\xd0\xbd\xd0\xb0\xd0\xbf\xd1\x80", M} /* напр */, {"\xd1\x81\xd0\xbc", M} /* см */,
     {"\xd1\x81\xd1\x80", M} /* ср */, {"\xd0\xbe\xd0\xba", M} /* ок */,
