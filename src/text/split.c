@@ -315,6 +315,9 @@ typedef struct {
     size_t word_start; /* the token holding the run starts here (the run at i) */
     size_t prev_start, prev_end; /* the token before it; prev_end == 0 when none */
     int first_token;   /* the token is the sentence's first */
+    int title_open;    /* a 《 was seen and no 》 after it */
+    int caseless;      /* the text has lowercase letters and no capital: a lowercase word may
+                          start a sentence ("i am going out. jill finishes today.") */
 } split_ctx;
 
 /* The next word after position k (whitespace, openers and dashes skipped): its first code
@@ -354,6 +357,23 @@ static int32_t next_word(const split_ctx *x, size_t k, size_t *ws, size_t *we, i
     return c;
 }
 
+/* 1 when te is inside a title in 《》 that closes soon: 《摔跤吧！爸爸》. Looks at most
+ * WORD_MAX * 2 bytes ahead, and only when a 《 was seen in this sentence. */
+static int in_title(const split_ctx *x, size_t te)
+{
+    size_t l;
+    if (!x->title_open)
+        return 0;
+    for (size_t k = te; k < x->len && k - te < 2 * WORD_MAX; k += l) {
+        int32_t c = cp_at(x->s, x->len, k, &l);
+        if (c == 0x300B)
+            return 1;
+        if (c == 0x300A || c == 0x3002 || c == 0xFF01 || c == 0xFF1F)
+            return 0;
+    }
+    return 0;
+}
+
 /* 1 when the run of terminators [i, te) (closers included) ends a sentence. quoted: closers
  * follow the terminators; kinds: a bit per TERM_* seen; ndots: the full stops in it. */
 static int split_decide(const split_ctx *x, size_t i, size_t te, int quoted, unsigned kinds,
@@ -364,7 +384,9 @@ static int split_decide(const split_ctx *x, size_t i, size_t te, int quoted, uns
     if (kinds & (1u << TERM_CJK)) {
         /* 「行こう。」と言った: a quotation goes on with a hiragana particle */
         int32_t c = te < x->len ? cp_at(x->s, x->len, te, &l) : -1;
-        return !(quoted && c >= 0x3041 && c <= 0x309F);
+        if (quoted && c >= 0x3041 && c <= 0x309F)
+            return 0;
+        return !in_title(x, te);
     }
     if (te < x->len && !is_space(cp_at(x->s, x->len, te, &l)))
         return 0; /* inside a URL, a number, a file name, an acronym: "U.S.A", "3.14" */
@@ -380,9 +402,13 @@ static int split_decide(const split_ctx *x, size_t i, size_t te, int quoted, uns
                 (we == ws + 1 || x->s[ws + 1] == '\'' || x->s[ws + 1] == 0xE2))
                 return 0; /* "the thing is . . . I didn't mean it" */
         }
-        return !lower; /* "?!", "...", "…": a lowercase word goes on with the sentence */
+        if ((kinds & (1u << TERM_MARK)) && !quoted && ndots == 0 && x->s[te - 1] == '?')
+            return 1; /* "where did you grow up? india?": only a quotation goes on after '?'
+                         ('!' is often a name's or an exclamation's: "Yahoo! in", "Oh! he
+                         said") */
+        return !lower || x->caseless; /* "...", "…": a lowercase word goes on */
     }
-    if (lower)
+    if (lower && !x->caseless)
         return 0;
     if (i - x->word_start > WORD_MAX)
         return 1;
@@ -431,7 +457,7 @@ static int split_decide(const split_ctx *x, size_t i, size_t te, int quoted, uns
     if (t.digits && t.n == (size_t)t.digits && t.digits <= 3 && x->r->ordinals)
         return is_starter(x->r, x->s + ws, we - ws, dot_after); /* "am 12. Juni" */
     if (word_eq(t.s, t.n, "a.m") || word_eq(t.s, t.n, "p.m"))
-        return 1; /* "at 6 p.m. Travelers ...": a time ends sentences often, a capital follows */
+        return is_space(x->s[ws - 1]) && !lower; /* not before "(CDT)" */ /* "at 6 p.m. Travelers ...": a time ends sentences often, a capital follows */
     if (t.dots && t.letters && !t.digits && !t.others && t.max_seg <= 2)
         return is_starter(x->r, x->s + ws, we - ws, dot_after); /* "U.S.", "Ph.D.", "a.m." */
     return 1;
@@ -533,6 +559,27 @@ static size_t footnote(const unsigned char *s, size_t len, size_t i, size_t j)
     return k;
 }
 
+/* 1 when s[0..len) has a lowercase letter and no capital. Stops at the first capital. */
+static int caseless(const unsigned char *s, size_t len)
+{
+    size_t l;
+    int lower = 0;
+    for (size_t i = 0; i < len; i += l) {
+        if (s[i] < 0x80) { /* the common case, without decoding */
+            l = 1;
+            if (s[i] >= 'A' && s[i] <= 'Z')
+                return 0;
+            lower |= s[i] >= 'a' && s[i] <= 'z';
+            continue;
+        }
+        int32_t c = cp_at(s, len, i, &l);
+        if (is_upper(c))
+            return 0;
+        lower |= is_lower(c);
+    }
+    return lower;
+}
+
 /* Appends [a, b) to the growing list. */
 static int push(split_span **v, int *n, size_t *cap, size_t a, size_t b, char *err,
                 size_t errlen)
@@ -563,9 +610,10 @@ int split_sentences(const char *text, size_t len, const char *lang, split_span *
     size_t marker_end = 0; /* the dots before it belong to a list marker */
     int in_word = 0, count = 0, list_on = 0;
     marker lm = {0, 0, 0, 0}; /* the list's last marker, when list_on */
-    split_ctx x = {s, len, split_rules_for(lang), 0, 0, 0, 0};
+    split_ctx x = {s, len, split_rules_for(lang), 0, 0, 0, 0, 0, 0};
     *spans = NULL;
     *n = 0;
+    x.caseless = caseless(s, len);
     while (i < len) {
         int32_t c = cp_at(s, len, i, &l);
         if (is_space(c)) {
@@ -604,6 +652,8 @@ int split_sentences(const char *text, size_t len, const char *lang, split_span *
         if (c == 0xFF0E && i > 0 && i + l < len && fw_digit(cp_at(s, len, i + l, &l2)))
             tk = TERM_NONE; /* "３．２９": a decimal point */
         if (!tk) {
+            if (c == 0x300A || c == 0x300B)
+                x.title_open = c == 0x300A;
             i += l;
             last_end = i;
             continue;

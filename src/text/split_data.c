@@ -26,7 +26,7 @@ static const split_abbr en_abbr[] = {
     {"viz", M}, {"incl", M}, {"esp", M}, {"resp", M}, {"cca", M}, {"lit", M}, {"var", M},
     {"nos", N}, {"vols", N}, {"p", N}, {"ch", N}, {"chap", N}, {"figs", N}, {"sec", N},
     {"secs", N}, {"art", N}, {"para", N}, {"eq", N}, {"eqs", N}, {"tel", N}, {"op", N},
-    {"Rs", N}, {"ed", N}, {"pg", N}, {"ex", N}, {"no", N}, {"ref", N}, {"refs", N}, {"tab", N},
+    {"P.S", M}, {"P.P.S", M}, {"ext", N}, {"Rs", N}, {"ed", N}, {"pg", N}, {"ex", N}, {"no", N}, {"ref", N}, {"refs", N}, {"tab", N},
     {"Jan", N}, {"Feb", N}, {"Mar", N}, {"Apr", N}, {"Jun", N}, {"Jul", N}, {"Aug", N},
     {"Sep", N}, {"Sept", N}, {"Oct", N}, {"Nov", N}, {"Dec", N},
     {NULL, 0}};
@@ -65,7 +65,12 @@ static const split_abbr es_abbr[] = {
     {"Sr", T}, {"Sra", T}, {"Srta", T}, {"Sres", T}, {"Dra", T}, {"Lic", T}, {"Ing", T},
     {"D", T}, {"D\xc3\xb1\x61", T} /* Dña */, {"Sto", T}, {"Sta", T}, {"Arq", T},
     {"p.ej", M}, {"aprox", M}, {"a.C", M}, {"d.C", M}, {"Ud", M}, {"Uds", M}, {"Vd", M},
-    {"Vds", M}, {"Avda", N}, {"Av", N}, {"c", N},
+    {"Vds", M}, {"Avda", N}, {"Av", N}, {"c", N}, {"Cra", N}, {"Ext", N}, {"Mt", T},
+    {"EE", M} /* EE. UU. */, {"p\xc3\xa1rrf", N} /* párrf */, {"min", M},
+    {"ene", N}, {"feb", N}, {"mar", N}, {"abr", N}, {"may", N}, {"jun", N}, {"jul", N},
+    {"ago", N}, {"sep", N}, {"sept", N}, {"oct", N}, {"nov", N}, {"dic", N},
+    {"lun", N}, {"mi\xc3\xa9", N} /* mié */, {"jue", N}, {"vie", N},
+    {"s\xc3\xa1\x62", N} /* sáb */, {"dom", N},
     {"n\xc3\xbam", N} /* núm */, {"p\xc3\xa1g", N} /* pág */, {"art", N}, {"cap", N},
     {"vol", N}, {"n", N}, {"p", N}, {"pp", N}, {"tel", N},
     {NULL, 0}};
