@@ -71,7 +71,9 @@ static int32_t cp_at(const unsigned char *s, size_t n, size_t i, size_t *l)
  * U+2000 spaces, line and paragraph separators, narrow NBSP, math space, ideographic space. */
 static int is_space(int32_t c)
 {
-    return c == ' ' || (c >= 9 && c <= 13) || c == 0x85 || c == 0xA0 || c == 0x1680 ||
+    if (c < 0x80)
+        return c == ' ' || (c >= 9 && c <= 13);
+    return c == 0x85 || c == 0xA0 || c == 0x1680 ||
            (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
            c == 0x205F || c == 0x3000;
 }
@@ -205,6 +207,10 @@ static int32_t fold(int32_t c)
 static int word_eq(const unsigned char *s, size_t n, const char *w)
 {
     const unsigned char *u = (const unsigned char *)w;
+    if (!n || !u[0])
+        return !n && !u[0];
+    if (s[0] < 0x80 && u[0] < 0x80 && (s[0] | 0x20) != (u[0] | 0x20))
+        return 0; /* the usual answer, without measuring w */
     size_t wn = strlen(w), i = 0, k = 0, l, lw;
     while (i < n && k < wn) {
         if (fold(cp_at(s, n, i, &l)) != fold(cp_at(u, wn, k, &lw)))
@@ -227,12 +233,16 @@ static int abbr_kind(const split_rules *r, const unsigned char *s, size_t n)
                 return a->kind;
         return 0;
     }
+    /* first byte folded, compared before word_eq is called: most entries fail there */
+    unsigned char f0 = s[0] < 0x80 ? (unsigned char)(s[0] | 0x20) : 0;
+#define FIRST_OK(w) (!f0 || (unsigned char)(w)[0] >= 0x80 || ((unsigned char)(w)[0] | 0x20) == f0)
     for (const split_abbr *a = r->abbr; a->word; a++)
-        if (word_eq(s, n, a->word))
+        if (FIRST_OK(a->word) && word_eq(s, n, a->word))
             return a->kind;
     for (const split_abbr *a = split_common_abbr(); a->word; a++)
-        if (word_eq(s, n, a->word))
+        if (FIRST_OK(a->word) && word_eq(s, n, a->word))
             return a->kind;
+#undef FIRST_OK
     for (const split_abbr *a = r->suffix; a->word; a++) {
         size_t k = strlen(a->word);
         if (n > k && word_eq(s + n - k, k, a->word))
@@ -248,7 +258,7 @@ static int abbr_kind(const split_rules *r, const unsigned char *s, size_t n);
 static int is_starter(const split_rules *r, const unsigned char *s, size_t n, int dot_after)
 {
     for (const char *const *w = r->starters; *w; w++)
-        if (strlen(*w) == n && memcmp(s, *w, n) == 0)
+        if (n && (*w)[0] == (char)s[0] && strlen(*w) == n && memcmp(s, *w, n) == 0)
             return 1;
     return dot_after && abbr_kind(r, s, n) == ABBR_TITLE;
 }
@@ -615,7 +625,7 @@ int split_sentences(const char *text, size_t len, const char *lang, split_span *
     *n = 0;
     x.caseless = caseless(s, len);
     while (i < len) {
-        int32_t c = cp_at(s, len, i, &l);
+        int32_t c = s[i] < 0x80 ? (l = 1, (int32_t)s[i]) : cp_at(s, len, i, &l);
         if (is_space(c)) {
             if (in_word) {
                 x.prev_start = x.word_start;
@@ -648,7 +658,9 @@ int split_sentences(const char *text, size_t len, const char *lang, split_span *
         }
         if (first == SIZE_MAX)
             first = i;
-        int tk = term_kind(c, x.r);
+        int tk = c < 0x80 && c != '.' && c != '!' && c != '?' && c != ';' && c != ':'
+                     ? TERM_NONE
+                     : term_kind(c, x.r);
         if (c == 0xFF0E && i > 0 && i + l < len && fw_digit(cp_at(s, len, i + l, &l2)))
             tk = TERM_NONE; /* "３．２９": a decimal point */
         if (!tk) {
