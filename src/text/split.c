@@ -229,7 +229,7 @@ static int abbr_kind(const split_rules *r, const unsigned char *s, size_t n)
     size_t l;
     if (n && (cp_at(s, n, 0, &l), l == n)) {
         for (const split_abbr *a = r->abbr; a->word; a++)
-            if (strlen(a->word) == n && memcmp(s, a->word, n) == 0)
+            if (a->word[0] == (char)s[0] && strlen(a->word) == n && memcmp(s, a->word, n) == 0)
                 return a->kind;
         return 0;
     }
