@@ -63,8 +63,7 @@ static int parse_opts(int argc, char **argv, split_opts *o)
             o->n_texts = argc - i;
             break;
         }
-        if (strcmp(a, "--source-lang") == 0 || strncmp(a, "--source-lang=", 14) == 0 ||
-            strcmp(a, "-s") == 0)
+        if (strcmp(a, "--source-lang") == 0 || strncmp(a, "--source-lang=", 14) == 0)
             dst = &o->lang;
         else if (strcmp(a, "-i") == 0 || strcmp(a, "--input") == 0 ||
                  strncmp(a, "--input=", 8) == 0)

@@ -34,12 +34,12 @@ expect_rc "split 100,000 dots: exit 0" $? 0
 expect_eq "split 100,000 dots: one sentence, every dot kept" "$(tr -d '\n' < "$T/dout" | wc -c)" 100000
 
 "$PYTHON" -c 'import sys; sys.stdout.write("word " * 400000 + "\n")' > "$T/long"
-"$XLATE" split -s en -i "$T/long" > "$T/lout" 2> "$T/lerr"
+"$XLATE" split --source-lang en -i "$T/long" > "$T/lout" 2> "$T/lerr"
 expect_rc "split a 2 MB line without a full stop: exit 0" $? 0
 expect_eq "split a 2 MB line without a full stop: one sentence, the whole line" \
   "$(wc -l < "$T/lout") $(head -n 1 "$T/lout" | wc -c)" "2 2000000"
 
-printf '?!. ... !!! ---\n' | "$XLATE" split -s en > "$T/pout" 2>&1
+printf '?!. ... !!! ---\n' | "$XLATE" split --source-lang en > "$T/pout" 2>&1
 expect_rc "split a line of punctuation only: exit 0" $? 0
 expect_eq "split a line of punctuation only: nothing dropped" "$(tr -d '\n ' < "$T/pout")" "?!....!!!---"
 
@@ -53,4 +53,8 @@ expect_grep "split missing input file: the message names it" "$T/merr" "missing:
 "$XLATE" split --help > "$T/help"
 expect_rc "split --help: exit 0" $? 0
 expect_grep "split --help: says the text format" "$T/help" "empty line after each input"
+sed 's/\\-/-/g; s/\\f[BIRP]//g' xlate.1 > "$T/man"
+for opt in $(grep -o -- '--[a-z][a-z-]*' "$T/help" | sort -u); do
+  if grep -q -- "split.*$opt" "$T/man"; then ok "xlate.1 documents split $opt"; else notok "xlate.1 documents split $opt" "not found"; fi
+done
 finish
