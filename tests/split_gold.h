@@ -352,4 +352,8 @@ static const gold gold_cases[] = {
     {"en", "\t  One.\u2003Two.\u202fThree.  ", {"One.", "Two.", "Three.", NULL}},
     {"en", "One.\u00a0\u00a0two continues.", {"One.\u00a0\u00a0two continues.", NULL}},
     {"en", "One.\u2028Two.", {"One.", "Two.", NULL}},
+    {"en", "Thanks! :-) See you tomorrow.", {"Thanks! :-)", "See you tomorrow.", NULL}},
+    {"en", "Great service. :) Will come again.", {"Great service. :)", "Will come again.", NULL}},
+    {"en", "The case Roe v. Wade was decided in 1973.", {"The case Roe v. Wade was decided in 1973.", NULL}},
+    {"en", "A city (pop. 256,000) in Iraq.", {"A city (pop. 256,000) in Iraq.", NULL}},
 };

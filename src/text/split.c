@@ -590,6 +590,26 @@ static int caseless(const unsigned char *s, size_t len)
     return lower;
 }
 
+/* An emoticon after a sentence's end belongs to it: "Thanks! :-)". Returns the end of one
+ * that follows j after a space or two and is followed by whitespace or the end; else j. */
+static size_t emoticon(const unsigned char *s, size_t len, size_t j)
+{
+    static const char *const faces[] = {":-)", ":)", ":-(", ":(", ":-D", ":D", ";-)", ";)",
+                                        ":-P", ":P", ":p", ":'(", "xD", "XD", "^^", "<3"};
+    size_t k = j;
+    while (k < len && k - j < 2 && s[k] == ' ')
+        k++;
+    if (k == j)
+        return j;
+    for (size_t f = 0; f < sizeof faces / sizeof faces[0]; f++) {
+        size_t n = strlen(faces[f]);
+        if (len - k >= n && memcmp(s + k, faces[f], n) == 0 &&
+            (k + n == len || s[k + n] == ' ' || s[k + n] == '\t'))
+            return k + n;
+    }
+    return j;
+}
+
 /* Appends [a, b) to the growing list. */
 static int push(split_span **v, int *n, size_t *cap, size_t a, size_t b, char *err,
                 size_t errlen)
@@ -694,6 +714,7 @@ int split_sentences(const char *text, size_t len, const char *lang, split_span *
             j += l;
         j = french_closer(s, len, j);
         j = footnote(s, len, i, j);
+        j = emoticon(s, len, j);
         x.first_token = x.word_start == first;
         last_end = j;
         if (i >= marker_end && split_decide(&x, i, j, closed < j, kinds, ndots)) {
