@@ -300,7 +300,7 @@ static void token_scan(token *t, const unsigned char *s, size_t n)
             t->letters++;
             if (++seg > t->max_seg)
                 t->max_seg = seg;
-            if (c >= 0x80 || c == 0 || !strchr("ivxlcdmIVXLCDM", (int)c))
+            if (t->roman && (c >= 0x80 || !strchr("ivxlcdmIVXLCDM", (int)c)))
                 t->roman = 0;
             continue;
         }
@@ -599,8 +599,8 @@ static size_t emoticon(const unsigned char *s, size_t len, size_t j)
     size_t k = j;
     while (k < len && k - j < 2 && s[k] == ' ')
         k++;
-    if (k == j)
-        return j;
+    if (k == j || k >= len || !strchr(":;xX^<", s[k]) || !s[k])
+        return j; /* the usual answer: no face starts here */
     for (size_t f = 0; f < sizeof faces / sizeof faces[0]; f++) {
         size_t n = strlen(faces[f]);
         if (len - k >= n && memcmp(s + k, faces[f], n) == 0 &&
