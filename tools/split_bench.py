@@ -7,8 +7,10 @@ of known sentences are split, and the splitter's boundaries compared with the kn
 Sentences are joined by one space. Prints paragraphs recovered exactly, boundary precision,
 recall and F1, then the same for the paragraphs whose every sentence but the last ends with a
 terminator (. ! ? … and closing quotes/brackets after them): a boundary after a sentence
-without one cannot be found by any rule-based splitter."""
-import argparse, json, re, subprocess
+without one cannot be found by any rule-based splitter.
+  python3 tools/split_bench.py --lines tests/data/multi30k/train.en.gz --write-paragraphs OUT
+          writes the first ~1 MB of such paragraphs, one a line (the speed test's input)."""
+import argparse, gzip, json, re, subprocess
 
 GROUPS = [2, 3, 4, 5, 6]  # sizes used in turn: deterministic, no randomness
 TERM = re.compile(r"[.!?\u2026\u3002\uff01\uff1f][\"'\u201d\u2019\u00bb)\]]*$")
@@ -71,7 +73,19 @@ def main():
     ap.add_argument("--conllu")
     ap.add_argument("--lines")
     ap.add_argument("--show", type=int, default=0, help="print this many wrong paragraphs")
+    ap.add_argument("--write-paragraphs", help="write ~1 MB of paragraphs here and stop")
     a = ap.parse_args()
+    if a.write_paragraphs:
+        op = gzip.open if a.lines.endswith(".gz") else open
+        sents = [l.strip() for l in op(a.lines, "rt", encoding="utf-8") if l.strip()]
+        out, size = [], 0
+        for p in groups(sents):
+            if size >= 1 << 20:
+                break
+            out.append(" ".join(p))
+            size += len(out[-1].encode()) + 1
+        open(a.write_paragraphs, "w", encoding="utf-8").write("\n".join(out) + "\n")
+        return
     if a.conllu:
         paras = conllu_paragraphs(a.conllu)
     else:
