@@ -356,4 +356,6 @@ static const gold gold_cases[] = {
     {"en", "Great service. :) Will come again.", {"Great service. :)", "Will come again.", NULL}},
     {"en", "The case Roe v. Wade was decided in 1973.", {"The case Roe v. Wade was decided in 1973.", NULL}},
     {"en", "A city (pop. 256,000) in Iraq.", {"A city (pop. 256,000) in Iraq.", NULL}},
+    {"de", "1. Januar war kalt, der 2. Februar warm.", {"1. Januar war kalt, der 2. Februar warm.", NULL}},
+    {"de", "a) Äpfel b) Birnen", {"a) Äpfel", "b) Birnen", NULL}},
 };

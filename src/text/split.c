@@ -663,7 +663,9 @@ int split_sentences(const char *text, size_t len, const char *lang, split_span *
                 lm = m;
                 marker_end = me;
             } else if (list_on && first != SIZE_MAX && (me = marker_at(s, len, i, &m)) &&
-                       marker_next(&lm, &m)) {
+                       marker_next(&lm, &m) &&
+                       !(x.r->ordinals && m.kind == 1 && m.style == 1 && !m.bullet)) {
+                /* (German "1. Januar ..., der 2. Februar" are dates, not items) */
                 if (push(&v, &count, &cap, first, last_end, err, errlen)) {
                     free(v);
                     return -1;
