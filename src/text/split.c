@@ -31,7 +31,7 @@ enum {
     TERM_NONE = 0,
     TERM_DOT,      /* '.': abbreviations, numbers, initials decide */
     TERM_ELLIPSIS, /* '…' */
-    TERM_MARK,     /* ! ? and other scripts' spaced terminators: the end unless lowercase follows */
+    TERM_MARK,     /* ! ? and other scripts' spaced terminators (Armenian ':' too) */
     TERM_CJK       /* 。！？．｡ (and Ethiopic, Myanmar): the end at once, no space needed */
 };
 
@@ -221,28 +221,32 @@ static int word_eq(const unsigned char *s, size_t n, const char *w)
     return i == n && k == wn;
 }
 
+/* 0 when a word starting with byte b cannot equal w, by their first bytes folded (ASCII); 1
+ * when it may. Most entries fail here, before word_eq measures them. */
+static int may_eq(unsigned char b, const char *w)
+{
+    unsigned char f = (unsigned char)w[0];
+    return b >= 0x80 || f >= 0x80 || (b | 0x20) == (f | 0x20);
+}
+
 /* The kind of abbreviation s[0..n) is in the language's list or the common one, 0 if none.
  * One letter matches only in its own case: "С." of "А. С. Пушкин" is an initial, "с." a
  * page. */
 static int abbr_kind(const split_rules *r, const unsigned char *s, size_t n)
 {
     size_t l;
-    if (n && (cp_at(s, n, 0, &l), l == n)) {
+    if (n && (cp_at(s, n, 0, &l), l == n)) { /* (the common list has no one-letter entry) */
         for (const split_abbr *a = r->abbr; a->word; a++)
             if (a->word[0] == (char)s[0] && strlen(a->word) == n && memcmp(s, a->word, n) == 0)
                 return a->kind;
         return 0;
     }
-    /* first byte folded, compared before word_eq is called: most entries fail there */
-    unsigned char f0 = s[0] < 0x80 ? (unsigned char)(s[0] | 0x20) : 0;
-#define FIRST_OK(w) (!f0 || (unsigned char)(w)[0] >= 0x80 || ((unsigned char)(w)[0] | 0x20) == f0)
     for (const split_abbr *a = r->abbr; a->word; a++)
-        if (FIRST_OK(a->word) && word_eq(s, n, a->word))
+        if (may_eq(s[0], a->word) && word_eq(s, n, a->word))
             return a->kind;
     for (const split_abbr *a = split_common_abbr(); a->word; a++)
-        if (FIRST_OK(a->word) && word_eq(s, n, a->word))
+        if (may_eq(s[0], a->word) && word_eq(s, n, a->word))
             return a->kind;
-#undef FIRST_OK
     for (const split_abbr *a = r->suffix; a->word; a++) {
         size_t k = strlen(a->word);
         if (n > k && word_eq(s + n - k, k, a->word))
@@ -250,8 +254,6 @@ static int abbr_kind(const split_rules *r, const unsigned char *s, size_t n)
     }
     return 0;
 }
-
-static int abbr_kind(const split_rules *r, const unsigned char *s, size_t n);
 
 /* 1 when the word s[0..n) (dot_after: a full stop follows it) likely starts a sentence: one
  * of the language's starters, or a title ("... at 6 P.M. Mr. Smith then ..."). */
@@ -434,7 +436,7 @@ static int split_decide(const split_ctx *x, size_t i, size_t te, int quoted, uns
             break;
         }
     int single = t.letters == 1 && !t.digits && !t.dots && !t.others;
-    if (!kind && single && x->prev_end) {
+    if (!kind && single && x->prev_end && x->prev_end - x->prev_start <= 8) {
         /* "z. B.", "d. h.": the previous token and this one as one word, "z.B" */
         token p;
         token_scan(&p, x->s + x->prev_start, x->prev_end - x->prev_start);
@@ -467,7 +469,8 @@ static int split_decide(const split_ctx *x, size_t i, size_t te, int quoted, uns
     if (t.digits && t.n == (size_t)t.digits && t.digits <= 3 && x->r->ordinals)
         return is_starter(x->r, x->s + ws, we - ws, dot_after); /* "am 12. Juni" */
     if (word_eq(t.s, t.n, "a.m") || word_eq(t.s, t.n, "p.m"))
-        return is_space(x->s[ws - 1]) && !lower; /* not before "(CDT)" */ /* "at 6 p.m. Travelers ...": a time ends sentences often, a capital follows */
+        return is_space(x->s[ws - 1]) && !lower; /* "at 6 p.m. Travelers": an end; before
+                                                     "(CDT)" or a lowercase word, not */
     if (t.dots && t.letters && !t.digits && !t.others && t.max_seg <= 2)
         return is_starter(x->r, x->s + ws, we - ws, dot_after); /* "U.S.", "Ph.D.", "a.m." */
     return 1;
