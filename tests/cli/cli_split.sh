@@ -39,6 +39,14 @@ expect_rc "split a 2 MB line without a full stop: exit 0" $? 0
 expect_eq "split a 2 MB line without a full stop: one sentence, the whole line" \
   "$(wc -l < "$T/lout") $(head -n 1 "$T/lout" | wc -c)" "2 2000000"
 
+"$PYTHON" -c 'import sys; sys.stdout.write("abcdefg " * (17 << 17) + "\nNext. Line.\n")' > "$T/huge"
+"$XLATE" split -i "$T/huge" > "$T/hout" 2> "$T/herr"
+expect_rc "split a 17 MiB line: exit 0" $? 0
+expect_grep "split a 17 MiB line: a warning names the line and the limit" "$T/herr" "stdin|huge: line 1 is longer than 16777216 bytes: cut there"
+expect_eq "split a 17 MiB line: its first 16 MiB, then the next line's sentences" \
+  "$(head -c 16777216 "$T/huge" | wc -c) $(sed -n 1p "$T/hout" | wc -c) $(sed -n '3,4p' "$T/hout" | tr '\n' '|')" \
+  "16777216 16777216 Next.|Line.|"
+
 printf '?!. ... !!! ---\n' | "$XLATE" split --source-lang en > "$T/pout" 2>&1
 expect_rc "split a line of punctuation only: exit 0" $? 0
 expect_eq "split a line of punctuation only: nothing dropped" "$(tr -d '\n ' < "$T/pout")" "?!....!!!---"
