@@ -26,7 +26,8 @@ static const split_abbr en_abbr[] = {
     {"viz", M}, {"incl", M}, {"esp", M}, {"resp", M}, {"cca", M}, {"lit", M}, {"var", M},
     {"nos", N}, {"vols", N}, {"p", N}, {"ch", N}, {"chap", N}, {"figs", N}, {"sec", N},
     {"secs", N}, {"art", N}, {"para", N}, {"eq", N}, {"eqs", N}, {"tel", N}, {"op", N},
-    {"P.S", M}, {"P.P.S", M}, {"v", M} /* Roe v. Wade */, {"pop", N}, {"ext", N}, {"Rs", N}, {"ed", N}, {"pg", N}, {"ex", N}, {"no", N}, {"ref", N}, {"refs", N}, {"tab", N},
+    {"P.S", M}, {"P.P.S", M}, {"v", M} /* Roe v. Wade */, {"pop", N}, {"ext", N}, {"Rs", N},
+    {"ed", N}, {"pg", N}, {"ex", N}, {"ref", N}, {"refs", N}, {"tab", N},
     {"Jan", N}, {"Feb", N}, {"Mar", N}, {"Apr", N}, {"Jun", N}, {"Jul", N}, {"Aug", N},
     {"Sep", N}, {"Sept", N}, {"Oct", N}, {"Nov", N}, {"Dec", N},
     {NULL, 0}};
@@ -35,12 +36,12 @@ static const split_abbr de_abbr[] = {
     {"Hr", T}, {"Hrn", T}, {"Fr", T}, {"Frl", T}, {"Dipl", T}, {"Ing", T}, {"Mag", T},
     {"Dres", T}, {"Pfr", T}, {"Hl", T}, {"med", T}, {"phil", T}, {"rer", T}, {"nat", T},
     {"jur", T}, {"dent", T}, {"vet", T}, {"habil", T}, {"kath", M}, {"ev", M}, {"evang", M},
-    {"z.Z", M}, {"Z.T", M}, {"u.\xc3\x84", M} /* u. Ä. */,
+    {"z.Z", M}, {"u.\xc3\x84", M} /* u. Ä. */,
     {"d.h", M}, {"u.a", M}, {"bzw", M}, {"vgl", M}, {"sog", M}, {"ggf", M}, {"evtl", M},
     {"inkl", M}, {"zzgl", M}, {"u.U", M}, {"o.\xc3\xa4", M} /* o.ä */, {"i.d.R", M},
     {"z.T", M}, {"s.o", M}, {"s.u", M}, {"bspw", M}, {"insb", M}, {"allg", M}, {"ehem", M},
     {"gem", M}, {"max", M}, {"mind", M}, {"ugs", M}, {"urspr", M}, {"v.a", M}, {"z.Zt", M},
-    {"u.\xc3\xa4", M} /* u.ä */, {"sog", M}, {"zw", M}, {"dt", M}, {"engl", M}, {"frz", M},
+    {"u.\xc3\xa4", M} /* u.ä */, {"zw", M}, {"dt", M}, {"engl", M}, {"frz", M},
     {"lat", M}, {"griech", M}, {"gegr", M}, {"geb", M}, {"gest", M}, {"verh", M}, {"Abk", M},
     {"einschl", M}, {"jew", M}, {"bes", M}, {"ebd", M}, {"vs", M}, {"z.H", M}, {"a.D", M},
     {"i.A", M}, {"i.V", M}, {"d.J", M}, {"v.Chr", M}, {"n.Chr", M}, {"Mio", M}, {"Mrd", M},
@@ -80,7 +81,7 @@ static const split_abbr it_abbr[] = {
     {"Avv", T}, {"Ing", T}, {"On", T}, {"Geom", T}, {"Rag", T}, {"Arch", T}, {"Egr", T},
     {"Gent", T}, {"Mons", T}, {"S", T},
     {"es", M}, {"cfr", M}, {"a.C", M}, {"d.C", M}, {"c.a", M},
-    {"Dir", T}, {"Amm", T}, {"psicol", T}, {"Prof.ssa", T}, {"Mons", T}, {"Spett", T},
+    {"Dir", T}, {"Amm", T}, {"psicol", T}, {"Prof.ssa", T}, {"Spett", T},
     {"gen", N}, {"feb", N}, {"mar", N}, {"apr", N}, {"mag", N}, {"giu", N}, {"lug", N},
     {"ago", N}, {"set", N}, {"ott", N}, {"nov", N}, {"dic", N},
     {"pag", N}, {"pagg", N}, {"n", N}, {"art", N}, {"cap", N}, {"vol", N}, {"tel", N},
@@ -122,7 +123,8 @@ static const split_abbr ru_abbr[] = {
     {"\xd0\xb1\xd1\x83\xd0\xba\xd0\xb2", M} /* букв */,
     {"\xd0\xb0\xd0\xbd\xd0\xb3\xd0\xbb", M} /* англ */,
     {"\xd0\xbd\xd0\xb5\xd0\xbc", M} /* нем */, {"\xd0\xbb\xd0\xb0\xd1\x82", M} /* лат */,
-    {"\xd1\x83\xd0\xbb", M} /* ул */, {"\xd0\xb4", N} /* д */, {"\xd0\xba\xd0\xb2", N} /* кв */,
+    {"\xd1\x83\xd0\xbb", M} /* ул */, {"\xd0\xb4", N} /* д */,
+    {"\xd0\xba\xd0\xb2", N} /* кв */,
     {"\xd1\x81\xd1\x82\xd1\x80", N} /* стр */, {"\xd1\x81", N} /* с */,
     {"\xd1\x80\xd0\xb8\xd1\x81", N} /* рис */, {"\xd1\x82", N} /* т */,
     {"\xd0\xb3\xd0\xbb", N} /* гл */, {"\xd0\xbc\xd0\xbb\xd0\xbd", M} /* млн */,
@@ -196,7 +198,8 @@ static const char *const ru_starters[] = {
     "\xd0\x92\xd1\x8b" /* Вы */, "\xd0\xad\xd1\x82\xd0\xbe" /* Это */,
     "\xd0\x9d\xd0\xbe" /* Но */, "\xd0\x98" /* И */, "\xd0\x92" /* В */,
     "\xd0\x9d\xd0\xb0" /* На */, "\xd0\x9a\xd0\xb0\xd0\xba" /* Как */,
-    "\xd0\xa7\xd1\x82\xd0\xbe" /* Что */, "\xd0\x9f\xd0\xbe\xd1\x82\xd0\xbe\xd0\xbc" /* Потом */,
+    "\xd0\xa7\xd1\x82\xd0\xbe" /* Что */,
+    "\xd0\x9f\xd0\xbe\xd1\x82\xd0\xbe\xd0\xbc" /* Потом */,
     "\xd0\xa2\xd0\xbe\xd0\xb3\xd0\xb4\xd0\xb0" /* Тогда */, NULL};
 
 static const char *const no_starters[] = {NULL};
@@ -219,7 +222,8 @@ static const split_rules rules_table[] = {
 static const char *const code_aliases[][4] = {
     {"en", "eng", NULL, NULL}, {"de", "deu", "ger", "gsw"}, {"fr", "fra", "fre", NULL},
     {"es", "spa", NULL, NULL}, {"it", "ita", NULL, NULL},    {"nl", "nld", "dut", NULL},
-    {"pt", "por", NULL, NULL}, {"ru", "rus", NULL, NULL},   {"el", "ell", "gre", NULL}, {"hy", "hye", "arm", NULL},
+    {"pt", "por", NULL, NULL}, {"ru", "rus", NULL, NULL},   {"el", "ell", "gre", NULL},
+    {"hy", "hye", "arm", NULL},
     {"zh", "zho", "chi", "cmn"}, {"ja", "jpn", NULL, NULL},
 };
 
