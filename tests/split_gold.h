@@ -358,4 +358,7 @@ static const gold gold_cases[] = {
     {"en", "A city (pop. 256,000) in Iraq.", {"A city (pop. 256,000) in Iraq.", NULL}},
     {"de", "1. Januar war kalt, der 2. Februar warm.", {"1. Januar war kalt, der 2. Februar warm.", NULL}},
     {"de", "a) Äpfel b) Birnen", {"a) Äpfel", "b) Birnen", NULL}},
+    {"en", "It is really beautiful. www.example.co.uk", {"It is really beautiful.", "www.example.co.uk", NULL}},
+    {"en", "Read the FAQ. https://example.org/faq", {"Read the FAQ.", "https://example.org/faq", NULL}},
+    {"en", "Thanks again. PS. Love the new website!", {"Thanks again.", "PS. Love the new website!", NULL}},
 };

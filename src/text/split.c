@@ -369,6 +369,13 @@ static int32_t next_word(const split_ctx *x, size_t k, size_t *ws, size_t *we, i
     return c;
 }
 
+/* 1 when s[0..n) starts with a web address: "http://", "https://", "www." */
+static int starts_link(const unsigned char *s, size_t n)
+{
+    return (n >= 7 && memcmp(s, "http://", 7) == 0) || (n >= 8 && memcmp(s, "https://", 8) == 0) ||
+           (n >= 4 && memcmp(s, "www.", 4) == 0);
+}
+
 /* 1 when te is inside a title in 《》 that closes soon: 《摔跤吧！爸爸》. Looks at most
  * WORD_MAX * 2 bytes ahead, and only when a 《 was seen in this sentence. */
 static int in_title(const split_ctx *x, size_t te)
@@ -405,7 +412,8 @@ static int split_decide(const split_ctx *x, size_t i, size_t te, int quoted, uns
     int32_t c = next_word(x, te, &ws, &we, &dot_after, &item);
     if (c < 0 || item)
         return 1;
-    int lower = is_lower(c);
+    /* a link does not go on with the sentence before it, whatever its case */
+    int lower = is_lower(c) && !starts_link(x->s + ws, x->len - ws);
     if ((kinds & ((1u << TERM_MARK) | (1u << TERM_ELLIPSIS))) || ndots > 1) {
         if (!(kinds & (1u << TERM_MARK))) {
             if (i > 0 && (x->s[i - 1] == '[' || x->s[i - 1] == '('))

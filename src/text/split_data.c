@@ -26,7 +26,7 @@ static const split_abbr en_abbr[] = {
     {"viz", M}, {"incl", M}, {"esp", M}, {"resp", M}, {"cca", M}, {"lit", M}, {"var", M},
     {"nos", N}, {"vols", N}, {"p", N}, {"ch", N}, {"chap", N}, {"figs", N}, {"sec", N},
     {"secs", N}, {"art", N}, {"para", N}, {"eq", N}, {"eqs", N}, {"tel", N}, {"op", N},
-    {"P.S", M}, {"P.P.S", M}, {"v", M} /* Roe v. Wade */, {"pop", N}, {"ext", N}, {"Rs", N},
+    {"P.S", M}, {"P.P.S", M}, {"PS", M}, {"Drs", T}, {"Pvt", M} /* Pvt. Ltd. */, {"v", M} /* Roe v. Wade */, {"pop", N}, {"ext", N}, {"Rs", N},
     {"ed", N}, {"pg", N}, {"ex", N}, {"ref", N}, {"refs", N}, {"tab", N},
     {"Jan", N}, {"Feb", N}, {"Mar", N}, {"Apr", N}, {"Jun", N}, {"Jul", N}, {"Aug", N},
     {"Sep", N}, {"Sept", N}, {"Oct", N}, {"Nov", N}, {"Dec", N},
