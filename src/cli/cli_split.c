@@ -227,6 +227,8 @@ int cmd_split(int argc, char **argv)
             writer_put(&out, "\n", 1);
         }
         free(v);
+        if (!reader_ready(&in))
+            writer_flush(&out); /* the next line is not there yet: what is done goes out now */
         if (out.failed || (in.line % 1024 == 0 && writer_gone(&out)))
             break; /* a reader that went away: stop quietly (checked now and then: a poll) */
     }

@@ -51,6 +51,24 @@ printf '?!. ... !!! ---\n' | "$XLATE" split --source-lang en > "$T/pout" 2>&1
 expect_rc "split a line of punctuation only: exit 0" $? 0
 expect_eq "split a line of punctuation only: nothing dropped" "$(tr -d '\n ' < "$T/pout")" "?!....!!!---"
 
+# streaming: the answer to a line comes before the next line is written (a FIFO, no EOF yet)
+# (the writer waits up to 20 s for the first answer, then sends the second line)
+mkfifo "$T/fifo"
+: > "$T/sout"
+(
+  printf 'One. Two.\n'
+  i=0
+  while [ ! -s "$T/sout" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+  [ -s "$T/sout" ] && cp "$T/sout" "$T/early"
+  printf 'Three.\n'
+) > "$T/fifo" &
+"$XLATE" split -i "$T/fifo" > "$T/sout" 2>&1
+sleep 0.2
+expect_eq "split streams: a line's sentences are out before the next line arrives" \
+  "$(cat "$T/early" 2>/dev/null)" "One.
+Two."
+expect_eq "split streams: then the rest" "$(tr '\n' '|' < "$T/sout")" "One.|Two.||Three.||"
+
 "$XLATE" split --bogus > /dev/null 2> "$T/uerr"
 expect_rc "split unknown option: exit 1" $? 1
 "$XLATE" split --output-format xml x > /dev/null 2> "$T/uerr"
