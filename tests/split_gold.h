@@ -361,4 +361,6 @@ static const gold gold_cases[] = {
     {"en", "It is really beautiful. www.example.co.uk", {"It is really beautiful.", "www.example.co.uk", NULL}},
     {"en", "Read the FAQ. https://example.org/faq", {"Read the FAQ.", "https://example.org/faq", NULL}},
     {"en", "Thanks again. PS. Love the new website!", {"Thanks again.", "PS. Love the new website!", NULL}},
+    {"de", "Das waren die Nr.1 Hits des Jahres.", {"Das waren die Nr.1 Hits des Jahres.", NULL}},
+    {"en", "It was a known effect.12 Later work agreed.", {"It was a known effect.12", "Later work agreed.", NULL}},
 };

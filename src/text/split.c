@@ -330,6 +330,8 @@ typedef struct {
     int title_open;    /* a 《 was seen and no 》 after it */
     int caseless;      /* the text has lowercase letters and no capital: a lowercase word may
                           start a sentence ("i am going out. jill finishes today.") */
+    int digits_after;  /* digits follow the stop at once ("word.10 "): a reference, unless
+                          the word is an abbreviation ("Nr.1", "p.5") */
 } split_ctx;
 
 /* The next word after position k (whitespace, openers and dashes skipped): its first code
@@ -456,8 +458,8 @@ static int split_decide(const split_ctx *x, size_t i, size_t te, int quoted, uns
             kind = abbr_kind(x->r, key, p.n + t.n);
         }
     }
-    if (kind == ABBR_TITLE || kind == ABBR_MID)
-        return 0;
+    if (kind == ABBR_TITLE || kind == ABBR_MID || (kind && x->digits_after))
+        return 0; /* (an abbreviation with its number: "die Nr.1 Hits") */
     if (kind == ABBR_NUM)
         return !is_digit(c);
     int next_single = we > ws && is_letter(c) && dot_after &&
@@ -651,7 +653,7 @@ int split_sentences(const char *text, size_t len, const char *lang, split_span *
     size_t marker_end = 0; /* the dots before it belong to a list marker */
     int in_word = 0, count = 0, list_on = 0;
     marker lm = {0, 0, 0, 0}; /* the list's last marker, when list_on */
-    split_ctx x = {s, len, split_rules_for(lang), 0, 0, 0, 0, 0, 0};
+    split_ctx x = {s, len, split_rules_for(lang), 0, 0, 0, 0, 0, 0, 0};
     *spans = NULL;
     *n = 0;
     x.caseless = caseless(s, len);
@@ -726,7 +728,9 @@ int split_sentences(const char *text, size_t len, const char *lang, split_span *
         while (j < len && is_closer(cp_at(s, len, j, &l)))
             j += l;
         j = french_closer(s, len, j);
+        size_t refs = j;
         j = footnote(s, len, i, j);
+        x.digits_after = j > refs && s[refs] != '[';
         j = emoticon(s, len, j);
         x.first_token = x.word_start == first;
         last_end = j;
