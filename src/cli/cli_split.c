@@ -36,7 +36,8 @@ static void usage(FILE *f)
             "         alone)\n"
             "  jsonl  one {\"sentences\": [...]} per input line, each sentence trimmed of\n"
             "         surrounding whitespace; bytes that are not UTF-8 become U+FFFD\n"
-            "Lines longer than 16 MiB are cut there, with a warning (-q: none).\n");
+            "Warnings on stderr (-q: none): a line longer than 16 MiB is cut there; a\n"
+            "language without rules of its own gets the neutral ones.\n");
 }
 
 /* Returns -1 to go on, else the exit status. */
@@ -182,6 +183,10 @@ int cmd_split(int argc, char **argv)
     } else {
         in.max_line = SPLIT_MAX_LINE;
     }
+    if (o.lang && o.lang[0] && !o.quiet && !split_lang_known(o.lang) &&
+        !split_lang_no_spaces(o.lang))
+        fprintf(stderr, "xlate split: warning: no rules of its own for language '%s': the "
+                        "language-neutral ones\n", o.lang);
     if (writer_open(&out, o.out, err, sizeof err)) {
         fprintf(stderr, "xlate split: %s\n", err);
         reader_close(&in);

@@ -69,6 +69,17 @@ expect_eq "split streams: a line's sentences are out before the next line arrive
 Two."
 expect_eq "split streams: then the rest" "$(tr '\n' '|' < "$T/sout")" "One.|Two.||Three.||"
 
+"$XLATE" split --source-lang english "One. Two." > "$T/wout" 2> "$T/werr"
+expect_rc "split --source-lang english: exit 0" $? 0
+expect_grep "split --source-lang english: a warning says the neutral rules apply" "$T/werr" "no rules of its own for language 'english'"
+expect_eq "split --source-lang english: split by the neutral rules" "$(tr '\n' '|' < "$T/wout")" "One.|Two.||"
+"$XLATE" split --source-lang de_AT "Eins. Zwei." > /dev/null 2> "$T/werr"
+expect_eq "split --source-lang de_AT: no warning" "$(cat "$T/werr")" ""
+"$XLATE" split --source-lang ja "一。" > /dev/null 2> "$T/werr"
+expect_eq "split --source-lang ja: no warning" "$(cat "$T/werr")" ""
+"$XLATE" split -q --source-lang xx "a" > /dev/null 2> "$T/werr"
+expect_eq "split -q --source-lang xx: no warning" "$(cat "$T/werr")" ""
+
 "$XLATE" split --bogus > /dev/null 2> "$T/uerr"
 expect_rc "split unknown option: exit 1" $? 1
 "$XLATE" split --output-format xml x > /dev/null 2> "$T/uerr"
