@@ -15,6 +15,8 @@ Seeds per target:
                with a small custom charsmap (TSV rules), char, word, user-defined and control
                symbols with whitespace as suffix; each a few KB (no 240 KB nfkc charsmap)
   spm_text     sentences, unicode.txt, invalid UTF-8, NUL bytes, U+2581, long runs
+  split        a language byte and text: abbreviations, ordinals, CJK, dots, lists, URLs,
+               bytes and Unicode spaces
   ids_cli      an option byte and lines of ids (the fixture's sources, empty lines, CRLF,
                a missing final newline, bad tokens)
 """
@@ -277,6 +279,18 @@ def text_seeds():
     put("spm_text", b"", "empty")
 
 
+# ---- sentences ----
+def split_seeds():
+    # first byte: the language (fuzz_split.c's list: 2 en, 3 de, 12 zh, 0 none)
+    put("split", b"\x02Mr. Smith went to the U.S.A. on Jan. 5. He said \"hi!\" (Really.) J. R. R. Tolkien wrote 3.14 books... Fine?! Yes.", "en-rules")
+    put("split", "\x03Am 12. Juni kam Dr. med. Meyer, z. B. mit 3,50 \u20ac. \u201eJa.\u201c Er ging. 1. Punkt 2. Punkt", "de-rules")
+    put("split", "\x0c\u4eca\u5929\u5f88\u597d\u3002\u300a\u6454\u8de4\u5427\uff01\u7238\u7238\u300b\u597d\u5417\uff1f\u300c\u884c\u3053\u3046\u3002\u300d\u3068", "cjk")
+    put("split", b"\x00" + b"." * 300 + b" . . . " + b"?!" * 50, "dots")
+    put("split", b"\x02a) one b) two \xe2\x80\xa2 3. x \xe2\x80\xa2 4. y (c) z. www.x.org. mail@x.de. [1][2] ok.10 Next :-) ", "lists-urls")
+    put("split", b"\x03\xff\xfe. \x00. \xc2\xa0.\xe3\x80\x80A.\xe2\x80\xa8b. \xed\xa0\x80", "bytes-spaces")
+    put("split", b"", "empty")
+
+
 # ---- ids ----
 def ids_seeds():
     src = open(os.path.join(ROOT, "tests/fixtures/parity/post_relu_tied/src.ids"), "rb").read()
@@ -297,6 +311,7 @@ def main():
     strict_json_seeds()
     spm_seeds()
     text_seeds()
+    split_seeds()
     ids_seeds()
     total = 0
     for t in sorted(os.listdir(CORPUS)):

@@ -3,6 +3,8 @@
  * invariant of split.h on random and hostile inputs, and the language codes. */
 #include "check.h"
 #include "text/split.h"
+#include "base/util.h"
+#include <cjson/cJSON.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,9 +278,93 @@ static void check_langs(void)
           "Chinese and Japanese join sentences without spaces", "");
 }
 
+/* Cases passed of a public test set's (tests/data/split/pysbd.jsonl: pySBD's language tests,
+ * MIT; see tests/data/split/README.md), per language, against the figures measured when the
+ * splitter was written (docs/SPLITTING.md): a change that loses a case fails here. A case's
+ * text is split at its newlines first, as xlate reads lines. */
+static const struct {
+    const char *lang;
+    int floor, total;
+} pysbd_floor[] = {
+    {"en", 138, 161}, {"de", 31, 32}, {"es", 34, 35}, {"it", 35, 36}, {"ru", 41, 42},
+    {"fr", 5, 5},     {"nl", 2, 3},   {"ja", 4, 4},   {"zh", 2, 2},   {"hy", 26, 26},
+    {"da", 41, 47},   {"kk", 9, 13},  {"ar", 2, 5},   {"bg", 2, 4},   {"am", 1, 1},
+    {"my", 1, 1},     {"mr", 5, 5},   {"hi", 1, 1},   {"ur", 1, 1},   {"fa", 1, 1},
+    {"pl", 1, 1},     {"sk", 1, 5},   {"el", 0, 1},
+};
+enum { N_FLOOR = sizeof pysbd_floor / sizeof pysbd_floor[0] };
+
+/* 1 when text, split line by line with lang, gives exactly the strings of want. */
+static int case_passes(const char *text, const char *lang, const cJSON *want)
+{
+    int k = 0, total = cJSON_GetArraySize(want), ok = 1;
+    const char *line = text;
+    while (ok) {
+        const char *nl = strchr(line, '\n');
+        size_t n = nl ? (size_t)(nl - line) : strlen(line);
+        split_span *v = NULL;
+        int nv = 0;
+        char err[200];
+        if (split_sentences(line, n, lang, &v, &nv, err, sizeof err))
+            return 0;
+        for (int j = 0; ok && j < nv; j++, k++) {
+            const cJSON *w = cJSON_GetArrayItem(want, k);
+            size_t len = v[j].end - v[j].start;
+            ok = k < total && cJSON_IsString(w) && strlen(w->valuestring) == len &&
+                 memcmp(line + v[j].start, w->valuestring, len) == 0;
+        }
+        free(v);
+        if (!nl)
+            break;
+        line = nl + 1;
+    }
+    return ok && k == total;
+}
+
+static void check_public_set(void)
+{
+    char *data = NULL, err[200];
+    size_t len = 0;
+    int passed[N_FLOOR] = {0}, total[N_FLOOR] = {0}, unknown = 0;
+    if (!check(read_file("tests/data/split/pysbd.jsonl", &data, &len, err, sizeof err) == 0,
+               "pysbd.jsonl: read", "%s", err))
+        return;
+    for (char *line = data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        cJSON *o = cJSON_Parse(line);
+        const cJSON *lang = cJSON_GetObjectItem(o, "lang"), *text = cJSON_GetObjectItem(o, "text"),
+                    *want = cJSON_GetObjectItem(o, "sentences");
+        int f = -1;
+        for (int k = 0; cJSON_IsString(lang) && k < N_FLOOR; k++)
+            if (strcmp(pysbd_floor[k].lang, lang->valuestring) == 0)
+                f = k;
+        if (f < 0 || !cJSON_IsString(text) || !cJSON_IsArray(want)) {
+            unknown++;
+        } else {
+            total[f]++;
+            passed[f] += case_passes(text->valuestring, lang->valuestring, want);
+        }
+        cJSON_Delete(o);
+    }
+    free(data);
+    check(unknown == 0, "pysbd.jsonl: every case parsed, every language listed", "%d not",
+          unknown);
+    for (int k = 0; k < N_FLOOR; k++) {
+        char what[120];
+        snprintf(what, sizeof what, "pySBD %s: %d of %d cases (at least %d)", pysbd_floor[k].lang,
+                 passed[k], total[k], pysbd_floor[k].floor);
+        check(passed[k] >= pysbd_floor[k].floor && total[k] == pysbd_floor[k].total, what,
+              "fewer passed than measured, or the set changed (%d cases, %d expected)", total[k],
+              pysbd_floor[k].total);
+    }
+}
+
 int main(void)
 {
     check_gold();
+    check_public_set();
     check_random();
     check_hostile();
     check_langs();

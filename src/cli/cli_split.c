@@ -36,7 +36,8 @@ static void usage(FILE *f)
             "         alone)\n"
             "  jsonl  one {\"sentences\": [...]} per input line, each sentence trimmed of\n"
             "         surrounding whitespace; bytes that are not UTF-8 become U+FFFD\n"
-            "Lines longer than 16 MiB are cut there, with a warning (-q: none).\n");
+            "Warnings on stderr (-q: none): a line longer than 16 MiB is cut there; a\n"
+            "language without rules of its own gets the neutral ones.\n");
 }
 
 /* Returns -1 to go on, else the exit status. */
@@ -63,8 +64,7 @@ static int parse_opts(int argc, char **argv, split_opts *o)
             o->n_texts = argc - i;
             break;
         }
-        if (strcmp(a, "--source-lang") == 0 || strncmp(a, "--source-lang=", 14) == 0 ||
-            strcmp(a, "-s") == 0)
+        if (strcmp(a, "--source-lang") == 0 || strncmp(a, "--source-lang=", 14) == 0)
             dst = &o->lang;
         else if (strcmp(a, "-i") == 0 || strcmp(a, "--input") == 0 ||
                  strncmp(a, "--input=", 8) == 0)
@@ -183,6 +183,10 @@ int cmd_split(int argc, char **argv)
     } else {
         in.max_line = SPLIT_MAX_LINE;
     }
+    if (o.lang && o.lang[0] && !o.quiet && !split_lang_known(o.lang) &&
+        !split_lang_no_spaces(o.lang))
+        fprintf(stderr, "xlate split: warning: no rules of its own for language '%s': the "
+                        "language-neutral ones\n", o.lang);
     if (writer_open(&out, o.out, err, sizeof err)) {
         fprintf(stderr, "xlate split: %s\n", err);
         reader_close(&in);
@@ -228,6 +232,8 @@ int cmd_split(int argc, char **argv)
             writer_put(&out, "\n", 1);
         }
         free(v);
+        if (!reader_ready(&in))
+            writer_flush(&out); /* the next line is not there yet: what is done goes out now */
         if (out.failed || (in.line % 1024 == 0 && writer_gone(&out)))
             break; /* a reader that went away: stop quietly (checked now and then: a poll) */
     }

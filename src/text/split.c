@@ -14,13 +14,25 @@
 
 enum { WORD_MAX = 48 }; /* longer tokens are never abbreviations, numbers or markers */
 
+/* A list item's marker: a bullet, a number or a letter with "." ".)" or ")", or both
+ * ("• 9. "), then whitespace. */
+typedef struct {
+    int32_t bullet; /* 0 when none */
+    int kind;       /* 0 none, 1 a number, 2 a lowercase letter, 3 an uppercase letter */
+    int style;      /* 0 none, 1 ".", 2 ".)", 3 ")", 4 "(a)" */
+    long value;     /* the number, or the letter */
+} marker;
+
+/* The end of the marker at s[i..), 0 when there is none (defined below). */
+static size_t marker_at(const unsigned char *s, size_t len, size_t i, marker *m);
+
 /* What a terminator is. */
 enum {
     TERM_NONE = 0,
     TERM_DOT,      /* '.': abbreviations, numbers, initials decide */
     TERM_ELLIPSIS, /* '…' */
-    TERM_MARK,     /* ! ? and other scripts' spaced terminators: the end unless lowercase follows */
-    TERM_CJK       /* 。！？．｡: the end at once, no space needed */
+    TERM_MARK,     /* ! ? and other scripts' spaced terminators (Armenian ':' too) */
+    TERM_CJK       /* 。！？．｡ (and Ethiopic, Myanmar): the end at once, no space needed */
 };
 
 /* The code point at s[i..n), its length in *l (1 for an invalid byte, which reads as U+FFFD:
@@ -59,7 +71,9 @@ static int32_t cp_at(const unsigned char *s, size_t n, size_t i, size_t *l)
  * U+2000 spaces, line and paragraph separators, narrow NBSP, math space, ideographic space. */
 static int is_space(int32_t c)
 {
-    return c == ' ' || (c >= 9 && c <= 13) || c == 0x85 || c == 0xA0 || c == 0x1680 ||
+    if (c < 0x80)
+        return c == ' ' || (c >= 9 && c <= 13);
+    return c == 0x85 || c == 0xA0 || c == 0x1680 ||
            (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
            c == 0x205F || c == 0x3000;
 }
@@ -68,7 +82,9 @@ static int term_kind(int32_t c, const split_rules *r)
 {
     switch (c) {
     case '.':
-        return TERM_DOT;
+        return r->no_dot ? TERM_NONE : TERM_DOT;
+    case ':':
+        return r->colon_stop ? TERM_MARK : TERM_NONE;
     case 0x2026:
         return TERM_ELLIPSIS;
     case '!': case '?': case 0x203C: case 0x2047: case 0x2048: case 0x2049:
@@ -77,13 +93,14 @@ static int term_kind(int32_t c, const split_rules *r)
     case 0x06D4: /* Urdu full stop */
     case 0x0964: case 0x0965: /* Devanagari danda, double danda */
     case 0x0589: /* Armenian full stop */
-    case 0x1362: case 0x1367: case 0x1368: /* Ethiopic full stop, question, paragraph */
-    case 0x104A: case 0x104B: /* Myanmar section marks */
     case 0x0F0D: /* Tibetan shad */
     case 0x17D4: /* Khmer khan */
     case 0x0700: case 0x0701: case 0x0702: /* Syriac end of paragraph, full stops */
         return TERM_MARK;
     case 0x3002: case 0xFF01: case 0xFF1F: case 0xFF0E: case 0xFF61:
+    /* Ethiopic full stop, question mark, paragraph; Myanmar section marks: often written
+     * without a space after them */
+    case 0x1362: case 0x1367: case 0x1368: case 0x104A: case 0x104B:
         return TERM_CJK;
     case ';':
         return r->greek_question ? TERM_MARK : TERM_NONE;
@@ -165,33 +182,70 @@ static int is_lower(int32_t c)
     return c >= 0x430 && c <= 0x45F;
 }
 
-static int is_letter(int32_t c) { return is_upper(c) || is_lower(c); }
-static int is_digit(int32_t c) { return c >= '0' && c <= '9'; }
-
-/* ASCII-case-insensitive equality of s[0..n) and the NUL-terminated w. */
-static int word_eq(const unsigned char *s, size_t n, const char *w)
+static int isalnum_ascii(unsigned char c)
 {
-    size_t k = 0;
-    for (; k < n && w[k]; k++) {
-        unsigned char a = s[k], b = (unsigned char)w[k];
-        if (a >= 'A' && a <= 'Z')
-            a = (unsigned char)(a - 'A' + 'a');
-        if (b >= 'A' && b <= 'Z')
-            b = (unsigned char)(b - 'A' + 'a');
-        if (a != b)
-            return 0;
-    }
-    return k == n && !w[k];
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-/* The kind of abbreviation s[0..n) is in the language's list or the common one, 0 if none. */
+static int is_letter(int32_t c) { return is_upper(c) || is_lower(c); }
+static int is_digit(int32_t c) { return c >= '0' && c <= '9'; }
+static int fw_digit(int32_t c) { return is_digit(c) || (c >= 0xFF10 && c <= 0xFF19); }
+
+/* The lowercase of a Latin-1, Greek or Cyrillic capital (the ranges is_upper knows best);
+ * other code points as they are. */
+static int32_t fold(int32_t c)
+{
+    if ((c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0xDE && c != 0xD7) ||
+        (c >= 0x391 && c <= 0x3AB && c != 0x3A2) || (c >= 0x410 && c <= 0x42F))
+        return c + 0x20;
+    if (c >= 0x400 && c <= 0x40F)
+        return c + 0x50;
+    return c;
+}
+
+/* Case-insensitive equality (fold) of s[0..n) and the NUL-terminated w. */
+static int word_eq(const unsigned char *s, size_t n, const char *w)
+{
+    const unsigned char *u = (const unsigned char *)w;
+    if (!n || !u[0])
+        return !n && !u[0];
+    if (s[0] < 0x80 && u[0] < 0x80 && (s[0] | 0x20) != (u[0] | 0x20))
+        return 0; /* the usual answer, without measuring w */
+    size_t wn = strlen(w), i = 0, k = 0, l, lw;
+    while (i < n && k < wn) {
+        if (fold(cp_at(s, n, i, &l)) != fold(cp_at(u, wn, k, &lw)))
+            return 0;
+        i += l;
+        k += lw;
+    }
+    return i == n && k == wn;
+}
+
+/* 0 when a word starting with byte b cannot equal w, by their first bytes folded (ASCII); 1
+ * when it may. Most entries fail here, before word_eq measures them. */
+static int may_eq(unsigned char b, const char *w)
+{
+    unsigned char f = (unsigned char)w[0];
+    return b >= 0x80 || f >= 0x80 || (b | 0x20) == (f | 0x20);
+}
+
+/* The kind of abbreviation s[0..n) is in the language's list or the common one, 0 if none.
+ * One letter matches only in its own case: "С." of "А. С. Пушкин" is an initial, "с." a
+ * page. */
 static int abbr_kind(const split_rules *r, const unsigned char *s, size_t n)
 {
+    size_t l;
+    if (n && (cp_at(s, n, 0, &l), l == n)) { /* (the common list has no one-letter entry) */
+        for (const split_abbr *a = r->abbr; a->word; a++)
+            if (a->word[0] == (char)s[0] && strlen(a->word) == n && memcmp(s, a->word, n) == 0)
+                return a->kind;
+        return 0;
+    }
     for (const split_abbr *a = r->abbr; a->word; a++)
-        if (word_eq(s, n, a->word))
+        if (may_eq(s[0], a->word) && word_eq(s, n, a->word))
             return a->kind;
     for (const split_abbr *a = split_common_abbr(); a->word; a++)
-        if (word_eq(s, n, a->word))
+        if (may_eq(s[0], a->word) && word_eq(s, n, a->word))
             return a->kind;
     for (const split_abbr *a = r->suffix; a->word; a++) {
         size_t k = strlen(a->word);
@@ -201,12 +255,23 @@ static int abbr_kind(const split_rules *r, const unsigned char *s, size_t n)
     return 0;
 }
 
-static int is_starter(const split_rules *r, const unsigned char *s, size_t n)
+/* 1 when the word s[0..n) (dot_after: a full stop follows it) likely starts a sentence: one
+ * of the language's starters, or a title ("... at 6 P.M. Mr. Smith then ..."). */
+static int is_starter(const split_rules *r, const unsigned char *s, size_t n, int dot_after)
 {
     for (const char *const *w = r->starters; *w; w++)
-        if (strlen(*w) == n && memcmp(s, *w, n) == 0)
+        if (n && (*w)[0] == (char)s[0] && strlen(*w) == n && memcmp(s, *w, n) == 0)
             return 1;
-    return 0;
+    return dot_after && abbr_kind(r, s, n) == ABBR_TITLE;
+}
+
+/* Bullets that start list items. '-' and '*' are not among them: mid-line they are dashes and
+ * emphasis as often as bullets. */
+static int is_bullet(int32_t c)
+{
+    return c == 0x2022 || c == 0x2043 || c == 0x25E6 || c == 0x25AA || c == 0x2023 ||
+           c == 0x2219 || c == 0x25CF || c == 0x25A0 || c == 0x25C6 || c == 0x25B8 ||
+           c == 0x27A2 || c == 0x2713;
 }
 
 /* What the token before a full stop is. */
@@ -225,8 +290,9 @@ static void token_scan(token *t, const unsigned char *s, size_t n)
     int seg = 0;
     memset(t, 0, sizeof *t);
     t->roman = 1;
-    while (i < n && is_opener(cp_at(s, n, i, &l)))
-        i += l;
+    for (int32_t c; i < n && (is_opener(c = cp_at(s, n, i, &l)) || c == '-' || c == 0x2013 ||
+                              is_bullet(c));)
+        i += l; /* "(e.g", "-3" of "1. -3. Jahrhundert", "⁃9" */
     t->s = s + i;
     t->n = n - i;
     t->first = t->n ? cp_at(s, n, i, &l) : -1;
@@ -236,7 +302,7 @@ static void token_scan(token *t, const unsigned char *s, size_t n)
             t->letters++;
             if (++seg > t->max_seg)
                 t->max_seg = seg;
-            if (c >= 0x80 || c == 0 || !strchr("ivxlcdmIVXLCDM", (int)c))
+            if (t->roman && (c >= 0x80 || !strchr("ivxlcdmIVXLCDM", (int)c)))
                 t->roman = 0;
             continue;
         }
@@ -261,20 +327,36 @@ typedef struct {
     size_t word_start; /* the token holding the run starts here (the run at i) */
     size_t prev_start, prev_end; /* the token before it; prev_end == 0 when none */
     int first_token;   /* the token is the sentence's first */
+    int title_open;    /* a 《 was seen and no 》 after it */
+    int caseless;      /* the text has lowercase letters and no capital: a lowercase word may
+                          start a sentence ("i am going out. jill finishes today.") */
+    int digits_after;  /* digits follow the stop at once ("word.10 "): a reference, unless
+                          the word is an abbreviation ("Nr.1", "p.5") */
 } split_ctx;
 
-/* The next word after position k (whitespace and openers skipped): its first code point
- * (-1 at the end of the text) and its letters' extent [*ws, *we). */
-static int32_t next_word(const split_ctx *x, size_t k, size_t *ws, size_t *we, int *dot_after)
+/* The next word after position k (whitespace, openers and dashes skipped): its first code
+ * point (-1 at the end of the text), its letters' extent [*ws, *we), whether a '.' follows
+ * them, whether a list item's marker ("b)", "(c)") stands there. */
+static int32_t next_word(const split_ctx *x, size_t k, size_t *ws, size_t *we, int *dot_after,
+                         int *item)
 {
     size_t l, skipped = 0;
     int32_t c = -1;
+    marker m;
     *ws = *we = k;
     *dot_after = 0;
     while (k < x->len && is_space(cp_at(x->s, x->len, k, &l)))
         k += l;
-    while (k < x->len && skipped < WORD_MAX && is_opener(c = cp_at(x->s, x->len, k, &l)))
-        k += l, skipped += l;
+    /* "b) ...", "(c) ...": an item of a list starts, whatever its case */
+    *item = k < x->len && marker_at(x->s, x->len, k, &m) && m.style >= 3;
+    /* openers, and dashes with their spaces: "voila! -- you have cake" goes on */
+    for (int dash = 0; k < x->len && skipped < WORD_MAX; k += l, skipped += l) {
+        c = cp_at(x->s, x->len, k, &l);
+        if (c == '-' || c == 0x2013 || c == 0x2014)
+            dash = 1;
+        else if (!is_opener(c) && !(dash && is_space(c)))
+            break;
+    }
     if (k >= x->len)
         return -1;
     c = cp_at(x->s, x->len, k, &l);
@@ -289,27 +371,66 @@ static int32_t next_word(const split_ctx *x, size_t k, size_t *ws, size_t *we, i
     return c;
 }
 
+/* 1 when s[0..n) starts with a web address: "http://", "https://", "www." */
+static int starts_link(const unsigned char *s, size_t n)
+{
+    return (n >= 7 && memcmp(s, "http://", 7) == 0) || (n >= 8 && memcmp(s, "https://", 8) == 0) ||
+           (n >= 4 && memcmp(s, "www.", 4) == 0);
+}
+
+/* 1 when te is inside a title in 《》 that closes soon: 《摔跤吧！爸爸》. Looks at most
+ * WORD_MAX * 2 bytes ahead, and only when a 《 was seen in this sentence. */
+static int in_title(const split_ctx *x, size_t te)
+{
+    size_t l;
+    if (!x->title_open)
+        return 0;
+    for (size_t k = te; k < x->len && k - te < 2 * WORD_MAX; k += l) {
+        int32_t c = cp_at(x->s, x->len, k, &l);
+        if (c == 0x300B)
+            return 1;
+        if (c == 0x300A || c == 0x3002 || c == 0xFF01 || c == 0xFF1F)
+            return 0;
+    }
+    return 0;
+}
+
 /* 1 when the run of terminators [i, te) (closers included) ends a sentence. quoted: closers
  * follow the terminators; kinds: a bit per TERM_* seen; ndots: the full stops in it. */
 static int split_decide(const split_ctx *x, size_t i, size_t te, int quoted, unsigned kinds,
                         int ndots)
 {
     size_t l, ws, we;
-    int dot_after;
+    int dot_after, item;
     if (kinds & (1u << TERM_CJK)) {
         /* 「行こう。」と言った: a quotation goes on with a hiragana particle */
         int32_t c = te < x->len ? cp_at(x->s, x->len, te, &l) : -1;
-        return !(quoted && c >= 0x3041 && c <= 0x309F);
+        if (quoted && c >= 0x3041 && c <= 0x309F)
+            return 0;
+        return !in_title(x, te);
     }
     if (te < x->len && !is_space(cp_at(x->s, x->len, te, &l)))
         return 0; /* inside a URL, a number, a file name, an acronym: "U.S.A", "3.14" */
-    int32_t c = next_word(x, te, &ws, &we, &dot_after);
-    if (c < 0)
+    int32_t c = next_word(x, te, &ws, &we, &dot_after, &item);
+    if (c < 0 || item)
         return 1;
-    int lower = is_lower(c);
-    if ((kinds & ((1u << TERM_MARK) | (1u << TERM_ELLIPSIS))) || ndots > 1)
-        return !lower; /* "?!", "...", "…": a lowercase word goes on with the sentence */
-    if (lower)
+    /* a link does not go on with the sentence before it, whatever its case */
+    int lower = is_lower(c) && !starts_link(x->s + ws, x->len - ws);
+    if ((kinds & ((1u << TERM_MARK) | (1u << TERM_ELLIPSIS))) || ndots > 1) {
+        if (!(kinds & (1u << TERM_MARK))) {
+            if (i > 0 && (x->s[i - 1] == '[' || x->s[i - 1] == '('))
+                return 0; /* "[...]": an omission, not an end */
+            if (x->r->pronoun_i && c == 'I' &&
+                (we == ws + 1 || x->s[ws + 1] == '\'' || x->s[ws + 1] == 0xE2))
+                return 0; /* "the thing is . . . I didn't mean it" */
+        }
+        if ((kinds & (1u << TERM_MARK)) && !quoted && ndots == 0 && x->s[te - 1] == '?')
+            return 1; /* "where did you grow up? india?": only a quotation goes on after '?'
+                         ('!' is often a name's or an exclamation's: "Yahoo! in", "Oh! he
+                         said") */
+        return !lower || x->caseless; /* "...", "…": a lowercase word goes on */
+    }
+    if (lower && !x->caseless)
         return 0;
     if (i - x->word_start > WORD_MAX)
         return 1;
@@ -318,8 +439,14 @@ static int split_decide(const split_ctx *x, size_t i, size_t te, int quoted, uns
     if (!t.n)
         return 1;
     int kind = abbr_kind(x->r, t.s, t.n);
+    for (size_t k = t.n; !kind && k-- > 0;)
+        if (t.s[k] == '\'' || (t.s[k] == 0x99 && k >= 2 && t.s[k - 1] == 0x80 &&
+                                t.s[k - 2] == 0xE2)) {
+            kind = abbr_kind(x->r, t.s + k + 1, t.n - k - 1); /* "l'Ing.", "dell'Avv." */
+            break;
+        }
     int single = t.letters == 1 && !t.digits && !t.dots && !t.others;
-    if (!kind && single && x->prev_end) {
+    if (!kind && single && x->prev_end && x->prev_end - x->prev_start <= 8) {
         /* "z. B.", "d. h.": the previous token and this one as one word, "z.B" */
         token p;
         token_scan(&p, x->s + x->prev_start, x->prev_end - x->prev_start);
@@ -331,8 +458,8 @@ static int split_decide(const split_ctx *x, size_t i, size_t te, int quoted, uns
             kind = abbr_kind(x->r, key, p.n + t.n);
         }
     }
-    if (kind == ABBR_TITLE || kind == ABBR_MID)
-        return 0;
+    if (kind == ABBR_TITLE || kind == ABBR_MID || (kind && x->digits_after))
+        return 0; /* (an abbreviation with its number: "die Nr.1 Hits") */
     if (kind == ABBR_NUM)
         return !is_digit(c);
     int next_single = we > ws && is_letter(c) && dot_after &&
@@ -343,16 +470,19 @@ static int split_decide(const split_ctx *x, size_t i, size_t te, int quoted, uns
         if (x->first_token)
             return 0; /* a list marker: "a. ", "B. " */
         if (is_upper(t.first))
-            return is_starter(x->r, x->s + ws, we - ws); /* an initial, unless ... */
+            return is_starter(x->r, x->s + ws, we - ws, dot_after); /* an initial, unless ... */
         return 1;
     }
     if (x->first_token && ((t.digits && t.digits <= 3 && t.n == (size_t)t.digits) ||
                            (t.roman && t.n <= 5)))
         return 0; /* "1. ", "iv. ": a list marker */
     if (t.digits && t.n == (size_t)t.digits && t.digits <= 3 && x->r->ordinals)
-        return is_starter(x->r, x->s + ws, we - ws); /* "am 12. Juni" */
+        return is_starter(x->r, x->s + ws, we - ws, dot_after); /* "am 12. Juni" */
+    if (word_eq(t.s, t.n, "a.m") || word_eq(t.s, t.n, "p.m"))
+        return is_space(x->s[ws - 1]) && !lower; /* "at 6 p.m. Travelers": an end; before
+                                                     "(CDT)" or a lowercase word, not */
     if (t.dots && t.letters && !t.digits && !t.others && t.max_seg <= 2)
-        return is_starter(x->r, x->s + ws, we - ws); /* "U.S.", "Ph.D.", "a.m." */
+        return is_starter(x->r, x->s + ws, we - ws, dot_after); /* "U.S.", "Ph.D.", "a.m." */
     return 1;
 }
 
@@ -372,6 +502,125 @@ static size_t french_closer(const unsigned char *s, size_t len, size_t j)
     if (k < len && !is_space(cp_at(s, len, k, &l)))
         return j;
     return k;
+}
+
+
+/* The end of the marker at s[i..), 0 when there is none. Reads at most a few bytes. */
+static size_t marker_at(const unsigned char *s, size_t len, size_t i, marker *m)
+{
+    size_t l, k = i;
+    int32_t c = cp_at(s, len, k, &l);
+    memset(m, 0, sizeof *m);
+    if (is_bullet(c)) {
+        m->bullet = c;
+        k += l;
+        for (int sp = 0; sp < 3 && k < len && s[k] == ' '; sp++)
+            k++;
+    }
+    int paren = k < len && s[k] == '(';
+    k += paren;
+    size_t at = k;
+    while (k < len && k - at < 3 && s[k] >= '0' && s[k] <= '9')
+        m->value = m->value * 10 + (s[k++] - '0');
+    if (k > at) {
+        m->kind = 1;
+    } else if (k < len && ((s[k] >= 'a' && s[k] <= 'z') || (s[k] >= 'A' && s[k] <= 'Z'))) {
+        m->kind = s[k] >= 'a' ? 2 : 3;
+        m->value = s[k++];
+    }
+    if (paren) {
+        if (!m->kind || k >= len || s[k] != ')')
+            return 0;
+        m->style = 4, k++;
+    } else if (m->kind) {
+        if (k < len && s[k] == '.' && k + 1 < len && s[k + 1] == ')')
+            m->style = 2, k += 2;
+        else if (k < len && s[k] == '.')
+            m->style = 1, k++;
+        else if (k < len && s[k] == ')')
+            m->style = 3, k++;
+        else if (m->bullet) /* "• word": the bullet alone */
+            k = at, m->kind = 0, m->value = 0;
+        else
+            return 0;
+    } else if (!m->bullet) {
+        return 0;
+    }
+    if (k >= len || !is_space(cp_at(s, len, k, &l)))
+        return m->bullet && !m->kind && k > i ? k : 0;
+    return k;
+}
+
+/* 1 when marker b goes on the list that marker a began: the same bullet and style, the next
+ * number or letter. */
+static int marker_next(const marker *a, const marker *b)
+{
+    return a->bullet == b->bullet && a->kind == b->kind && a->style == b->style &&
+           (a->kind == 0 || b->value == a->value + 1);
+}
+
+/* A reference after a sentence's end stays with it: "martyr.[1] The", "(type 2).10 This".
+ * i: the run's start, j: its end. Returns the end past the references, or j. */
+static size_t footnote(const unsigned char *s, size_t len, size_t i, size_t j)
+{
+    size_t k = j;
+    while (k + 2 < len && s[k] == '[') { /* "[7][8]" */
+        size_t d = k + 1;
+        while (d < len && d - k <= 3 && s[d] >= '0' && s[d] <= '9')
+            d++;
+        if (d == k + 1 || d >= len || s[d] != ']')
+            break;
+        k = d + 1;
+    }
+    if (k == j && i > 0 && (isalnum_ascii(s[i - 1]) || s[i - 1] == ')') &&
+        !(s[i - 1] >= '0' && s[i - 1] <= '9')) { /* "word.10 ": digits right after the stop */
+        while (k < len && k - j < 3 && s[k] >= '0' && s[k] <= '9')
+            k++;
+        if (k == j || (k < len && s[k] != ' '))
+            return j;
+    }
+    return k;
+}
+
+/* 1 when s[0..len) has a lowercase letter and no capital. Stops at the first capital. */
+static int caseless(const unsigned char *s, size_t len)
+{
+    size_t l;
+    int lower = 0;
+    for (size_t i = 0; i < len; i += l) {
+        if (s[i] < 0x80) { /* the common case, without decoding */
+            l = 1;
+            if (s[i] >= 'A' && s[i] <= 'Z')
+                return 0;
+            lower |= s[i] >= 'a' && s[i] <= 'z';
+            continue;
+        }
+        int32_t c = cp_at(s, len, i, &l);
+        if (is_upper(c))
+            return 0;
+        lower |= is_lower(c);
+    }
+    return lower;
+}
+
+/* An emoticon after a sentence's end belongs to it: "Thanks! :-)". Returns the end of one
+ * that follows j after a space or two and is followed by whitespace or the end; else j. */
+static size_t emoticon(const unsigned char *s, size_t len, size_t j)
+{
+    static const char *const faces[] = {":-)", ":)", ":-(", ":(", ":-D", ":D", ";-)", ";)",
+                                        ":-P", ":P", ":p", ":'(", "xD", "XD", "^^", "<3"};
+    size_t k = j;
+    while (k < len && k - j < 2 && s[k] == ' ')
+        k++;
+    if (k == j || k >= len || !strchr(":;xX^<", s[k]) || !s[k])
+        return j; /* the usual answer: no face starts here */
+    for (size_t f = 0; f < sizeof faces / sizeof faces[0]; f++) {
+        size_t n = strlen(faces[f]);
+        if (len - k >= n && memcmp(s + k, faces[f], n) == 0 &&
+            (k + n == len || s[k + n] == ' ' || s[k + n] == '\t'))
+            return k + n;
+    }
+    return j;
 }
 
 /* Appends [a, b) to the growing list. */
@@ -399,14 +648,17 @@ int split_sentences(const char *text, size_t len, const char *lang, split_span *
 {
     const unsigned char *s = (const unsigned char *)text;
     split_span *v = NULL;
-    size_t cap = 0, i = 0, l;
+    size_t cap = 0, i = 0, l, l2;
     size_t first = SIZE_MAX, last_end = 0; /* the sentence's non-space extent so far */
-    int in_word = 0, count = 0;
-    split_ctx x = {s, len, split_rules_for(lang), 0, 0, 0, 0};
+    size_t marker_end = 0; /* the dots before it belong to a list marker */
+    int in_word = 0, count = 0, list_on = 0;
+    marker lm = {0, 0, 0, 0}; /* the list's last marker, when list_on */
+    split_ctx x = {s, len, split_rules_for(lang), 0, 0, 0, 0, 0, 0, 0};
     *spans = NULL;
     *n = 0;
+    x.caseless = caseless(s, len);
     while (i < len) {
-        int32_t c = cp_at(s, len, i, &l);
+        int32_t c = s[i] < 0x80 ? (l = 1, (int32_t)s[i]) : cp_at(s, len, i, &l);
         if (is_space(c)) {
             if (in_word) {
                 x.prev_start = x.word_start;
@@ -417,13 +669,38 @@ int split_sentences(const char *text, size_t len, const char *lang, split_span *
             continue;
         }
         if (!in_word) {
+            marker m;
+            size_t me;
+            if (first == SIZE_MAX && (me = marker_at(s, len, i, &m))) {
+                list_on = 1; /* a sentence starts with a marker: later ones start items */
+                lm = m;
+                marker_end = me;
+            } else if (list_on && first != SIZE_MAX && (me = marker_at(s, len, i, &m)) &&
+                       marker_next(&lm, &m) &&
+                       !(x.r->ordinals && m.kind == 1 && m.style == 1 && !m.bullet)) {
+                /* (German "1. Januar ..., der 2. Februar" are dates, not items) */
+                if (push(&v, &count, &cap, first, last_end, err, errlen)) {
+                    free(v);
+                    return -1;
+                }
+                first = SIZE_MAX;
+                x.prev_end = 0;
+                lm = m;
+                marker_end = me;
+            }
             x.word_start = i;
             in_word = 1;
         }
         if (first == SIZE_MAX)
             first = i;
-        int tk = term_kind(c, x.r);
+        int tk = c < 0x80 && c != '.' && c != '!' && c != '?' && c != ';' && c != ':'
+                     ? TERM_NONE
+                     : term_kind(c, x.r);
+        if (c == 0xFF0E && i > 0 && i + l < len && fw_digit(cp_at(s, len, i + l, &l2)))
+            tk = TERM_NONE; /* "３．２９": a decimal point */
         if (!tk) {
+            if (c == 0x300A || c == 0x300B)
+                x.title_open = c == 0x300A;
             i += l;
             last_end = i;
             continue;
@@ -441,9 +718,8 @@ int split_sentences(const char *text, size_t len, const char *lang, split_span *
                 only_dots &= k == TERM_DOT;
                 j += l;
             } else if (only_dots && d == ' ' && j + 1 < len && s[j + 1] == '.' &&
-                       j > i && s[j - 1] == '.' && (j + 2 >= len || s[j + 2] == ' ' ||
-                                                     s[j + 2] == '.')) {
-                j++; /* ". . ." */
+                       j > i && s[j - 1] == '.' && (j + 2 >= len || !isalnum_ascii(s[j + 2]))) {
+                j++; /* ". . .", ". . . .\"" */
             } else {
                 break;
             }
@@ -452,9 +728,13 @@ int split_sentences(const char *text, size_t len, const char *lang, split_span *
         while (j < len && is_closer(cp_at(s, len, j, &l)))
             j += l;
         j = french_closer(s, len, j);
+        size_t refs = j;
+        j = footnote(s, len, i, j);
+        x.digits_after = j > refs && s[refs] != '[';
+        j = emoticon(s, len, j);
         x.first_token = x.word_start == first;
         last_end = j;
-        if (split_decide(&x, i, j, closed < j, kinds, ndots)) {
+        if (i >= marker_end && split_decide(&x, i, j, closed < j, kinds, ndots)) {
             if (push(&v, &count, &cap, first, j, err, errlen)) {
                 free(v);
                 return -1;

@@ -13,7 +13,8 @@
 static const split_abbr common_abbr[] = {
     {"Dr", T}, {"Prof", T}, {"Mr", T}, {"Mrs", T}, {"Ms", T}, {"St", T},
     {"e.g", M}, {"i.e", M}, {"vs", M}, {"cf", M}, {"ca", M}, {"approx", M}, {"z.B", M},
-    {"No", N}, {"Nr", N}, {"Vol", N}, {"Fig", N}, {"pp", N},
+    {"No", N}, {"Nr", N}, {"Vol", N}, {"Fig", N}, {"pp", N}, {"N\xc2\xb0", N} /* N° */,
+    {"N\xc2\xba", N} /* Nº */,
     {NULL, 0}};
 
 static const split_abbr en_abbr[] = {
@@ -25,19 +26,22 @@ static const split_abbr en_abbr[] = {
     {"viz", M}, {"incl", M}, {"esp", M}, {"resp", M}, {"cca", M}, {"lit", M}, {"var", M},
     {"nos", N}, {"vols", N}, {"p", N}, {"ch", N}, {"chap", N}, {"figs", N}, {"sec", N},
     {"secs", N}, {"art", N}, {"para", N}, {"eq", N}, {"eqs", N}, {"tel", N}, {"op", N},
-    {"ed", N}, {"pg", N}, {"ex", N}, {"no", N}, {"ref", N}, {"refs", N}, {"tab", N},
+    {"P.S", M}, {"P.P.S", M}, {"PS", M}, {"Drs", T}, {"Pvt", M} /* Pvt. Ltd. */, {"v", M} /* Roe v. Wade */, {"pop", N}, {"ext", N}, {"Rs", N},
+    {"ed", N}, {"pg", N}, {"ex", N}, {"ref", N}, {"refs", N}, {"tab", N},
     {"Jan", N}, {"Feb", N}, {"Mar", N}, {"Apr", N}, {"Jun", N}, {"Jul", N}, {"Aug", N},
     {"Sep", N}, {"Sept", N}, {"Oct", N}, {"Nov", N}, {"Dec", N},
     {NULL, 0}};
 
 static const split_abbr de_abbr[] = {
     {"Hr", T}, {"Hrn", T}, {"Fr", T}, {"Frl", T}, {"Dipl", T}, {"Ing", T}, {"Mag", T},
-    {"Dres", T}, {"Pfr", T}, {"Hl", T},
+    {"Dres", T}, {"Pfr", T}, {"Hl", T}, {"med", T}, {"phil", T}, {"rer", T}, {"nat", T},
+    {"jur", T}, {"dent", T}, {"vet", T}, {"habil", T}, {"kath", M}, {"ev", M}, {"evang", M},
+    {"z.Z", M}, {"u.\xc3\x84", M} /* u. Ä. */,
     {"d.h", M}, {"u.a", M}, {"bzw", M}, {"vgl", M}, {"sog", M}, {"ggf", M}, {"evtl", M},
     {"inkl", M}, {"zzgl", M}, {"u.U", M}, {"o.\xc3\xa4", M} /* o.ä */, {"i.d.R", M},
     {"z.T", M}, {"s.o", M}, {"s.u", M}, {"bspw", M}, {"insb", M}, {"allg", M}, {"ehem", M},
     {"gem", M}, {"max", M}, {"mind", M}, {"ugs", M}, {"urspr", M}, {"v.a", M}, {"z.Zt", M},
-    {"u.\xc3\xa4", M} /* u.ä */, {"sog", M}, {"zw", M}, {"dt", M}, {"engl", M}, {"frz", M},
+    {"u.\xc3\xa4", M} /* u.ä */, {"zw", M}, {"dt", M}, {"engl", M}, {"frz", M},
     {"lat", M}, {"griech", M}, {"gegr", M}, {"geb", M}, {"gest", M}, {"verh", M}, {"Abk", M},
     {"einschl", M}, {"jew", M}, {"bes", M}, {"ebd", M}, {"vs", M}, {"z.H", M}, {"a.D", M},
     {"i.A", M}, {"i.V", M}, {"d.J", M}, {"v.Chr", M}, {"n.Chr", M}, {"Mio", M}, {"Mrd", M},
@@ -62,7 +66,12 @@ static const split_abbr es_abbr[] = {
     {"Sr", T}, {"Sra", T}, {"Srta", T}, {"Sres", T}, {"Dra", T}, {"Lic", T}, {"Ing", T},
     {"D", T}, {"D\xc3\xb1\x61", T} /* Dña */, {"Sto", T}, {"Sta", T}, {"Arq", T},
     {"p.ej", M}, {"aprox", M}, {"a.C", M}, {"d.C", M}, {"Ud", M}, {"Uds", M}, {"Vd", M},
-    {"Vds", M}, {"Avda", N}, {"Av", N}, {"c", N},
+    {"Vds", M}, {"Avda", N}, {"Av", N}, {"c", N}, {"Cra", N}, {"Ext", N}, {"Mt", T},
+    {"EE", M} /* EE. UU. */, {"p\xc3\xa1rrf", N} /* párrf */, {"min", M},
+    {"ene", N}, {"feb", N}, {"mar", N}, {"abr", N}, {"may", N}, {"jun", N}, {"jul", N},
+    {"ago", N}, {"sep", N}, {"sept", N}, {"oct", N}, {"nov", N}, {"dic", N},
+    {"lun", N}, {"mi\xc3\xa9", N} /* mié */, {"jue", N}, {"vie", N},
+    {"s\xc3\xa1\x62", N} /* sáb */, {"dom", N},
     {"n\xc3\xbam", N} /* núm */, {"p\xc3\xa1g", N} /* pág */, {"art", N}, {"cap", N},
     {"vol", N}, {"n", N}, {"p", N}, {"pp", N}, {"tel", N},
     {NULL, 0}};
@@ -72,6 +81,9 @@ static const split_abbr it_abbr[] = {
     {"Avv", T}, {"Ing", T}, {"On", T}, {"Geom", T}, {"Rag", T}, {"Arch", T}, {"Egr", T},
     {"Gent", T}, {"Mons", T}, {"S", T},
     {"es", M}, {"cfr", M}, {"a.C", M}, {"d.C", M}, {"c.a", M},
+    {"Dir", T}, {"Amm", T}, {"psicol", T}, {"Prof.ssa", T}, {"Spett", T},
+    {"gen", N}, {"feb", N}, {"mar", N}, {"apr", N}, {"mag", N}, {"giu", N}, {"lug", N},
+    {"ago", N}, {"set", N}, {"ott", N}, {"nov", N}, {"dic", N},
     {"pag", N}, {"pagg", N}, {"n", N}, {"art", N}, {"cap", N}, {"vol", N}, {"tel", N},
     {NULL, 0}};
 
@@ -101,13 +113,18 @@ static const split_abbr ru_abbr[] = {
     {"\xd0\xb0\xd0\xba\xd0\xb0\xd0\xb4", T} /* акад */,
     {"\xd1\x82\xd0\xbe\xd0\xb2", T} /* тов */, {"\xd1\x81\xd0\xb2", T} /* св */,
     {"\xd0\xb8\xd0\xbc", T} /* им */,
+    {"\xd0\xbf\xd0\xb3\xd1\x82", M} /* пгт */, {"\xd0\xb3", M} /* г (город, год) */,
+    {"\xd0\xb3\xd0\xb3", M} /* гг */, {"\xd0\xbf\xd0\xbe\xd1\x81", M} /* пос */,
+    {"\xd1\x81\xd0\xb5\xd0\xbb", M} /* сел */, {"\xd0\xbe\xd0\xb1\xd0\xbb", M} /* обл */,
+    {"\xd1\x80-\xd0\xbd", M} /* р-н */, {"\xd0\xbf\xd1\x80", M} /* пр */,
     {"\xd1\x82.\xd0\xb5", M} /* т.е */, {"\xd1\x82.\xd0\xba", M} /* т.к */,
     {"\xd0\xbd\xd0\xb0\xd0\xbf\xd1\x80", M} /* напр */, {"\xd1\x81\xd0\xbc", M} /* см */,
     {"\xd1\x81\xd1\x80", M} /* ср */, {"\xd0\xbe\xd0\xba", M} /* ок */,
     {"\xd0\xb1\xd1\x83\xd0\xba\xd0\xb2", M} /* букв */,
     {"\xd0\xb0\xd0\xbd\xd0\xb3\xd0\xbb", M} /* англ */,
     {"\xd0\xbd\xd0\xb5\xd0\xbc", M} /* нем */, {"\xd0\xbb\xd0\xb0\xd1\x82", M} /* лат */,
-    {"\xd1\x83\xd0\xbb", M} /* ул */, {"\xd0\xb4", N} /* д */, {"\xd0\xba\xd0\xb2", N} /* кв */,
+    {"\xd1\x83\xd0\xbb", M} /* ул */, {"\xd0\xb4", N} /* д */,
+    {"\xd0\xba\xd0\xb2", N} /* кв */,
     {"\xd1\x81\xd1\x82\xd1\x80", N} /* стр */, {"\xd1\x81", N} /* с */,
     {"\xd1\x80\xd0\xb8\xd1\x81", N} /* рис */, {"\xd1\x82", N} /* т */,
     {"\xd0\xb3\xd0\xbb", N} /* гл */, {"\xd0\xbc\xd0\xbb\xd0\xbd", M} /* млн */,
@@ -181,22 +198,24 @@ static const char *const ru_starters[] = {
     "\xd0\x92\xd1\x8b" /* Вы */, "\xd0\xad\xd1\x82\xd0\xbe" /* Это */,
     "\xd0\x9d\xd0\xbe" /* Но */, "\xd0\x98" /* И */, "\xd0\x92" /* В */,
     "\xd0\x9d\xd0\xb0" /* На */, "\xd0\x9a\xd0\xb0\xd0\xba" /* Как */,
-    "\xd0\xa7\xd1\x82\xd0\xbe" /* Что */, "\xd0\x9f\xd0\xbe\xd1\x82\xd0\xbe\xd0\xbc" /* Потом */,
+    "\xd0\xa7\xd1\x82\xd0\xbe" /* Что */,
+    "\xd0\x9f\xd0\xbe\xd1\x82\xd0\xbe\xd0\xbc" /* Потом */,
     "\xd0\xa2\xd0\xbe\xd0\xb3\xd0\xb4\xd0\xb0" /* Тогда */, NULL};
 
 static const char *const no_starters[] = {NULL};
 
 static const split_rules rules_table[] = {
-    {"", no_abbr, no_abbr, no_starters, 0, 0, 0},
-    {"en", en_abbr, no_abbr, en_starters, 0, 0, 1},
-    {"de", de_abbr, de_suffix, de_starters, 1, 0, 1},
-    {"fr", fr_abbr, no_abbr, fr_starters, 0, 0, 1},
-    {"es", es_abbr, no_abbr, es_starters, 0, 0, 1},
-    {"it", it_abbr, no_abbr, it_starters, 0, 0, 1},
-    {"nl", nl_abbr, no_abbr, nl_starters, 0, 0, 1},
-    {"pt", pt_abbr, no_abbr, pt_starters, 0, 0, 1},
-    {"ru", ru_abbr, no_abbr, ru_starters, 0, 0, 1},
-    {"el", el_abbr, no_abbr, no_starters, 0, 1, 1},
+    {"", no_abbr, no_abbr, no_starters, 0, 0, 0, 0, 0, 0},
+    {"en", en_abbr, no_abbr, en_starters, 0, 0, 1, 0, 0, 1},
+    {"de", de_abbr, de_suffix, de_starters, 1, 0, 0, 0, 0, 1},
+    {"fr", fr_abbr, no_abbr, fr_starters, 0, 0, 0, 0, 0, 1},
+    {"es", es_abbr, no_abbr, es_starters, 0, 0, 0, 0, 0, 1},
+    {"it", it_abbr, no_abbr, it_starters, 0, 0, 0, 0, 0, 1},
+    {"nl", nl_abbr, no_abbr, nl_starters, 0, 0, 0, 0, 0, 1},
+    {"pt", pt_abbr, no_abbr, pt_starters, 0, 0, 0, 0, 0, 1},
+    {"ru", ru_abbr, no_abbr, ru_starters, 0, 0, 0, 0, 0, 1},
+    {"el", el_abbr, no_abbr, no_starters, 0, 1, 0, 0, 0, 1},
+    {"hy", no_abbr, no_abbr, no_starters, 0, 0, 0, 1, 1, 1},
 };
 
 /* ISO 639-1 code, then its 639-3 / 639-2 B and T forms. */
@@ -204,6 +223,7 @@ static const char *const code_aliases[][4] = {
     {"en", "eng", NULL, NULL}, {"de", "deu", "ger", "gsw"}, {"fr", "fra", "fre", NULL},
     {"es", "spa", NULL, NULL}, {"it", "ita", NULL, NULL},    {"nl", "nld", "dut", NULL},
     {"pt", "por", NULL, NULL}, {"ru", "rus", NULL, NULL},   {"el", "ell", "gre", NULL},
+    {"hy", "hye", "arm", NULL},
     {"zh", "zho", "chi", "cmn"}, {"ja", "jpn", NULL, NULL},
 };
 

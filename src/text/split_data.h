@@ -28,6 +28,9 @@ typedef struct {
                                        "a new sentence"; never NULL */
     int ordinals;                   /* a number with a full stop is an ordinal ("am 12. Juni") */
     int greek_question;             /* ';' ends a question (Greek) */
+    int pronoun_i;                  /* "I" is capitalised mid-sentence (English) */
+    int colon_stop, no_dot;         /* Armenian typed: ':' is the full stop (for U+0589), '.'
+                                       a mark inside sentences */
     int known;                      /* split_lang_known's answer */
 } split_rules;
 

@@ -34,14 +34,51 @@ expect_rc "split 100,000 dots: exit 0" $? 0
 expect_eq "split 100,000 dots: one sentence, every dot kept" "$(tr -d '\n' < "$T/dout" | wc -c)" 100000
 
 "$PYTHON" -c 'import sys; sys.stdout.write("word " * 400000 + "\n")' > "$T/long"
-"$XLATE" split -s en -i "$T/long" > "$T/lout" 2> "$T/lerr"
+"$XLATE" split --source-lang en -i "$T/long" > "$T/lout" 2> "$T/lerr"
 expect_rc "split a 2 MB line without a full stop: exit 0" $? 0
 expect_eq "split a 2 MB line without a full stop: one sentence, the whole line" \
   "$(wc -l < "$T/lout") $(head -n 1 "$T/lout" | wc -c)" "2 2000000"
 
-printf '?!. ... !!! ---\n' | "$XLATE" split -s en > "$T/pout" 2>&1
+"$PYTHON" -c 'import sys; sys.stdout.write("abcdefg " * (17 << 17) + "\nNext. Line.\n")' > "$T/huge"
+"$XLATE" split -i "$T/huge" > "$T/hout" 2> "$T/herr"
+expect_rc "split a 17 MiB line: exit 0" $? 0
+expect_grep "split a 17 MiB line: a warning names the line and the limit" "$T/herr" "stdin|huge: line 1 is longer than 16777216 bytes: cut there"
+expect_eq "split a 17 MiB line: its first 16 MiB, then the next line's sentences" \
+  "$(head -c 16777216 "$T/huge" | wc -c) $(sed -n 1p "$T/hout" | wc -c) $(sed -n '3,4p' "$T/hout" | tr '\n' '|')" \
+  "16777216 16777216 Next.|Line.|"
+
+printf '?!. ... !!! ---\n' | "$XLATE" split --source-lang en > "$T/pout" 2>&1
 expect_rc "split a line of punctuation only: exit 0" $? 0
 expect_eq "split a line of punctuation only: nothing dropped" "$(tr -d '\n ' < "$T/pout")" "?!....!!!---"
+
+# streaming: the answer to a line comes before the next line is written (a FIFO, no EOF yet)
+# (the writer waits up to 20 s for the first answer, then sends the second line)
+mkfifo "$T/fifo"
+: > "$T/sout"
+(
+  printf 'One. Two.\n'
+  i=0
+  while [ ! -s "$T/sout" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+  [ -s "$T/sout" ] && cp "$T/sout" "$T/early"
+  printf 'Three.\n'
+) > "$T/fifo" &
+"$XLATE" split -i "$T/fifo" > "$T/sout" 2>&1
+sleep 0.2
+expect_eq "split streams: a line's sentences are out before the next line arrives" \
+  "$(cat "$T/early" 2>/dev/null)" "One.
+Two."
+expect_eq "split streams: then the rest" "$(tr '\n' '|' < "$T/sout")" "One.|Two.||Three.||"
+
+"$XLATE" split --source-lang english "One. Two." > "$T/wout" 2> "$T/werr"
+expect_rc "split --source-lang english: exit 0" $? 0
+expect_grep "split --source-lang english: a warning says the neutral rules apply" "$T/werr" "no rules of its own for language 'english'"
+expect_eq "split --source-lang english: split by the neutral rules" "$(tr '\n' '|' < "$T/wout")" "One.|Two.||"
+"$XLATE" split --source-lang de_AT "Eins. Zwei." > /dev/null 2> "$T/werr"
+expect_eq "split --source-lang de_AT: no warning" "$(cat "$T/werr")" ""
+"$XLATE" split --source-lang ja "一。" > /dev/null 2> "$T/werr"
+expect_eq "split --source-lang ja: no warning" "$(cat "$T/werr")" ""
+"$XLATE" split -q --source-lang xx "a" > /dev/null 2> "$T/werr"
+expect_eq "split -q --source-lang xx: no warning" "$(cat "$T/werr")" ""
 
 "$XLATE" split --bogus > /dev/null 2> "$T/uerr"
 expect_rc "split unknown option: exit 1" $? 1
@@ -53,4 +90,8 @@ expect_grep "split missing input file: the message names it" "$T/merr" "missing:
 "$XLATE" split --help > "$T/help"
 expect_rc "split --help: exit 0" $? 0
 expect_grep "split --help: says the text format" "$T/help" "empty line after each input"
+sed 's/\\-/-/g; s/\\f[BIRP]//g' xlate.1 > "$T/man"
+for opt in $(grep -o -- '--[a-z][a-z-]*' "$T/help" | sort -u); do
+  if grep -q -- "split.*$opt" "$T/man"; then ok "xlate.1 documents split $opt"; else notok "xlate.1 documents split $opt" "not found"; fi
+done
 finish
