@@ -86,9 +86,10 @@ int xlate_tokenize(const xlate_model *m, const char *text, size_t len, int **ids
  * them (through the normalizer: a piece's span runs from its first character's source to the
  * next piece's; a word's U+2581 covers the whitespace before it, the dummy prefix at the text's
  * start nothing; the byte pieces of one character: all but the last empty, the last the
- * character). Spans tile: each begins where the one before ends. A Marian ">>xx<<" token: its
- * own bytes; a piece unknown to vocab.json (<unk>) keeps its span. Both arrays NULL when
- * *n == 0; len at most INT_MAX - 64. */
+ * character), so each begins where the one before ends. A Marian ">>xx<<" token: its own
+ * bytes (a code removed elsewhere: inside the piece around it, or in the gap between two); a
+ * piece unknown to vocab.json (<unk>) keeps its span. Both arrays NULL when *n == 0; len at
+ * most INT_MAX - 64. */
 int xlate_tokenize_spans(const xlate_model *m, const char *text, size_t len, int **ids,
                          int **spans, int *n, char *err, size_t errlen);
 int xlate_detokenize(const xlate_model *m, const int *ids, int n, char **text, char *err,
