@@ -5,6 +5,7 @@
 # Defaults: the default model's spm.model, tests/data/multi30k/val.en concatenated 100 times
 # (101,400 lines), 3 runs.
 # Environment: XLATE (default ./xlate). Also checks that both programs print the same ids.
+# Rows "xlate+spans": `xlate encode/decode --spans`, each token's byte span printed too.
 # Extra models: SPM_BENCH_TRAIN=1 also trains a BPE model (vocab 8000) and benchmarks it.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,10 +45,14 @@ bench_model() {
   te_x=$(best "'$XLATE' encode --spm '$m' -i '$tmp/in.txt' -o /dev/null")
   td_s=$(best "spm_decode --model '$m' --input_format=id <'$tmp/ref.ids' >/dev/null")
   td_x=$(best "'$XLATE' decode --spm '$m' -i '$tmp/ref.ids' -o /dev/null")
+  te_sp=$(best "'$XLATE' encode --spans --spm '$m' -i '$tmp/in.txt' -o /dev/null")
+  td_sp=$(best "'$XLATE' decode --spans --spm '$m' -i '$tmp/ref.ids' -o /dev/null")
   echo "model: $label ($same)"
   printf '  %-8s %-12s %9s %12s %10s\n' op program seconds lines/s "vs spm"
   for row in "encode spm_encode $te_s $te_s" "encode xlate $te_x $te_s" \
-             "decode spm_decode $td_s $td_s" "decode xlate $td_x $td_s"; do
+             "encode xlate+spans $te_sp $te_s" \
+             "decode spm_decode $td_s $td_s" "decode xlate $td_x $td_s" \
+             "decode xlate+spans $td_sp $td_s"; do
     set -- $row
     printf '  %-8s %-12s %9s %12.0f %9.2fx\n' "$1" "$2" "$3" "$(echo "$lines / $3" | bc -l)" \
       "$(echo "$4 / $3" | bc -l)"

@@ -3,7 +3,8 @@
  * and decodes every id. Seeds: small models trained by spm_train (fuzz/make_corpus.sh).
  * Properties: a failure leaves a message and no leak; a loaded model has pieces, special ids
  * that are -1 or in range, a non-empty piece for every id; encode gives ids in range; decode
- * of any in-range ids succeeds, of an out-of-range id fails with a message. */
+ * of any in-range ids succeeds, of an out-of-range id fails with a message; the spans variants
+ * give the same ids and text, with spans that tile. */
 #include "fuzz.h"
 #include "text/spm.h"
 
@@ -25,6 +26,34 @@ static void fuzz_spm_roundtrip(const spm_model *m, const char *text, size_t len,
         FUZZ_CHECK(ids[i] >= 0 && ids[i] < n, "encode gave id %d of %d", ids[i], n);
     FUZZ_CHECK(spm_decode(m, ids, cnt, &out, &olen, err, sizeof err) == 0, "decode: %s", err);
     FUZZ_CHECK(out && out[olen] == '\0', "decode result not terminated");
+    {
+        /* the spans variants: the same ids and text; spans that tile (each begins where the one
+         * before ends) inside the text, decode's over all of it (a denormalizer's alignment
+         * keeps that) */
+        int *ids2 = NULL, *sp = NULL, cnt2 = -1;
+        char *out2 = NULL;
+        size_t olen2 = 0;
+        FUZZ_CHECK(spm_encode_spans(m, text, len, &ids2, &sp, &cnt2, err, sizeof err) == 0 &&
+                       cnt2 == cnt && (cnt == 0 || memcmp(ids, ids2, cnt * sizeof *ids) == 0),
+                   "encode spans: %s", err);
+        for (int i = 0; i < cnt; i++)
+            FUZZ_CHECK(sp[2 * i] >= 0 && sp[2 * i] <= sp[2 * i + 1] &&
+                           (size_t)sp[2 * i + 1] <= len && (i == 0 || sp[2 * i] == sp[2 * i - 1]),
+                       "encode span %d [%d, %d) of %zu bytes", i, sp[2 * i], sp[2 * i + 1], len);
+        free(ids2);
+        free(sp);
+        sp = NULL;
+        FUZZ_CHECK(spm_decode_spans(m, ids, cnt, &out2, &olen2, &sp, err, sizeof err) == 0 &&
+                       olen2 == olen && memcmp(out, out2, olen) == 0,
+                   "decode spans: %s", err);
+        for (int i = 0; i < cnt; i++)
+            FUZZ_CHECK(sp[2 * i] == (i ? sp[2 * i - 1] : 0) && sp[2 * i] <= sp[2 * i + 1] &&
+                           (size_t)sp[2 * i + 1] <= olen &&
+                           (i + 1 < cnt || (size_t)sp[2 * i + 1] == olen),
+                       "decode span %d [%d, %d) of %zu bytes", i, sp[2 * i], sp[2 * i + 1], olen);
+        free(out2);
+        free(sp);
+    }
     free(out);
     free(ids);
 }

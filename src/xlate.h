@@ -87,10 +87,12 @@ int xlate_tokenize(const xlate_model *m, const char *text, size_t len, int **ids
 /* The ids of xlate_tokenize and *spans [2 * *n]: id i covers the bytes [(*spans)[2i],
  * (*spans)[2i+1]) of the original text, as sentencepiece's SentencePieceText begin/end define
  * them (through the normalizer: a piece's span runs from its first character's source to the
- * next piece's; the dummy-prefix U+2581 covers the whitespace before its word, or nothing at the
- * text's start; the byte pieces of one character: all but the last empty, the last the
- * character). A Marian ">>xx<<" token: its own bytes. Both arrays NULL when *n == 0; len at most
- * INT_MAX - 64. */
+ * next piece's; a word's U+2581 covers the whitespace before it, the dummy prefix at the text's
+ * start nothing; the byte pieces of one character: all but the last empty, the last the
+ * character), so each begins where the one before ends. A Marian ">>xx<<" token: its own
+ * bytes (a code removed elsewhere: inside the piece around it, or in the gap between two); a
+ * piece unknown to vocab.json (<unk>) keeps its span. Both arrays NULL when *n == 0; len at
+ * most INT_MAX - 64. */
 int xlate_tokenize_spans(const xlate_model *m, const char *text, size_t len, int **ids,
                          int **spans, int *n, char *err, size_t errlen);
 int xlate_detokenize(const xlate_model *m, const int *ids, int n, char **text, char *err,

@@ -132,16 +132,6 @@ static int io_decode(const spm_io *io, const int *ids, int n, char **text, size_
                  : spm_decode(io->model, ids, n, text, tl, err, errlen);
 }
 
-/* Appends "\tB:E B:E ..." of n spans to out; -1 out of memory or a write error. */
-static int put_spans(FILE *out, const int *spans, int n)
-{
-    if (fputc('\t', out) == EOF)
-        return -1;
-    for (int i = 0; i < n; i++)
-        if (fprintf(out, i ? " %d:%d" : "%d:%d", spans[2 * i], spans[2 * i + 1]) < 0)
-            return -1;
-    return 0;
-}
 
 static int io_open(const spm_opts *o, spm_io *io)
 {
@@ -250,6 +240,21 @@ static char *put_int(char *p, int v)
     return p;
 }
 
+/* Appends "\tB:E B:E ..." of n spans (each >= 0) at p: at most 1 + 24 * n bytes. Returns the
+ * new end. */
+static char *put_spans(char *p, const int *spans, int n)
+{
+    *p++ = '\t';
+    for (int i = 0; i < n; i++) {
+        if (i)
+            *p++ = ' ';
+        p = put_int(p, spans[2 * i]);
+        *p++ = ':';
+        p = put_int(p, spans[2 * i + 1]);
+    }
+    return p;
+}
+
 int cmd_encode(int argc, char **argv)
 {
     spm_opts o;
@@ -274,7 +279,7 @@ int cmd_encode(int argc, char **argv)
             status = XLATE_EXIT_INTERNAL;
             break;
         }
-        size_t need = (size_t)nids * 12 + 2;
+        size_t need = (size_t)nids * (o.spans ? 36 : 12) + 3;
         if (need > ocap) {
             char *nb = realloc(obuf, need);
             if (!nb) {
@@ -293,16 +298,12 @@ int cmd_encode(int argc, char **argv)
                 *p++ = ' ';
             p = put_int(p, ids[i]);
         }
-        int wfail = 0;
-        if (o.spans) { /* the ids, then the spans, then the newline */
-            wfail = fwrite(obuf, 1, (size_t)(p - obuf), io.out) != (size_t)(p - obuf) ||
-                    put_spans(io.out, spans, nids);
-            p = obuf;
-        }
+        if (o.spans)
+            p = put_spans(p, spans, nids);
+        *p++ = '\n';
         free(ids);
         free(spans);
-        *p++ = '\n';
-        if (wfail || fwrite(obuf, 1, (size_t)(p - obuf), io.out) != (size_t)(p - obuf)) {
+        if (fwrite(obuf, 1, (size_t)(p - obuf), io.out) != (size_t)(p - obuf)) {
             status = write_failed(o.cmd, &io, errno);
             break;
         }
@@ -417,7 +418,17 @@ int cmd_decode(int argc, char **argv)
         }
         int wfail = 0;
         if (o.spans) { /* the text, then the spans, then the newline */
-            wfail = fwrite(text, 1, tl, io.out) != tl || put_spans(io.out, spans, (int)nids);
+            char *sb = malloc(24 * nids + 2);
+            if (!sb) {
+                free(text);
+                free(spans);
+                fprintf(stderr, "xlate decode: out of memory\n");
+                status = XLATE_EXIT_INTERNAL;
+                goto out;
+            }
+            size_t sl = (size_t)(put_spans(sb, spans, (int)nids) - sb);
+            wfail = fwrite(text, 1, tl, io.out) != tl || fwrite(sb, 1, sl, io.out) != sl;
+            free(sb);
             tl = 0;
         }
         free(spans);
