@@ -99,11 +99,45 @@ def tokenizer_checks(name, d, tok):
     V = len(tok.decoder)
     for _ in range(300):
         seqs.append([rnd.randrange(V) for _ in range(rnd.randrange(0, 30))])
+    # special tokens in the middle: vocab.json's eos / unk / pad ids between pieces, and (a
+    # separate target vocabulary) the target ids whose pieces are their texts
+    sp = [tok.encoder[t] for t in R.SPECIAL] + [tv[t] for t in R.SPECIAL if t in tv]
+    for _ in range(60):
+        s = [rnd.randrange(V) for _ in range(rnd.randrange(1, 12))]
+        for _ in range(rnd.randrange(1, 4)):
+            s.insert(rnd.randrange(len(s) + 1), rnd.choice(sp))
+        seqs.append(s)
+    # pieces of a shared vocabulary that target.spm lacks ("▁Green" of source.spm)
+    only = source_only(tok)
+    seqs += [[i] for i in sorted(only)[:50]] + [sorted(only)[i::7][:6] for i in range(7)]
     got = lines_of(run(["decode", "-m", d], "\n".join(" ".join(map(str, s)) for s in seqs) + "\n"))
     want = [tok.decode(s) for s in seqs]
     bad = [i for i in range(len(seqs)) if got[i] != want[i]]
     expect_eq(f"{name}: xlate decode -m = the reference decode on {len(seqs)} id lines "
               f"(first differing: {[(got[i], want[i]) for i in bad[:2]]})", len(bad), 0)
+
+
+def source_only(tok):
+    """Ids of a shared vocab.json whose pieces target.spm does not know (none when separate)."""
+    if tok.target_encoder is not tok.encoder:
+        return set()
+    return {i for p, i in tok.encoder.items()
+            if p not in R.SPECIAL and tok.tgt.piece_to_id(p) == tok.tgt.unk_id()}
+
+
+def metaspace_checks(d, tok):
+    """Hand computations of MarianTokenizer's decode on source-only pieces: target.spm keeps a
+    piece it lacks as it is, then convert_tokens_to_string replaces U+2581 by a space and
+    strips (tokenization_marian.py, PR #26091)."""
+    only = sorted(i for i in source_only(tok) if tok.decoder[i].startswith("\u2581")
+                  and "\u2581" not in tok.decoder[i][1:] and len(tok.decoder[i]) > 2
+                  and tok.decoder[i][1:].isalpha())
+    a, b = only[0], only[1]
+    pa, pb = tok.decoder[a][1:], tok.decoder[b][1:]
+    got = lines_of(run(["decode", "-m", d], f"{a}\n{a} {b}\n{b} {tok.eos} {a}\n"))
+    want = [pa, f"{pa} {pb}", f"{pb} {pa}"]
+    expect_eq(f"decode of source-only pieces {tok.decoder[a]!r} {tok.decoder[b]!r}: U+2581 "
+              "replaced by a space, ends stripped", got, want)
 
 
 def reference(m, tok, texts, K, lang=None):
@@ -217,9 +251,25 @@ def main():
         toks = {k: R.Tokenizer(v) for k, v in dirs.items()}
         for k in ("tied", "separate", "multi"):
             tokenizer_checks(k, dirs[k], toks[k])
+        # target_vocab.json numbering "<pad>" otherwise than vocab.json: transformers skips
+        # vocab.json's ids (all_special_ids) and prints the target's "<pad>" as its text
+        sw = os.path.join(tmp, "separate_swapped")
+        shutil.copytree(dirs["separate"], sw)
+
+        def swap_pad(v):
+            k = next(p for p in v if p.startswith("\u2581"))
+            v["<pad>"], v[k] = v[k], v["<pad>"]
+        edit_json(os.path.join(sw, "target_vocab.json"), swap_pad)
+        tokenizer_checks("separate, target <pad> moved", sw, R.Tokenizer(sw))
 
         d, m, tok = dirs["tied"], models["tied"], toks["tied"]
+        metaspace_checks(d, tok)
         g = parity("tied", d, m, tok, TEST_EN[:200], 1, 0.995)
+        only = source_only(tok)
+        n_only = sum(i in only for ids in g for i in ids)
+        n_lines = sum(any(i in only for i in ids) for ids in g)
+        check(f"tied: the decoder emits pieces only source.spm knows ({n_only} ids, on "
+              f"{n_lines} of {len(g)} lines)", lambda: None if n_lines >= 20 else "too few")
         parity("tied", d, m, tok, TEST_EN[200:280], 4, 0.99)
         parity("tied", d, m, tok, TEST_EN[280:330], 6, 0.99)
         k = 1
