@@ -204,6 +204,8 @@ xlate_model_info xlate_model_get_info(const xlate_model *m)
     i.d_model = c->d_model;
     i.heads = c->heads;
     i.ffn_dim = c->ffn_dim;
+    i.decoder_heads = c->decoder_heads;
+    i.decoder_ffn_dim = c->decoder_ffn_dim;
     i.encoder_layers = c->encoder_layers;
     i.decoder_layers = c->decoder_layers;
     i.src_vocab = c->src_vocab;

@@ -3,6 +3,7 @@
 benchmarks (never committed: the test or the bench makes it in a temporary directory).
 
     make_marian.py OUTDIR [--d 32 --layers 2 --heads 4 --ffn 64] [--act swish|gelu|relu]
+                   [--dec-layers N --dec-heads N --dec-ffn N] (the decoder's; default: equal)
                    [--untied] [--bias] [--multilingual] [--separate] [--dtype f32|f16]
                    [--spm-vocab 300] [--vocab-size N] [--max-length 40] [--num-beams 4]
                    [--early-stopping true|false|never] [--seed 1]
@@ -97,7 +98,7 @@ GAIN = dict(qkv=2.0, self_out=0.5, cross_out=2.0, ffn_out=2.0, last_gain=6.0)
 
 
 def weights(a, vs, vt, pad, eos, gen):
-    d, F, L = a.d, a.ffn, a.layers
+    d = a.d
 
     def lin(o, i, g=1.0):
         return (torch.randn(o, i, generator=gen) * g / i ** 0.5,
@@ -118,6 +119,7 @@ def weights(a, vs, vt, pad, eos, gen):
     else:
         sd["model.shared.weight"] = src_emb
     for side in ("encoder", "decoder"):
+        F, L = (a.ffn, a.layers) if side == "encoder" else (a.dec_ffn, a.dec_layers)
         for l in range(L):
             p = f"model.{side}.layers.{l}"
             blocks = ["self_attn"] + (["encoder_attn"] if side == "decoder" else [])
@@ -175,6 +177,9 @@ def main(argv=None):
     ap.add_argument("--layers", type=int, default=2)
     ap.add_argument("--heads", type=int, default=4)
     ap.add_argument("--ffn", type=int, default=64)
+    ap.add_argument("--dec-layers", type=int, default=0, help="the decoder's (default: --layers)")
+    ap.add_argument("--dec-heads", type=int, default=0, help="the decoder's (default: --heads)")
+    ap.add_argument("--dec-ffn", type=int, default=0, help="the decoder's (default: --ffn)")
     ap.add_argument("--act", default="swish", choices=["swish", "gelu", "relu"])
     ap.add_argument("--untied", action="store_true", help="tie_word_embeddings false, lm_head")
     ap.add_argument("--bias", action="store_true", help="non-zero final_logits_bias")
@@ -192,6 +197,9 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-center", action="store_true", help="skip centering (big models)")
     a = ap.parse_args(argv)
+    a.dec_layers = a.dec_layers or a.layers
+    a.dec_heads = a.dec_heads or a.heads
+    a.dec_ffn = a.dec_ffn or a.ffn
 
     os.makedirs(a.outdir, exist_ok=True)
     data = os.path.join(TOP, "tests", "data", "multi30k")
@@ -222,10 +230,10 @@ def main(argv=None):
         "bos_token_id": 0,
         "classifier_dropout": 0.0,
         "d_model": a.d,
-        "decoder_attention_heads": a.heads,
-        "decoder_ffn_dim": a.ffn,
+        "decoder_attention_heads": a.dec_heads,
+        "decoder_ffn_dim": a.dec_ffn,
         "decoder_layerdrop": 0.0,
-        "decoder_layers": a.layers,
+        "decoder_layers": a.dec_layers,
         "decoder_start_token_id": pad,
         "decoder_vocab_size": vt,
         "dropout": 0.1,

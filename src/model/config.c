@@ -31,6 +31,8 @@ static const field_spec fields[] = {
     {"d_model", F_INT, 1, OFF(d_model), 1, NULL},
     {"heads", F_INT, 1, OFF(heads), 1, NULL},
     {"ffn_dim", F_INT, 1, OFF(ffn_dim), 1, NULL},
+    {"decoder_heads", F_INT, 0, OFF(decoder_heads), 1, NULL},
+    {"decoder_ffn_dim", F_INT, 0, OFF(decoder_ffn_dim), 1, NULL},
     {"encoder_layers", F_INT, 1, OFF(encoder_layers), 0, NULL},
     {"decoder_layers", F_INT, 1, OFF(decoder_layers), 1, NULL},
     {"src_vocab_size", F_INT, 1, OFF(src_vocab), 1, NULL},
@@ -147,6 +149,10 @@ static int validate(const model_config *c, const char *name, char *err, size_t e
         return xerr(err, errlen,
                     "%s: field \"heads\": d_model %d is not divisible by heads %d", name,
                     c->d_model, c->heads);
+    if (c->d_model % c->decoder_heads != 0)
+        return xerr(err, errlen,
+                    "%s: field \"decoder_heads\": d_model %d is not divisible by "
+                    "decoder_heads %d", name, c->d_model, c->decoder_heads);
     if (c->positions != POS_LEARNED && c->d_model % 2 != 0)
         return xerr(err, errlen,
                     "%s: field \"positions\": sinusoidal positions need an even d_model, got %d",
@@ -223,6 +229,11 @@ int config_parse(model_config *c, const char *json, size_t len, const char *name
     }
     if (c->embedding_scale < 0)
         c->embedding_scale = sqrtf((float)c->d_model);
+    /* the decoder's sizes are the encoder's unless given */
+    if (!c->decoder_heads)
+        c->decoder_heads = c->heads;
+    if (!c->decoder_ffn_dim)
+        c->decoder_ffn_dim = c->ffn_dim;
     if (!c->weights && !(c->weights = strdup("model.safetensors"))) {
         xerr(err, errlen, "%s: out of memory", name);
         goto done;
@@ -442,15 +453,11 @@ int config_parse_marian(model_config *c, const char *json, size_t len, const cha
                 errlen) ||
         hf_bool(root, "tie_word_embeddings", 1, &c->tied_output, name, err, errlen))
         goto done;
-    if (enc_heads != dec_heads || enc_ffn != dec_ffn) {
-        xerr(err, errlen, "%s: field \"%s\": %d differs from the encoder's %d (xlate needs "
-             "equal sizes)", name, enc_heads != dec_heads ? "decoder_attention_heads"
-             : "decoder_ffn_dim", enc_heads != dec_heads ? dec_heads : dec_ffn,
-             enc_heads != dec_heads ? enc_heads : enc_ffn);
-        goto done;
-    }
+    /* MarianConfig's sizes of the two stacks are independent (configuration_marian.py) */
     c->heads = enc_heads;
     c->ffn_dim = enc_ffn;
+    c->decoder_heads = dec_heads;
+    c->decoder_ffn_dim = dec_ffn;
     /* the target vocabulary: the shared one, else decoder_vocab_size (MarianMTModel) */
     c->tgt_vocab = c->shared_embeddings ? c->src_vocab : dec_vocab;
     c->activation = ACT_GELU;
@@ -494,6 +501,11 @@ int config_parse_marian(model_config *c, const char *json, size_t len, const cha
     if (c->d_model % c->heads != 0) {
         xerr(err, errlen, "%s: field \"encoder_attention_heads\": d_model %d is not divisible "
              "by %d", name, c->d_model, c->heads);
+        goto done;
+    }
+    if (c->d_model % c->decoder_heads != 0) {
+        xerr(err, errlen, "%s: field \"decoder_attention_heads\": d_model %d is not divisible "
+             "by %d", name, c->d_model, c->decoder_heads);
         goto done;
     }
     if (c->d_model % 2 != 0) {

@@ -31,8 +31,10 @@ typedef void (*warn_fn)(void *user, const char *msg);
 
 typedef struct {
     int d_model;
-    int heads;            /* divides d_model; head size = d_model / heads */
-    int ffn_dim;
+    int heads;            /* the encoder's; divides d_model; head size = d_model / heads */
+    int ffn_dim;          /* the encoder's */
+    int decoder_heads;    /* the decoder's (self- and cross-attention); divides d_model */
+    int decoder_ffn_dim;
     int encoder_layers;
     int decoder_layers;
     int src_vocab;

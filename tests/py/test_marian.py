@@ -48,6 +48,9 @@ VARIANTS = {
     "untied": ["--untied", "--bias", "--act", "gelu", "--dtype", "f16", "--seed", "2"],
     "separate": ["--separate", "--act", "relu", "--seed", "3"],
     "multi": ["--multilingual", "--seed", "4"],
+    # the decoder's heads, ffn dim and layer count all differ from the encoder's
+    "sizes": ["--layers", "1", "--dec-layers", "3", "--heads", "2", "--dec-heads", "8",
+              "--ffn", "48", "--dec-ffn", "96", "--act", "gelu", "--seed", "5"],
 }
 
 
@@ -215,8 +218,14 @@ def error_checks(tmp, d):
                                                         lambda c: c.update(vocab_size=n + 90)),
             ["model.shared.weight", f"[{n}, 32]", f"[{n + 90}, 32]"])
     bad_dir(tmp, d, "heads", lambda x: edit_json(os.path.join(x, "config.json"),
-                                                 lambda c: c.update(decoder_attention_heads=2)),
-            ["config.json", "decoder_attention_heads"])
+                                                 lambda c: c.update(decoder_attention_heads=5)),
+            ["config.json", "decoder_attention_heads", "32", "5"])
+    bad_dir(tmp, d, "decoder_ffn", lambda x: edit_json(os.path.join(x, "config.json"),
+                                                       lambda c: c.update(decoder_ffn_dim=80)),
+            ["model.safetensors", "model.decoder.layers.0.fc1.weight", "[64, 32]", "[80, 32]"])
+    bad_dir(tmp, d, "decoder_layers", lambda x: edit_json(os.path.join(x, "config.json"),
+                                                          lambda c: c.update(decoder_layers=3)),
+            ["model.safetensors", "model.decoder.layers.2."])
 
     def shape(x):
         def f(h):
@@ -286,6 +295,13 @@ def main():
             parity(k, dirs[k], models[k], toks[k], TEST_EN[400:400 + n], K, 0.995 if K == 1 else 0.99)
         parity("multi", dirs["multi"], models["multi"], toks["multi"], TEST_EN[500:560], 1, 0.995,
                lang="fra")
+        for K, n in ((1, 100), (4, 40)):
+            parity("sizes", dirs["sizes"], models["sizes"], toks["sizes"], TEST_EN[600:600 + n],
+                   K, 0.995 if K == 1 else 0.99)
+        info = run(["info", dirs["sizes"]], "").stdout.decode()
+        check("xlate info: the encoder's and the decoder's sizes (1 + 3 layers)",
+              lambda: None if "1 encoder + 3 decoder layers" in info and
+              "encoder 2 heads of 16, ffn 48; decoder 8 heads of 4, ffn 96" in info else info)
 
         # an empty line is answered with an empty line (xlate's rule for every model)
         out = lines_of(run(["-q", "-m", d], "A dog.\n\nTwo cats.\n"))
