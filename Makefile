@@ -59,10 +59,11 @@ $(BUILD)/obj/%.o: src/%.c $(HEADERS) | $(BUILD)
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libxlate.a $(HEADERS) $(wildcard tests/*.h) | $(BUILD)/tests
 	$(CC) $(XCFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libxlate.a $(LDLIBS)
 
-# an example includes xlate.h alone (src/'s rooms are in folders below it)
+# an example includes xlate.h alone (src/'s rooms are in folders below it), and is compiled as a
+# user compiles it: plain C11 (no -D_GNU_SOURCE), warnings as errors
 $(BUILD)/examples/%: examples/%.c $(BUILD)/libxlate.a src/xlate.h
 	@mkdir -p $(dir $@)
-	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libxlate.a $(LDLIBS)
+	$(CC) -std=c11 -Wall -Wextra -Werror -Isrc $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libxlate.a $(LDLIBS)
 
 $(BUILD) $(BUILD)/tests:
 	mkdir -p $@
