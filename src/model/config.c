@@ -250,6 +250,47 @@ done:
 
 static int file_exists(const char *path) { return access(path, F_OK) == 0; }
 
+/* tokenizer_config.json's "separate_vocabs" (MarianTokenizer's default: false) into *sep.
+ * transformers reads target_vocab.json only when it is true, and then needs it. */
+static int read_separate_vocabs(const char *dir, size_t dlen, const char *tv_path, int *sep,
+                                char *err, size_t errlen)
+{
+    char *path = malloc(dlen + 32), *text = NULL;
+    size_t len;
+    cJSON *root = NULL, *v;
+    int rc = -1;
+    *sep = 0;
+    if (!path)
+        return xerr(err, errlen, "out of memory");
+    snprintf(path, dlen + 32, "%.*stokenizer_config.json", (int)dlen, dir);
+    if (!file_exists(path)) {
+        rc = 0;
+        goto done;
+    }
+    if (read_file(path, &text, &len, err, errlen) ||
+        !(root = json_parse_object(text, len, path, err, errlen)))
+        goto done;
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "separate_vocabs")) && !cJSON_IsNull(v)) {
+        if (!cJSON_IsBool(v)) {
+            xerr(err, errlen, "%s: field \"separate_vocabs\": expected true or false, got %s",
+                 path, json_type_name(v));
+            goto done;
+        }
+        *sep = cJSON_IsTrue(v);
+    }
+    if (*sep && !file_exists(tv_path)) {
+        xerr(err, errlen, "%s: field \"separate_vocabs\": true, but %s is missing (or a link "
+             "to nothing)", path, tv_path);
+        goto done;
+    }
+    rc = 0;
+done:
+    cJSON_Delete(root);
+    free(text);
+    free(path);
+    return rc;
+}
+
 /* The model_type of config JSON text, or NULL (then config_parse reports what is wrong). */
 static char *peek_model_type(const char *text, size_t len)
 {
@@ -267,7 +308,7 @@ int config_load(model_config *c, const char *path, warn_fn warn, void *warn_user
 {
     char *text, *type, *gen_text = NULL, *gen_path = NULL, *tv_path = NULL;
     size_t len, gen_len = 0, dlen;
-    int rc = -1;
+    int rc = -1, separate;
     memset(c, 0, sizeof *c);
     if (read_file(path, &text, &len, err, errlen))
         return -1;
@@ -288,8 +329,10 @@ int config_load(model_config *c, const char *path, warn_fn warn, void *warn_user
     snprintf(tv_path, dlen + 32, "%.*starget_vocab.json", (int)dlen, path);
     if (file_exists(gen_path) && read_file(gen_path, &gen_text, &gen_len, err, errlen))
         goto done;
-    rc = config_parse_marian(c, text, len, path, gen_text, gen_len, gen_path,
-                             file_exists(tv_path), err, errlen);
+    if (read_separate_vocabs(path, dlen, tv_path, &separate, err, errlen))
+        goto done;
+    rc = config_parse_marian(c, text, len, path, gen_text, gen_len, gen_path, separate, err,
+                             errlen);
 done:
     free(text);
     free(type);
@@ -307,19 +350,17 @@ static int hf_int(const cJSON *obj, const char *key, int dflt, int null_ok, int 
                   int *out, const char *name, char *err, size_t errlen)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    double d;
+    char where[96];
+    int64_t x;
     if (!v || (null_ok && cJSON_IsNull(v))) {
         *out = dflt;
         return 0;
     }
-    if (!cJSON_IsNumber(v))
-        return xerr(err, errlen, "%s: field \"%s\": expected an integer, got %s", name, key,
-                    json_type_name(v));
-    d = v->valuedouble;
-    if (d != floor(d) || d < lo || d > hi)
-        return xerr(err, errlen, "%s: field \"%s\": expected an integer in [%d, %d], got %g",
-                    name, key, lo, hi, d);
-    *out = (int)d;
+    /* json.h's rule, as in xlate's own config.json: 2071.0 is not an integer */
+    snprintf(where, sizeof where, "field \"%.64s\"", key);
+    if (json_int(v, lo, hi, &x, name, where, err, errlen))
+        return -1;
+    *out = (int)x;
     return 0;
 }
 
@@ -363,9 +404,14 @@ static int hf_generation(model_config *c, const cJSON *g, int is_config, const c
                     "eos_token_id %d (xlate forces eos only)", name, fe, c->eos_id);
     gc->length_penalty = 1.0f;
     if ((v = cJSON_GetObjectItemCaseSensitive(g, "length_penalty")) && !cJSON_IsNull(v)) {
-        if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || fabs(v->valuedouble) > 100)
+        /* the range xlate_decode_params_check takes (a larger exponent overflows the float
+         * score): a model's value outside it is the model's fault, said at load */
+        if (!cJSON_IsNumber(v))
+            return xerr(err, errlen, "%s: field \"length_penalty\": expected a number, got %s",
+                        name, json_type_name(v));
+        if (!isfinite(v->valuedouble) || fabs(v->valuedouble) > 10)
             return xerr(err, errlen, "%s: field \"length_penalty\": expected a number in "
-                        "[-100, 100], got %s", name, json_type_name(v));
+                        "[-10, 10] (xlate's range), got %.40s", name, v->valuestring);
         gc->length_penalty = (float)v->valuedouble;
     }
     gc->early_stopping = EARLY_STOP_FALSE;
@@ -401,13 +447,12 @@ static int hf_generation(model_config *c, const cJSON *g, int is_config, const c
     total = 0;
     cJSON_ArrayForEach(seq, v) {
         cJSON_ArrayForEach(id, seq) {
-            double d = cJSON_IsNumber(id) ? id->valuedouble : -1;
-            if (d != floor(d) || d < 0 || d >= c->tgt_vocab)
-                return xerr(err, errlen, "%s: field \"bad_words_ids\": entry %d: expected ids "
-                            "in [0, %d), got %s%g", name, gc->n_bad + 1, c->tgt_vocab,
-                            cJSON_IsNumber(id) ? "" : json_type_name(id),
-                            cJSON_IsNumber(id) ? d : 0.0);
-            gc->bad_ids[total++] = (int)d;
+            char where[96];
+            int64_t x;
+            snprintf(where, sizeof where, "field \"bad_words_ids\": entry %d", gc->n_bad + 1);
+            if (json_int(id, 0, c->tgt_vocab - 1, &x, name, where, err, errlen))
+                return -1;
+            gc->bad_ids[total++] = (int)x;
         }
         gc->bad_off[++gc->n_bad] = total;
     }
@@ -495,7 +540,8 @@ int config_parse_marian(model_config *c, const char *json, size_t len, const cha
     }
     if (has_target_vocab == 0 && !c->shared_embeddings && c->src_vocab != c->tgt_vocab) {
         xerr(err, errlen, "%s: field \"decoder_vocab_size\": %d differs from vocab_size %d, "
-             "but the directory has no target_vocab.json", name, c->tgt_vocab, c->src_vocab);
+             "but the vocabularies are not separate (tokenizer_config.json's "
+             "\"separate_vocabs\")", name, c->tgt_vocab, c->src_vocab);
         goto done;
     }
     if (c->d_model % c->heads != 0) {

@@ -70,7 +70,8 @@ int config_load(model_config *c, const char *path, warn_fn warn, void *warn_user
                 char *err, size_t errlen);
 /* The same for a Hugging Face MarianMT config.json (model_type "marian"); gen_json (may be NULL):
  * the directory's generation_config.json, which then replaces config.json's generation fields;
- * has_target_vocab: the directory holds target_vocab.json. */
+ * has_target_vocab: tokenizer_config.json says "separate_vocabs": true (then config_load has
+ * checked that target_vocab.json is there; without it target_vocab.json is never read). */
 int config_parse_marian(model_config *c, const char *json, size_t len, const char *name,
                         const char *gen_json, size_t gen_len, const char *gen_name,
                         int has_target_vocab, char *err, size_t errlen);

@@ -206,6 +206,65 @@ def edit_header(path, fn):
     open(path, "wb").write(struct.pack("<Q", len(hb)) + hb + raw[8 + n:])
 
 
+def edit_text(path, fn):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(fn(text))
+
+
+def file_rule_checks(tmp, d, sep):
+    """The directory's files as transformers reads them (tokenization_marian.py __init__,
+    generation_config.json), and json.h's one rule for integers."""
+    tv = "target_vocab.json"
+    bad_dir(tmp, sep, "no_target_vocab", lambda x: os.remove(os.path.join(x, tv)),
+            ["tokenizer_config.json", "separate_vocabs", tv])
+
+    def dangling(x):
+        os.remove(os.path.join(x, tv))
+        os.symlink(os.path.join(x, "nowhere.json"), os.path.join(x, tv))
+    bad_dir(tmp, sep, "dangling_target_vocab", dangling,
+            ["tokenizer_config.json", "separate_vocabs", tv])
+    # a stray target_vocab.json where separate_vocabs is false: never read (transformers'
+    # "self.decoder = {v: k for k, v in self.encoder.items()}"), the output does not change
+    texts = "\n".join(TEST_EN[:30]) + "\n"
+    base = run(["-q", "-m", d, "--beam-size", "1"], texts).stdout
+    for what, fn in (("a permutation of vocab.json", lambda v: dict(zip(v, reversed(list(v.values()))))),
+                     ("of another size", lambda v: {"</s>": 0, "<unk>": 1})):
+        s = os.path.join(tmp, "stray")
+        shutil.rmtree(s, ignore_errors=True)
+        shutil.copytree(d, s)
+        v = json.load(open(os.path.join(d, "vocab.json"), encoding="utf-8"))
+        with open(os.path.join(s, tv), "w", encoding="utf-8") as f:
+            json.dump(fn(v), f)
+        p = run(["-q", "-m", s, "--beam-size", "1"], texts, check_rc=False)
+        check(f"a stray {tv} ({what}) with separate_vocabs false: ignored, the same output",
+              lambda: None if p.returncode == 0 and p.stdout == base else
+              f"exit {p.returncode}: {p.stderr.decode()!r}")
+    # a generation value xlate cannot take: the model's fault, said when it loads
+    g = "generation_config.json"
+    bad_dir(tmp, d, "length_penalty", lambda x: edit_json(os.path.join(x, g),
+                                                          lambda c: c.update(length_penalty=100)),
+            [g, "length_penalty", "100"])
+    lp = os.path.join(tmp, "bad_length_penalty")
+    p = run(["info", lp], "", check_rc=False)
+    check("xlate info on length_penalty 100: exit 2 naming generation_config.json",
+          lambda: None if p.returncode == 2 and g in p.stderr.decode() else
+          f"exit {p.returncode}: {p.stderr.decode()!r}")
+    # integers: 2071.0 is refused as xlate's own config.json refuses 3.0 (docs/FORMAT.md "JSON")
+    bad_dir(tmp, d, "float_int", lambda x: edit_text(os.path.join(x, "config.json"),
+                                                     lambda t: t.replace('"d_model": 32',
+                                                                         '"d_model": 32.0')),
+            ["config.json", "d_model", "32.0"])
+    bad_dir(tmp, d, "float_id", lambda x: edit_text(os.path.join(x, "vocab.json"),
+                                                    lambda t: t.replace('"<unk>": 1',
+                                                                        '"<unk>": 1.0')),
+            ["vocab.json", "<unk>", "1.0"])
+    bad_dir(tmp, d, "float_bad_word", lambda x: edit_json(os.path.join(x, g),
+                                                          lambda c: c.update(bad_words_ids=[[5.0]])),
+            [g, "bad_words_ids", "5.0"])
+
+
 def error_checks(tmp, d):
     n = len(json.load(open(os.path.join(d, "vocab.json"), encoding="utf-8")))
     bad_dir(tmp, d, "t5", lambda x: edit_json(os.path.join(x, "config.json"),
@@ -340,6 +399,7 @@ def main():
               lambda: None if all(s in info for s in ("marian", "fra", "ron", "num_beams 4",
                                                       "max_length 40")) else info)
         error_checks(tmp, d)
+        file_rule_checks(tmp, d, dirs["separate"])
 
         # pytorch_model.bin only: tools/convert.py --hf makes model.safetensors, same output
         import torch
