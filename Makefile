@@ -1,6 +1,7 @@
 # xlate — build, test, install.
 #   make                 ./xlate
 #   make test            every test; ends with "N passed, N failed"
+#   make test-slow       the slow tier only (tests/slow/: an OPUS-MT-sized model, ~2 min)
 #   make parity          fresh PyTorch fixtures in $(BUILD)/parity (needs python3-torch), compared
 #                        live; the committed tests/fixtures are left as they are
 #   make sanitize        the tests under AddressSanitizer + UndefinedBehaviorSanitizer
@@ -73,6 +74,9 @@ tests: $(TEST_BIN) $(BUILD)/xlate $(EXAMPLE_BIN)
 test: tests
 	XLATE=$(BUILD)/xlate TEST_BUILD=$(BUILD)/tests PYTHON=$(PYTHON) sh tests/run.sh
 
+test-slow: tests
+	SLOW=1 XLATE=$(BUILD)/xlate TEST_BUILD=$(BUILD)/tests PYTHON=$(PYTHON) sh tests/run.sh test_marian_opus_size
+
 parity: tests
 	rm -rf $(BUILD)/parity
 	$(PYTHON) tools/reference.py --out $(BUILD)/parity
@@ -108,4 +112,4 @@ uninstall:
 clean:
 	rm -rf build build-san build-fuzz xlate
 
-.PHONY: all test tests parity sanitize bench fuzz fuzz-build install uninstall clean
+.PHONY: all test test-slow tests parity sanitize bench fuzz fuzz-build install uninstall clean

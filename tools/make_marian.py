@@ -27,11 +27,11 @@ Writes what a hub directory (Helsinki-NLP/opus-mt-*) holds:
   tokenizer_config.json   MarianTokenizer's settings
 
 --vocab-size pads the vocabulary with unused "<extra_N>" entries up to N (the OPUS-MT-sized
-model of bench/: 58,101). Weights are drawn so that a greedy translation depends on its input
+model of bench/: 58,101), after the pieces or, with --spread, between them. Weights are drawn so that a greedy translation depends on its input
 and ends at varied lengths: embeddings N(0, 0.2), linears N(0, gain^2/fan_in) (GAIN below),
 LayerNorm gains 1 + N(0, 0.3) (x6 on the last decoder layer's), biases N(0, 0.2), sub-layer
 output biases centered (`center`), final_logits_bias N(0, 0.5) with --bias (else zero) plus
---eos-bias on eos.
+--eos-bias on eos, plus --real-bias on the real pieces.
 """
 import argparse
 import json
@@ -78,6 +78,15 @@ def build_vocabs(src_pieces, tgt_pieces, a):
         if a.separate:
             return v
         n = a.vocab_size - 1 if a.vocab_size else len(v)
+        if a.spread and n > len(v):
+            # the pieces after the head spread evenly over [len(head), n), fillers between
+            # them: as in OPUS-MT's vocabularies, real pieces at ids past 32,767
+            keys = list(v)[len(head):]
+            h = len(v) - len(keys)
+            slots = {h + (k * (n - h)) // len(keys): p for k, p in enumerate(keys)}
+            v = {p: i for i, p in enumerate(list(v)[:h])}
+            for i in range(h, n):
+                v[slots.get(i, f"<extra_{i}>")] = i
         for i in range(len(v), n):
             v[f"<extra_{i}>"] = i
         v["<pad>"] = len(v)
@@ -142,18 +151,20 @@ def weights(a, vs, vt, pad, eos, gen):
     if a.bias:
         bias = 0.5 * torch.randn(1, vt, generator=gen)
     bias[0, eos] += a.eos_bias
+    for i in a.real_ids:
+        bias[0, i] += a.real_bias
     sd["final_logits_bias"] = bias
     if a.untied:
         sd["lm_head.weight"] = torch.randn(vt, d, generator=gen) * a.emb_std
     return sd
 
 
-def center(config, sd, vs, vt, gen, passes=2):
+def center(config, sd, vs, vt, gen, passes=2, B=16):
     """Subtract from the bias of every sub-layer output (out_proj, fc2) its mean over a random
     batch: activations have a large common component that otherwise drowns the input."""
     import marian_reference as R
     m = R.Marian(None, config, sd, {})
-    B, S, T = 16, 12, 12
+    S, T = 12, 12
     src = torch.randint(3, vs - 1, (B, S), generator=gen).tolist()
     tgt = torch.randint(3, vt - 1, (B, T), generator=gen)
     tgt[:, 0] = m.start
@@ -194,9 +205,23 @@ def main(argv=None):
     ap.add_argument("--early-stopping", default=None, choices=["true", "false", "never"])
     ap.add_argument("--eos-bias", type=float, default=12.0)
     ap.add_argument("--emb-std", type=float, default=0.2)
+    ap.add_argument("--real-bias", type=float, default=0.0,
+                    help="added to final_logits_bias on the ids of real pieces (not the "
+                         "<extra_N> fillers of --vocab-size), so that the decoder emits them")
+    ap.add_argument("--spread", action="store_true",
+                    help="with --vocab-size: the pieces spread over the ids, fillers between")
+    ap.add_argument("--gain", action="append", default=[], metavar="NAME=X",
+                    help="override one of GAIN (qkv, self_out, cross_out, ffn_out, last_gain)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-center", action="store_true", help="skip centering (big models)")
+    ap.add_argument("--center-batch", type=int, default=16,
+                    help="random sentences centering averages over (fewer: faster)")
     a = ap.parse_args(argv)
+    for g in a.gain:
+        k, x = g.split("=")
+        if k not in GAIN:
+            ap.error(f"--gain {g}: expected one of {', '.join(GAIN)}")
+        GAIN[k] = float(x)
     a.dec_layers = a.dec_layers or a.layers
     a.dec_heads = a.dec_heads or a.heads
     a.dec_ffn = a.dec_ffn or a.ffn
@@ -213,6 +238,8 @@ def main(argv=None):
     vs = len(vocab)
     vt = len(tvocab) if tvocab else vs
     pad, eos = vocab["<pad>"], vocab["</s>"]
+    a.real_ids = [i for p, i in (tvocab or vocab).items()
+                  if not p.startswith("<extra_") and p not in ("</s>", "<unk>", "<pad>")]
 
     with open(os.path.join(a.outdir, "vocab.json"), "w", encoding="utf-8") as f:
         json.dump(vocab, f, indent=2, ensure_ascii=False)
@@ -290,7 +317,7 @@ def main(argv=None):
     gen = torch.Generator().manual_seed(a.seed)
     sd = weights(a, vs, vt, pad, eos, gen)
     if not a.no_center:
-        center(config, sd, vs, vt, gen)
+        center(config, sd, vs, vt, gen, B=a.center_batch)
     write_safetensors(os.path.join(a.outdir, "model.safetensors"),
                       [(k, tensor_bytes(v, a.dtype)) for k, v in sd.items()],
                       {"format": "pt"})

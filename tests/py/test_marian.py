@@ -125,7 +125,8 @@ def source_only(tok):
     if tok.target_encoder is not tok.encoder:
         return set()
     return {i for p, i in tok.encoder.items()
-            if p not in R.SPECIAL and tok.tgt.piece_to_id(p) == tok.tgt.unk_id()}
+            if p not in R.SPECIAL and tok.tgt.piece_to_id(p) == tok.tgt.unk_id()
+            and tok.src.piece_to_id(p) != tok.src.unk_id()}
 
 
 def metaspace_checks(d, tok):
