@@ -590,6 +590,7 @@ int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src
         sp.rules.bad_off = c->gen.bad_off;
         sp.rules.bad_ids = c->gen.bad_ids;
         sp.hf_beam = 1;
+        sp.renormalize = c->gen.renormalize;
         sp.early_stopping = c->gen.early_stopping == EARLY_STOP_TRUE    ? SEARCH_EARLY_TRUE
                             : c->gen.early_stopping == EARLY_STOP_FALSE ? SEARCH_EARLY_FALSE
                                                                         : SEARCH_EARLY_NEVER;

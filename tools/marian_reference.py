@@ -194,7 +194,14 @@ class Marian:
         src = g if g is not None else c
         self.gen = {
             "num_beams": src.get("num_beams", 1),
-            "max_length": src.get("max_length", 20),
+            # generation/utils.py _prepare_generated_length: "if generation_config.max_new_tokens
+            # is not None: ... generation_config.max_length = generation_config.max_new_tokens +
+            # input_ids_length" (the decoder prompt: the start token)
+            "max_length": (src["max_new_tokens"] + 1 if src.get("max_new_tokens") is not None
+                           else src.get("max_length", 20)),
+            # generation/utils.py _get_logits_processor: "if generation_config.renormalize_logits
+            # is True: processors.append(LogitNormalization())", the last processor
+            "renormalize_logits": src.get("renormalize_logits", False),
             "length_penalty": src.get("length_penalty", 1.0),
             "early_stopping": src.get("early_stopping", False),
             "bad_words_ids": src.get("bad_words_ids") or [],
@@ -315,6 +322,8 @@ class Marian:
             cur = len(seqs[0])
             lsm = torch.log_softmax(self.logits(mem, seqs), -1)
             lsm = self.process(seqs, lsm, max_length)
+            if self.gen["renormalize_logits"]:
+                lsm = torch.log_softmax(lsm, -1)
             cand = (lsm + scores[:, None]).view(-1)
             V = lsm.shape[1]
             # torch.topk(2K) with ties in index order (a stable sort on the score)

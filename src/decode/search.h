@@ -20,6 +20,7 @@ typedef struct {
     logits_rules rules;   /* the logits processors (eos_id, pad_id: the model's) */
     int hf_beam;          /* 1: beam search as Hugging Face's generate() (search_beam.c) */
     int early_stopping;   /* hf_beam: SEARCH_EARLY_TRUE, _FALSE or _NEVER */
+    int renormalize;      /* hf_beam: log-softmax again after the processors */
 } search_params;
 
 enum { SEARCH_EARLY_TRUE, SEARCH_EARLY_FALSE, SEARCH_EARLY_NEVER };

@@ -379,6 +379,46 @@ static int hf_bool(const cJSON *obj, const char *key, int dflt, int *out, const 
     return 0;
 }
 
+/* Generation fields xlate does not implement, with the value that turns each off
+ * (GenerationConfig's default): any other value is refused, naming the file and the field,
+ * rather than ignored. A number is compared as a number, "null" stands for null or absent. */
+static const struct {
+    const char *key, *off;
+} hf_unsupported[] = {
+    {"do_sample", "false"},          {"min_length", "0"},
+    {"min_new_tokens", "null"},      {"repetition_penalty", "1"},
+    {"encoder_repetition_penalty", "1"}, {"no_repeat_ngram_size", "0"},
+    {"encoder_no_repeat_ngram_size", "0"}, {"num_beam_groups", "1"},
+    {"diversity_penalty", "0"},      {"penalty_alpha", "null"},
+    {"forced_bos_token_id", "null"}, {"suppress_tokens", "null"},
+    {"begin_suppress_tokens", "null"}, {"force_words_ids", "null"},
+    {"sequence_bias", "null"},       {"exponential_decay_length_penalty", "null"},
+    {"max_time", "null"},            {"forced_decoder_ids", "null"},
+};
+
+static int hf_check_unsupported(const cJSON *g, const char *name, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < sizeof hf_unsupported / sizeof hf_unsupported[0]; i++) {
+        const char *off = hf_unsupported[i].off;
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(g, hf_unsupported[i].key);
+        int same;
+        if (!v || cJSON_IsNull(v))
+            continue;
+        if (strcmp(off, "false") == 0)
+            same = cJSON_IsFalse(v);
+        else if (strcmp(off, "null") == 0)
+            same = 0;
+        else
+            same = cJSON_IsNumber(v) && v->valuedouble == atof(off);
+        if (!same)
+            return xerr(err, errlen, "%s: field \"%s\": xlate does not implement it (it takes "
+                        "only %s), got %.40s", name, hf_unsupported[i].key, off,
+                        cJSON_IsNumber(v) ? v->valuestring : cJSON_IsTrue(v) ? "true"
+                        : json_type_name(v));
+    }
+    return 0;
+}
+
 /* The generation fields of `g` (generation_config.json, or config.json when there is none:
  * is_config) into c->gen, as transformers' GenerationConfig reads them. */
 static int hf_generation(model_config *c, const cJSON *g, int is_config, const char *name,
@@ -386,14 +426,21 @@ static int hf_generation(model_config *c, const cJSON *g, int is_config, const c
 {
     gen_config *gc = &c->gen;
     const cJSON *v, *seq, *id;
-    int fe, n = 0, total = 0;
-    if (hf_int(g, "num_beams", 1, 1, 1, 256, &gc->num_beams, name, err, errlen) ||
+    int fe, n = 0, total = 0, max_new;
+    if (hf_check_unsupported(g, name, err, errlen) ||
+        hf_int(g, "num_beams", 1, 1, 1, 256, &gc->num_beams, name, err, errlen) ||
         hf_int(g, "max_length", 20, 1, 1, INT_FIELD_MAX, &gc->max_length, name, err, errlen) ||
+        /* generation/utils.py _prepare_generated_length: max_new_tokens, when set, wins over
+         * max_length: max_length = max_new_tokens + the decoder prompt (the start token) */
+        hf_int(g, "max_new_tokens", 0, 1, 1, INT_FIELD_MAX - 1, &max_new, name, err, errlen) ||
+        hf_bool(g, "renormalize_logits", 0, &gc->renormalize, name, err, errlen) ||
         /* MarianConfig's default forced_eos_token_id is 0; GenerationConfig's is none */
         hf_int(g, "forced_eos_token_id", is_config ? 0 : -1, 1, 0, INT_FIELD_MAX, &fe, name, err,
                errlen))
         return -1;
     gc->forced_eos = fe >= 0;
+    if (max_new > 0)
+        gc->max_length = max_new + 1;
     /* generate() starts from the generation config's decoder_start_token_id */
     if (!is_config &&
         hf_int(g, "decoder_start_token_id", c->bos_id, 1, 0, c->tgt_vocab - 1, &c->bos_id, name,

@@ -22,6 +22,8 @@ typedef struct {
     int *bad_ids;         /* owned; the sequences' ids, concatenated */
     int hf_beam;          /* 1: Hugging Face's generate(): processors after the log-softmax (no
                              renormalization), early_stopping, K best finished kept */
+    int renormalize;      /* renormalize_logits: beam scores log-softmaxed again after the
+                             processors (generate's LogitNormalization, last processor) */
 } gen_config;
 
 enum { EARLY_STOP_TRUE, EARLY_STOP_FALSE, EARLY_STOP_NEVER };

@@ -266,6 +266,45 @@ def file_rule_checks(tmp, d, sep):
             [g, "bad_words_ids", "5.0"])
 
 
+def generation_checks(tmp, d, g):
+    """generation_config.json's renormalize_logits, max_new_tokens, and a field xlate does not
+    implement (generation/utils.py v4.40 _get_logits_processor, _prepare_generated_length)."""
+    gc = "generation_config.json"
+    freq = max(set(i for ids in g for i in ids), key=lambda t: sum(ids.count(t) for ids in g))
+    r = os.path.join(tmp, "renormalize")
+    shutil.copytree(d, r)
+    edit_json(os.path.join(r, gc), lambda c: c.update(
+        renormalize_logits=True, bad_words_ids=c["bad_words_ids"] + [[freq]]))
+    m, tok = R.Marian(r), R.Tokenizer(r)
+    texts = TEST_EN[700:740]
+    want = [w[0] for w in reference(m, tok, texts, 4)]
+    m.gen["renormalize_logits"] = False
+    plain = [w[0] for w in reference(m, tok, texts, 4)]
+    got = ids_lines(run(["-q", "-m", r, "--beam-size", "4", "--output-format", "ids"],
+                        "\n".join(texts) + "\n"))
+    differ = sum(a != b for a, b in zip(want, plain))
+    share(f"renormalize_logits true, token {freq} banned: beam 4 ids (the reference without "
+          f"the renormalization differs on {differ} of {len(texts)} lines)",
+          sum(a == b for a, b in zip(got, want)), len(texts), 0.99)
+    check("renormalize_logits changes the reference's beam output on some line",
+          lambda: None if differ > 0 else "no line differs: the check could not fail")
+    n = os.path.join(tmp, "max_new")
+    shutil.copytree(d, n)
+    edit_json(os.path.join(n, gc), lambda c: c.update(max_new_tokens=5))
+    m, tok = R.Marian(n), R.Tokenizer(n)
+    texts = TEST_EN[740:760]
+    want = [w[0] for w in reference(m, tok, texts, 1)]
+    got = ids_lines(run(["-q", "-m", n, "--beam-size", "1", "--output-format", "ids"],
+                        "\n".join(texts) + "\n"))
+    check("max_new_tokens 5 wins over max_length 40: greedy ids equal the reference, at most 4 "
+          "tokens before the forced eos", lambda: None if got == want and
+          max(len(x) for x in got) <= 4 else f"{got[:3]} vs {want[:3]}")
+    for key, val in (("no_repeat_ngram_size", 3), ("do_sample", True), ("min_length", 3),
+                     ("repetition_penalty", 1.2)):
+        bad_dir(tmp, d, key, lambda x: edit_json(os.path.join(x, gc), lambda c: c.update({key: val})),
+                [gc, key, "does not implement"])
+
+
 def error_checks(tmp, d):
     n = len(json.load(open(os.path.join(d, "vocab.json"), encoding="utf-8")))
     bad_dir(tmp, d, "t5", lambda x: edit_json(os.path.join(x, "config.json"),
@@ -401,6 +440,7 @@ def main():
                                                       "max_length 40")) else info)
         error_checks(tmp, d)
         file_rule_checks(tmp, d, dirs["separate"])
+        generation_checks(tmp, d, g)
 
         # pytorch_model.bin only: tools/convert.py --hf makes model.safetensors, same output
         import torch
