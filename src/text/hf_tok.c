@@ -48,6 +48,30 @@ static int read_tokenizer_config(hf_tok *t, const char *dir, char *err, size_t e
     if (read_file(path, &text, &len, err, errlen) ||
         !(root = json_parse_object(text, len, path, err, errlen)))
         goto done;
+    /* MarianTokenizer.__init__'s unk_token "<unk>", eos_token "</s>", pad_token "<pad>": xlate
+     * takes those (a string, or an AddedToken object whose "content" is it) and no
+     * additional_special_tokens, which transformers would skip in decoding and split out in
+     * encoding */
+    for (int i = 0; i < 3; i++) {
+        static const char *const keys[3] = {"unk_token", "eos_token", "pad_token"};
+        static const char *const want[3] = {"<unk>", "</s>", "<pad>"};
+        const cJSON *c;
+        if (!(v = cJSON_GetObjectItemCaseSensitive(root, keys[i])) || cJSON_IsNull(v))
+            continue;
+        c = cJSON_IsObject(v) ? cJSON_GetObjectItemCaseSensitive(v, "content") : v;
+        if (!cJSON_IsString(c) || strcmp(c->valuestring, want[i]) != 0) {
+            xerr(err, errlen, "%s: field \"%s\": xlate takes only \"%s\", got %s%.64s%s", path,
+                 keys[i], want[i], cJSON_IsString(c) ? "\"" : json_type_name(c),
+                 cJSON_IsString(c) ? c->valuestring : "", cJSON_IsString(c) ? "\"" : "");
+            goto done;
+        }
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "additional_special_tokens")) &&
+        !cJSON_IsNull(v) && !(cJSON_IsArray(v) && cJSON_GetArraySize(v) == 0)) {
+        xerr(err, errlen, "%s: field \"additional_special_tokens\": xlate does not implement "
+             "them (it takes only an empty list)", path);
+        goto done;
+    }
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "clean_up_tokenization_spaces"))) {
         if (!cJSON_IsBool(v)) {
             xerr(err, errlen, "%s: field \"clean_up_tokenization_spaces\": expected true or "

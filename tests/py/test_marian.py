@@ -266,6 +266,50 @@ def file_rule_checks(tmp, d, sep):
             [g, "bad_words_ids", "5.0"])
 
 
+def tokenizer_config_checks(tmp, d):
+    """tokenizer_config.json's flags (tokenization_marian.py __init__ arguments,
+    tokenization_utils_base.py clean_up_tokenization_spaces)."""
+    tc = "tokenizer_config.json"
+    c = os.path.join(tmp, "no_cleanup")
+    shutil.copytree(d, c)
+    edit_json(os.path.join(c, tc), lambda x: x.update(clean_up_tokenization_spaces=False))
+    tok = R.Tokenizer(c)
+    tokenizer_checks("clean_up_tokenization_spaces false", c, tok)
+    rnd = random.Random(11)
+    # "▁" then "." or ",": DecodePieces writes " ." / " ,", which clean_up_tokenization joins
+    tv = tok.target_encoder
+    seqs = []
+    for _ in range(200):
+        s = [rnd.randrange(len(tok.decoder)) for _ in range(12)]
+        k = rnd.randrange(len(s) + 1)
+        s[k:k] = [tv["\u2581"], tv[rnd.choice([".", ","])]]
+        seqs.append(s)
+    got = lines_of(run(["decode", "-m", c], "\n".join(" ".join(map(str, s)) for s in seqs) + "\n"))
+    expect_eq("clean_up_tokenization_spaces false: xlate decode -m = the reference on 200 lines "
+              "with \" .\" or \" ,\"", [i for i, s in enumerate(seqs) if got[i] != tok.decode(s)], [])
+    clean = R.Tokenizer(d)
+    n = sum(tok.decode(s) != clean.decode(s) for s in seqs)
+    check(f"clean_up_tokenization_spaces false changes {n} of 200 random id lines' text",
+          lambda: None if n > 0 else "none: the check could not fail")
+    a = os.path.join(tmp, "added_token")
+    shutil.copytree(d, a)
+    edit_json(os.path.join(a, tc), lambda x: x.update(
+        unk_token={"__type": "AddedToken", "content": "<unk>", "lstrip": False,
+                   "normalized": True, "rstrip": False, "single_word": False}))
+    texts = "\n".join(TEST_EN[:20]) + "\n"
+    o1 = run(["-q", "-m", a, "--beam-size", "1"], texts, check_rc=False)
+    o2 = run(["-q", "-m", d, "--beam-size", "1"], texts)
+    check("unk_token as an AddedToken object with content \"<unk>\": taken, the same output",
+          lambda: None if o1.returncode == 0 and o1.stdout == o2.stdout else o1.stderr.decode())
+    bad_dir(tmp, d, "unk_token", lambda x: edit_json(os.path.join(x, tc),
+                                                     lambda c: c.update(unk_token="<UNK>")),
+            [tc, "unk_token", "<UNK>"])
+    bad_dir(tmp, d, "additional_special_tokens",
+            lambda x: edit_json(os.path.join(x, tc),
+                                lambda c: c.update(additional_special_tokens=["<eop>"])),
+            [tc, "additional_special_tokens"])
+
+
 def generation_checks(tmp, d, g):
     """generation_config.json's renormalize_logits, max_new_tokens, and a field xlate does not
     implement (generation/utils.py v4.40 _get_logits_processor, _prepare_generated_length)."""
@@ -441,6 +485,7 @@ def main():
         error_checks(tmp, d)
         file_rule_checks(tmp, d, dirs["separate"])
         generation_checks(tmp, d, g)
+        tokenizer_config_checks(tmp, d)
 
         # pytorch_model.bin only: tools/convert.py --hf makes model.safetensors, same output
         import torch
