@@ -326,7 +326,7 @@ static size_t metaspace_to_space(char *s, size_t n)
     return w;
 }
 
-/* transformers v4.40, rule by rule (docs/TOKENIZER.md, "MarianTokenizer"):
+/* transformers v4.40, rule by rule (README.md "OPUS-MT models" lists them with their tests):
  * 1. tokenization_utils.py PreTrainedTokenizer.convert_ids_to_tokens,
  *    "if skip_special_tokens and index in self.all_special_ids: continue": all_special_ids are
  *    the ids _add_tokens gave "</s>", "<unk>", "<pad>" from get_vocab() = vocab.json (the
