@@ -9,11 +9,18 @@ xlate):
   untied    untied lm_head, non-zero final_logits_bias, gelu, f16 weights
   separate  separate vocabularies (vocab.json + target_vocab.json), relu
   multi     >>xx<< language tokens in vocab.json, --target-lang
-Checked:
+  sizes     the decoder's heads, ffn dim and layer count all unlike the encoder's
+Checked (README.md "OPUS-MT models" lists each rule with the transformers line it follows):
   - tokenizer: `xlate encode -m` equals sentencepiece + vocab.json (+ the >>xx<< rule) on every
     line of test_2016_flickr.en, the tokenizer stress file and awkward lines; `xlate decode -m`
-    equals the reference decode (special tokens skipped, DecodePieces, clean-up) on the German
-    side and on random id sequences: 100%;
+    equals the reference decode (special tokens skipped, DecodePieces, U+2581 -> space, strip,
+    clean-up) on the German side, random id sequences, special ids mid-line, source-only pieces
+    (also by hand), a target_vocab.json numbering <pad> otherwise: 100%;
+  - the tied model's decoder emits pieces only source.spm knows, and their text is right;
+  - tokenizer_config.json (clean-up off, AddedToken objects, other special tokens refused),
+    target_vocab.json only with separate_vocabs, generation_config.json (renormalize_logits,
+    max_new_tokens, unimplemented fields refused, length_penalty out of range refused at load),
+    integers written 2071.0 refused;
   - translation: greedy ids equal on >= 99.5% of sentences, beam 4 and 6 on >= 99%, text
     identical wherever the ids are; every script of the stress file, a 600-token line, pieces
     unknown to vocab.json;
