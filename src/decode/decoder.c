@@ -103,7 +103,7 @@ static void self_attn_task(void *arg, int task, int thread)
     const step_job *j = arg;
     const model_config *c = &j->m->cfg;
     decoder_state *st = j->st;
-    int d = c->d_model, dh = d / c->decoder_heads, r = task / c->decoder_heads, h = task % c->decoder_heads;
+    int H = c->decoder_heads, d = c->d_model, dh = d / H, r = task / H, h = task % H;
     size_t at = cache_at(st, c, j->layer, j->slots[r], h);
     attend(st->ctx + (size_t)r * d + h * dh, st->qkv + (size_t)r * 3 * d + h * dh, st->k + at, dh,
            st->v + at, dh, j->pos + 1, dh, 1.0f / sqrtf((float)dh),
@@ -115,7 +115,7 @@ static void cross_attn_task(void *arg, int task, int thread)
     const step_job *j = arg;
     const model_config *c = &j->m->cfg;
     decoder_state *st = j->st;
-    int d = c->d_model, dh = d / c->decoder_heads, r = task / c->decoder_heads, h = task % c->decoder_heads;
+    int H = c->decoder_heads, d = c->d_model, dh = d / H, r = task / H, h = task % H;
     int ld = 2 * d * c->decoder_layers, s = j->srcs[r];
     const float *k = st->mem_kv + (size_t)st->src_off[s] * ld + (size_t)j->layer * 2 * d + h * dh;
     attend(st->ctx + (size_t)r * d + h * dh, st->qkv + (size_t)r * d + h * dh, k, ld, k + d, ld,

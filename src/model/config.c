@@ -381,7 +381,7 @@ static int hf_bool(const cJSON *obj, const char *key, int dflt, int *out, const 
 
 /* Generation fields xlate does not implement, with the value that turns each off
  * (GenerationConfig's default): any other value is refused, naming the file and the field,
- * rather than ignored. A number is compared as a number, "null" stands for null or absent. */
+ * rather than ignored. A number is compared as a number; "null": only null, absent or []. */
 static const struct {
     const char *key, *off;
 } hf_unsupported[] = {
@@ -402,8 +402,8 @@ static int hf_check_unsupported(const cJSON *g, const char *name, char *err, siz
         const char *off = hf_unsupported[i].off;
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(g, hf_unsupported[i].key);
         int same;
-        if (!v || cJSON_IsNull(v))
-            continue;
+        if (!v || cJSON_IsNull(v) || (cJSON_IsArray(v) && cJSON_GetArraySize(v) == 0))
+            continue; /* an empty list of tokens is off too */
         if (strcmp(off, "false") == 0)
             same = cJSON_IsFalse(v);
         else if (strcmp(off, "null") == 0)
