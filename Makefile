@@ -1,7 +1,7 @@
 # xlate — build, test, install.
 #   make                 ./xlate
 #   make test            every test; ends with "N passed, N failed"
-#   make test-slow       the slow tier only (tests/slow/: an OPUS-MT-sized model, ~2 min)
+#   make test-slow       the slow tier only (tests/slow/: an OPUS-MT-sized model, 0.5-2 min)
 #   make parity          fresh PyTorch fixtures in $(BUILD)/parity (needs python3-torch), compared
 #                        live; the committed tests/fixtures are left as they are
 #   make sanitize        the tests under AddressSanitizer + UndefinedBehaviorSanitizer

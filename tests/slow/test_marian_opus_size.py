@@ -9,7 +9,7 @@ real pieces (--real-bias) makes the decoder emit them rather than the fillers. C
 and beam 4, ids and text, identical to the reference on every line; the outputs hold ids past
 32,767. Random weights of this size fall into repeating one token per line (centering helps
 little): the test is about size, f16 and large ids, the small models of tests/py/test_marian.py
-about varied output. Takes about 2 minutes on one core.
+about varied output. Takes 30 s to 2 minutes (most of it making the model and PyTorch's steps).
 Run: XLATE=build/xlate /usr/bin/python3 tests/slow/test_marian_opus_size.py
 """
 import json
