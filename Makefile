@@ -1,6 +1,7 @@
 # xlate — build, test, install.
 #   make                 ./xlate
 #   make test            every test; ends with "N passed, N failed"
+#   make test-slow       the slow tier only (tests/slow/: an OPUS-MT-sized model, 0.5-2 min)
 #   make parity          fresh PyTorch fixtures in $(BUILD)/parity (needs python3-torch), compared
 #                        live; the committed tests/fixtures are left as they are
 #   make sanitize        the tests under AddressSanitizer + UndefinedBehaviorSanitizer
@@ -61,10 +62,11 @@ $(BUILD)/obj/%.o: src/%.c $(HEADERS) | $(BUILD)
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libxlate.a $(HEADERS) $(wildcard tests/*.h) | $(BUILD)/tests
 	$(CC) $(XCFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libxlate.a $(LDLIBS)
 
-# an example includes xlate.h alone (src/'s rooms are in folders below it)
+# an example includes xlate.h alone (src/'s rooms are in folders below it), and is compiled as a
+# user compiles it: plain C11 (no -D_GNU_SOURCE), warnings as errors
 $(BUILD)/examples/%: examples/%.c $(BUILD)/libxlate.a src/xlate.h
 	@mkdir -p $(dir $@)
-	$(CC) $(XCFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libxlate.a $(LDLIBS)
+	$(CC) -std=c11 -Wall -Wextra -Werror -Isrc $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libxlate.a $(LDLIBS)
 
 $(BUILD) $(BUILD)/tests:
 	mkdir -p $@
@@ -73,6 +75,9 @@ tests: $(TEST_BIN) $(TEST_HELPERS) $(BUILD)/xlate $(EXAMPLE_BIN)
 
 test: tests
 	XLATE=$(BUILD)/xlate TEST_BUILD=$(BUILD)/tests PYTHON=$(PYTHON) sh tests/run.sh
+
+test-slow: tests
+	SLOW=1 XLATE=$(BUILD)/xlate TEST_BUILD=$(BUILD)/tests PYTHON=$(PYTHON) sh tests/run.sh test_marian_opus_size
 
 parity: tests
 	rm -rf $(BUILD)/parity
@@ -109,4 +114,4 @@ uninstall:
 clean:
 	rm -rf build build-san build-fuzz xlate
 
-.PHONY: all test tests parity sanitize bench fuzz fuzz-build install uninstall clean
+.PHONY: all test test-slow tests parity sanitize bench fuzz fuzz-build install uninstall clean

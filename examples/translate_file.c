@@ -1,5 +1,6 @@
 /* translate_file.c — `translate_file MODEL_DIR FILE > out`: a file, line for line, through the
  * public header alone; the library reads ahead, sorts, batches and keeps the input order. */
+#define _POSIX_C_SOURCE 200809L /* getline, ssize_t: POSIX.1-2008, not C11 */
 #include "xlate.h"
 #include <stdio.h>
 #include <stdlib.h>

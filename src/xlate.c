@@ -205,6 +205,8 @@ xlate_model_info xlate_model_get_info(const xlate_model *m)
     i.d_model = c->d_model;
     i.heads = c->heads;
     i.ffn_dim = c->ffn_dim;
+    i.decoder_heads = c->decoder_heads;
+    i.decoder_ffn_dim = c->decoder_ffn_dim;
     i.encoder_layers = c->encoder_layers;
     i.decoder_layers = c->decoder_layers;
     i.src_vocab = c->src_vocab;
@@ -690,6 +692,7 @@ int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src
         sp.rules.bad_off = c->gen.bad_off;
         sp.rules.bad_ids = c->gen.bad_ids;
         sp.hf_beam = 1;
+        sp.renormalize = c->gen.renormalize;
         sp.early_stopping = c->gen.early_stopping == EARLY_STOP_TRUE    ? SEARCH_EARLY_TRUE
                             : c->gen.early_stopping == EARLY_STOP_FALSE ? SEARCH_EARLY_FALSE
                                                                         : SEARCH_EARLY_NEVER;

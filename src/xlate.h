@@ -55,7 +55,8 @@ int xlate_compute_type_parse(const char *s);
 
 /* What the model is: for `xlate info` and for callers checking ids. */
 typedef struct {
-    int d_model, heads, ffn_dim, encoder_layers, decoder_layers;
+    int d_model, heads, ffn_dim, encoder_layers, decoder_layers; /* heads, ffn_dim: encoder's */
+    int decoder_heads, decoder_ffn_dim;
     int src_vocab, tgt_vocab, max_positions;
     int pad_id, unk_id, bos_id, eos_id;
     size_t n_params;

@@ -5,7 +5,8 @@
 # check line, or prints no line at all, counts as one failure.
 #   sh tests/run.sh            every test but the live PyTorch parity run
 #   sh tests/run.sh A B ...    only the tests whose name contains A or B ...
-# Environment: XLATE (the binary), TEST_BUILD (the C tests), PYTHON (Debian's python3).
+# Environment: XLATE (the binary), TEST_BUILD (the C tests), PYTHON (Debian's python3);
+# SLOW=1 adds the slow tier, tests/slow/test_*.py (minutes; `make test-slow`, not run by CI).
 XLATE=${XLATE:-./xlate}; TEST_BUILD=${TEST_BUILD:-build/tests}; PYTHON=${PYTHON:-/usr/bin/python3}
 export XLATE TEST_BUILD PYTHON
 filter="$*"
@@ -13,7 +14,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
 log=$(mktemp -d); trap 'rm -rf "$log"' EXIT
 pass=0; fail=0
-for t in "$TEST_BUILD"/test_* tests/cli/*.sh tests/py/test_*.py; do
+for t in "$TEST_BUILD"/test_* tests/cli/*.sh tests/py/test_*.py ${SLOW:+tests/slow/test_*.py}; do
   [ -e "$t" ] || continue
   case "$t" in *.d|*.o|*/lib.sh) continue ;; esac
   name=$(basename "$t")

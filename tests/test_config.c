@@ -145,6 +145,24 @@ int main(void)
                  strlen("{" BASE) + strlen(", \"tokenizer\": \"sp"));
         bad("invalid UTF-8 in a string", with("tokenizer", "\"sp\xff.model\""), want);
     }
+    /* the decoder's sizes: the encoder's unless given (docs/FORMAT.md) */
+    check(config_parse(&c, good, strlen(good), "cfg.json", warn, NULL, err, sizeof err) == 0 &&
+              c.decoder_heads == 3 && c.decoder_ffn_dim == 80,
+          "decoder_heads / decoder_ffn_dim default to heads / ffn_dim", "got %d %d",
+          c.decoder_heads, c.decoder_ffn_dim);
+    config_free(&c);
+    {
+        const char *j = "{" BASE ", \"decoder_heads\": 8, \"decoder_ffn_dim\": 33}";
+        check(config_parse(&c, j, strlen(j), "cfg.json", warn, NULL, err, sizeof err) == 0 &&
+                  c.heads == 3 && c.ffn_dim == 80 && c.decoder_heads == 8 &&
+                  c.decoder_ffn_dim == 33,
+              "decoder_heads / decoder_ffn_dim read, the encoder's kept", "%s", err);
+        config_free(&c);
+    }
+    bad("decoder_heads not dividing d_model", with("decoder_heads", "5"),
+        "cfg.json: field \"decoder_heads\": d_model 48 is not divisible by decoder_heads 5");
+    bad("decoder_ffn_dim 0", with("decoder_ffn_dim", "0"),
+        "field \"decoder_ffn_dim\": expected an integer in [1, 16777216], got 0");
     bad("fractional eos_id", with("eos_id", "3.5"),
         "cfg.json: field \"eos_id\": expected an integer in [0, 16777216], got 3.5");
     bad("integral float eos_id (3.0)", with("eos_id", "3.0"),

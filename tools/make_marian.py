@@ -3,6 +3,7 @@
 benchmarks (never committed: the test or the bench makes it in a temporary directory).
 
     make_marian.py OUTDIR [--d 32 --layers 2 --heads 4 --ffn 64] [--act swish|gelu|relu]
+                   [--dec-layers N --dec-heads N --dec-ffn N] (the decoder's; default: equal)
                    [--untied] [--bias] [--multilingual] [--separate] [--dtype f32|f16]
                    [--spm-vocab 300] [--vocab-size N] [--max-length 40] [--num-beams 4]
                    [--early-stopping true|false|never] [--seed 1]
@@ -26,11 +27,11 @@ Writes what a hub directory (Helsinki-NLP/opus-mt-*) holds:
   tokenizer_config.json   MarianTokenizer's settings
 
 --vocab-size pads the vocabulary with unused "<extra_N>" entries up to N (the OPUS-MT-sized
-model of bench/: 58,101). Weights are drawn so that a greedy translation depends on its input
+model of bench/: 58,101), after the pieces or, with --spread, between them. Weights are drawn so that a greedy translation depends on its input
 and ends at varied lengths: embeddings N(0, 0.2), linears N(0, gain^2/fan_in) (GAIN below),
 LayerNorm gains 1 + N(0, 0.3) (x6 on the last decoder layer's), biases N(0, 0.2), sub-layer
 output biases centered (`center`), final_logits_bias N(0, 0.5) with --bias (else zero) plus
---eos-bias on eos.
+--eos-bias on eos, plus --real-bias on the real pieces.
 """
 import argparse
 import json
@@ -77,6 +78,15 @@ def build_vocabs(src_pieces, tgt_pieces, a):
         if a.separate:
             return v
         n = a.vocab_size - 1 if a.vocab_size else len(v)
+        if a.spread and n > len(v):
+            # the pieces after the head spread evenly over [len(head), n), fillers between
+            # them: as in OPUS-MT's vocabularies, real pieces at ids past 32,767
+            keys = list(v)[len(head):]
+            h = len(v) - len(keys)
+            slots = {h + (k * (n - h)) // len(keys): p for k, p in enumerate(keys)}
+            v = {p: i for i, p in enumerate(list(v)[:h])}
+            for i in range(h, n):
+                v[slots.get(i, f"<extra_{i}>")] = i
         for i in range(len(v), n):
             v[f"<extra_{i}>"] = i
         v["<pad>"] = len(v)
@@ -97,7 +107,7 @@ GAIN = dict(qkv=2.0, self_out=0.5, cross_out=2.0, ffn_out=2.0, last_gain=6.0)
 
 
 def weights(a, vs, vt, pad, eos, gen):
-    d, F, L = a.d, a.ffn, a.layers
+    d = a.d
 
     def lin(o, i, g=1.0):
         return (torch.randn(o, i, generator=gen) * g / i ** 0.5,
@@ -118,6 +128,7 @@ def weights(a, vs, vt, pad, eos, gen):
     else:
         sd["model.shared.weight"] = src_emb
     for side in ("encoder", "decoder"):
+        F, L = (a.ffn, a.layers) if side == "encoder" else (a.dec_ffn, a.dec_layers)
         for l in range(L):
             p = f"model.{side}.layers.{l}"
             blocks = ["self_attn"] + (["encoder_attn"] if side == "decoder" else [])
@@ -140,18 +151,20 @@ def weights(a, vs, vt, pad, eos, gen):
     if a.bias:
         bias = 0.5 * torch.randn(1, vt, generator=gen)
     bias[0, eos] += a.eos_bias
+    for i in a.real_ids:
+        bias[0, i] += a.real_bias
     sd["final_logits_bias"] = bias
     if a.untied:
         sd["lm_head.weight"] = torch.randn(vt, d, generator=gen) * a.emb_std
     return sd
 
 
-def center(config, sd, vs, vt, gen, passes=2):
+def center(config, sd, vs, vt, gen, passes=2, B=16):
     """Subtract from the bias of every sub-layer output (out_proj, fc2) its mean over a random
     batch: activations have a large common component that otherwise drowns the input."""
     import marian_reference as R
     m = R.Marian(None, config, sd, {})
-    B, S, T = 16, 12, 12
+    S, T = 12, 12
     src = torch.randint(3, vs - 1, (B, S), generator=gen).tolist()
     tgt = torch.randint(3, vt - 1, (B, T), generator=gen)
     tgt[:, 0] = m.start
@@ -175,6 +188,9 @@ def main(argv=None):
     ap.add_argument("--layers", type=int, default=2)
     ap.add_argument("--heads", type=int, default=4)
     ap.add_argument("--ffn", type=int, default=64)
+    ap.add_argument("--dec-layers", type=int, default=0, help="the decoder's (default: --layers)")
+    ap.add_argument("--dec-heads", type=int, default=0, help="the decoder's (default: --heads)")
+    ap.add_argument("--dec-ffn", type=int, default=0, help="the decoder's (default: --ffn)")
     ap.add_argument("--act", default="swish", choices=["swish", "gelu", "relu"])
     ap.add_argument("--untied", action="store_true", help="tie_word_embeddings false, lm_head")
     ap.add_argument("--bias", action="store_true", help="non-zero final_logits_bias")
@@ -189,9 +205,26 @@ def main(argv=None):
     ap.add_argument("--early-stopping", default=None, choices=["true", "false", "never"])
     ap.add_argument("--eos-bias", type=float, default=12.0)
     ap.add_argument("--emb-std", type=float, default=0.2)
+    ap.add_argument("--real-bias", type=float, default=0.0,
+                    help="added to final_logits_bias on the ids of real pieces (not the "
+                         "<extra_N> fillers of --vocab-size), so that the decoder emits them")
+    ap.add_argument("--spread", action="store_true",
+                    help="with --vocab-size: the pieces spread over the ids, fillers between")
+    ap.add_argument("--gain", action="append", default=[], metavar="NAME=X",
+                    help="override one of GAIN (qkv, self_out, cross_out, ffn_out, last_gain)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--no-center", action="store_true", help="skip centering (big models)")
+    ap.add_argument("--center-batch", type=int, default=16,
+                    help="random sentences centering averages over (fewer: faster)")
     a = ap.parse_args(argv)
+    for g in a.gain:
+        k, x = g.split("=")
+        if k not in GAIN:
+            ap.error(f"--gain {g}: expected one of {', '.join(GAIN)}")
+        GAIN[k] = float(x)
+    a.dec_layers = a.dec_layers or a.layers
+    a.dec_heads = a.dec_heads or a.heads
+    a.dec_ffn = a.dec_ffn or a.ffn
 
     os.makedirs(a.outdir, exist_ok=True)
     data = os.path.join(TOP, "tests", "data", "multi30k")
@@ -205,6 +238,8 @@ def main(argv=None):
     vs = len(vocab)
     vt = len(tvocab) if tvocab else vs
     pad, eos = vocab["<pad>"], vocab["</s>"]
+    a.real_ids = [i for p, i in (tvocab or vocab).items()
+                  if not p.startswith("<extra_") and p not in ("</s>", "<unk>", "<pad>")]
 
     with open(os.path.join(a.outdir, "vocab.json"), "w", encoding="utf-8") as f:
         json.dump(vocab, f, indent=2, ensure_ascii=False)
@@ -222,10 +257,10 @@ def main(argv=None):
         "bos_token_id": 0,
         "classifier_dropout": 0.0,
         "d_model": a.d,
-        "decoder_attention_heads": a.heads,
-        "decoder_ffn_dim": a.ffn,
+        "decoder_attention_heads": a.dec_heads,
+        "decoder_ffn_dim": a.dec_ffn,
         "decoder_layerdrop": 0.0,
-        "decoder_layers": a.layers,
+        "decoder_layers": a.dec_layers,
         "decoder_start_token_id": pad,
         "decoder_vocab_size": vt,
         "dropout": 0.1,
@@ -282,7 +317,7 @@ def main(argv=None):
     gen = torch.Generator().manual_seed(a.seed)
     sd = weights(a, vs, vt, pad, eos, gen)
     if not a.no_center:
-        center(config, sd, vs, vt, gen)
+        center(config, sd, vs, vt, gen, B=a.center_batch)
     write_safetensors(os.path.join(a.outdir, "model.safetensors"),
                       [(k, tensor_bytes(v, a.dtype)) for k, v in sd.items()],
                       {"format": "pt"})

@@ -36,9 +36,10 @@ Generation (generate()):
   - processors: bad_words_ids (single-token entries banned everywhere, longer ones after their
     prefix), forced eos at the last position (every other token -inf, eos 0);
   - max_length counts the start token (HF's): at most max_length - 1 generated tokens.
-Decoding text: ids -> vocab pieces, special ids (eos, unk, pad) skipped, target.spm's
-decode_pieces, strip, then clean_up_tokenization (" ." -> "." ...) unless tokenizer_config.json
-sets clean_up_tokenization_spaces false.
+Decoding text (Tokenizer.decode, each rule beside the transformers line it follows): ids ->
+vocab pieces, special ids (vocab.json's eos, unk, pad) skipped, target.spm's decode_pieces
+between special tokens' texts, U+2581 -> space, strip, then clean_up_tokenization (" ." -> "."
+...) unless tokenizer_config.json sets clean_up_tokenization_spaces false.
 
 Usage: marian_reference.py DIR [--beam K] [--max-length N] [--target-lang xx] [--ids] < text
 """
@@ -58,6 +59,8 @@ from torch_model import read_safetensors  # noqa: E402,F401  (F16/BF16 widened e
 torch.set_num_threads(1)
 
 LANG_CODE = re.compile(">>.+<<")
+# all_special_tokens of a MarianTokenizer (unk_token, eos_token, pad_token of its __init__)
+SPECIAL = ("</s>", "<unk>", "<pad>")
 
 
 # ----------------------------------------------------------------------------- files
@@ -79,13 +82,19 @@ class Tokenizer:
         tc = load_json(os.path.join(d, "tokenizer_config.json"), {})
         self.encoder = load_json(os.path.join(d, "vocab.json"))
         tv = os.path.join(d, "target_vocab.json")
-        separate = tc.get("separate_vocabs", False) and os.path.exists(tv)
-        self.target_encoder = load_json(tv) if separate else self.encoder
+        # tokenization_marian.py __init__: "if separate_vocabs: self.target_encoder =
+        # load_json(target_vocab_file)" (a missing file raises); otherwise target_vocab.json,
+        # even when present, is never read ("self.decoder = {v: k for k, v in
+        # self.encoder.items()}")
+        if tc.get("separate_vocabs", False):
+            with open(tv, encoding="utf-8") as f:
+                self.target_encoder = json.load(f)
+        else:
+            self.target_encoder = self.encoder
         self.decoder = {v: k for k, v in self.target_encoder.items()}
         self.unk = self.encoder["<unk>"]
         self.eos = self.encoder["</s>"]
         self.pad = self.encoder["<pad>"]
-        self.special = {self.target_encoder.get(t) for t in ("</s>", "<unk>", "<pad>")}
         self.cleanup = tc.get("clean_up_tokenization_spaces", True)
         self.codes = [k for k in self.encoder if k.startswith(">>") and k.endswith("<<")]
 
@@ -99,8 +108,35 @@ class Tokenizer:
         return [self.encoder.get(p, self.unk) for p in self.pieces(text)]
 
     def decode(self, ids):
-        toks = [self.decoder.get(i, "<unk>") for i in ids if i not in self.special]
-        s = self.tgt.decode_pieces(toks).strip()
+        """tokenizer.decode(ids, skip_special_tokens=True) of transformers v4.40, rule by rule."""
+        # tokenization_utils.py PreTrainedTokenizer.convert_ids_to_tokens:
+        #   "if skip_special_tokens and index in self.all_special_ids: continue"; all_special_ids
+        #   are the ids _add_tokens took from get_vocab(), which tokenization_marian.py makes
+        #   get_src_vocab() = vocab.json (not target_vocab.json)
+        special_ids = {self.encoder[t] for t in SPECIAL if t in self.encoder}
+        # tokenization_marian.py _convert_id_to_token:
+        #   "return self.decoder.get(index, self.unk_token)"
+        toks = [self.decoder.get(i, "<unk>") for i in ids if i not in special_ids]
+        # tokenization_marian.py convert_tokens_to_string (sp_model = self.spm_target, since
+        # _decode pops use_source_tokenizer with default False):
+        #   "if token in self.all_special_tokens:
+        #        out_string += sp_model.decode_pieces(current_sub_tokens) + token + " ""
+        out, cur = "", []
+        for t in toks:
+            if t in SPECIAL:
+                out += self.tgt.decode_pieces(cur) + t + " "
+                cur = []
+            else:
+                cur.append(t)
+        #   "out_string += sp_model.decode_pieces(current_sub_tokens)"
+        out += self.tgt.decode_pieces(cur)
+        #   "out_string = out_string.replace(SPIECE_UNDERLINE, " ")" (PR #26091, v4.34)
+        #   "return out_string.strip()"
+        s = out.replace("\u2581", " ").strip()
+        # tokenization_utils.py _decode: "if clean_up_tokenization_spaces: clean_text =
+        #   self.clean_up_tokenization(text)", the default from tokenizer_config.json's
+        #   clean_up_tokenization_spaces (tokenization_utils_base.py: True when absent in v4.40);
+        # tokenization_utils_base.py clean_up_tokenization: these replacements in this order
         if self.cleanup:
             for a, b in ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"),
                          (" n't", "n't"), (" 'm", "'m"), (" 's", "'s"), (" 've", "'ve"),
@@ -158,7 +194,14 @@ class Marian:
         src = g if g is not None else c
         self.gen = {
             "num_beams": src.get("num_beams", 1),
-            "max_length": src.get("max_length", 20),
+            # generation/utils.py _prepare_generated_length: "if generation_config.max_new_tokens
+            # is not None: ... generation_config.max_length = generation_config.max_new_tokens +
+            # input_ids_length" (the decoder prompt: the start token)
+            "max_length": (src["max_new_tokens"] + 1 if src.get("max_new_tokens") is not None
+                           else src.get("max_length", 20)),
+            # generation/utils.py _get_logits_processor: "if generation_config.renormalize_logits
+            # is True: processors.append(LogitNormalization())", the last processor
+            "renormalize_logits": src.get("renormalize_logits", False),
             "length_penalty": src.get("length_penalty", 1.0),
             "early_stopping": src.get("early_stopping", False),
             "bad_words_ids": src.get("bad_words_ids") or [],
@@ -300,6 +343,8 @@ class Marian:
             cur = len(seqs[0])
             lsm = torch.log_softmax(self.logits(mem, seqs), -1)
             lsm = self.process(seqs, lsm, max_length)
+            if self.gen["renormalize_logits"]:
+                lsm = torch.log_softmax(lsm, -1)
             cand = (lsm + scores[:, None]).view(-1)
             V = lsm.shape[1]
             # torch.topk(2K) with ties in index order (a stable sort on the score)

@@ -66,8 +66,13 @@ static void print_text(const info *in)
     printf("%-18s transformer, %d encoder + %d decoder layers, %s-norm, %s\n", "architecture",
            c->encoder_layers, c->decoder_layers, c->pre_norm ? "pre" : "post",
            activation_name(c->activation));
-    printf("%-18s d_model %d, %d heads of %d, ffn %d\n", "size", c->d_model, c->heads,
-           c->d_model / c->heads, c->ffn_dim);
+    if (c->heads == c->decoder_heads && c->ffn_dim == c->decoder_ffn_dim)
+        printf("%-18s d_model %d, %d heads of %d, ffn %d\n", "size", c->d_model, c->heads,
+               c->d_model / c->heads, c->ffn_dim);
+    else
+        printf("%-18s d_model %d; encoder %d heads of %d, ffn %d; decoder %d heads of %d, "
+               "ffn %d\n", "size", c->d_model, c->heads, c->d_model / c->heads, c->ffn_dim,
+               c->decoder_heads, c->d_model / c->decoder_heads, c->decoder_ffn_dim);
     printf("%-18s %zu (%.1fM) in %d tensors\n", "parameters", in->params, in->params / 1e6,
            in->f.n);
     printf("%-18s", "dtypes");

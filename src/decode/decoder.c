@@ -69,7 +69,7 @@ int decoder_begin(const model_weights *m, pool *p, decoder_state *st, const floa
         ensure(st, BUF_H, &st->h, (size_t)max_rows * d, err, errlen) ||
         ensure(st, BUF_CTX, &st->ctx, (size_t)max_rows * d, err, errlen) ||
         ensure(st, BUF_QKV, &st->qkv, (size_t)max_rows * 3 * d, err, errlen) ||
-        ensure(st, BUF_FF, &st->ff, (size_t)max_rows * c->ffn_dim, err, errlen) ||
+        ensure(st, BUF_FF, &st->ff, (size_t)max_rows * c->decoder_ffn_dim, err, errlen) ||
         ensure(st, BUF_SCORES, &st->scores,
                (size_t)pool_threads(p) * (cap > max_src ? cap : max_src), err, errlen))
         return -1;
@@ -102,8 +102,8 @@ int decoder_capture(const model_weights *m, decoder_state *st, int layer, char *
 /* Cache of one (layer, slot, head): [cap, dh]. */
 static size_t cache_at(const decoder_state *st, const model_config *c, int l, int slot, int h)
 {
-    size_t dh = c->d_model / c->heads;
-    return (((size_t)l * st->n_slots + slot) * c->heads + h) * st->cap * dh;
+    size_t dh = c->d_model / c->decoder_heads;
+    return (((size_t)l * st->n_slots + slot) * c->decoder_heads + h) * st->cap * dh;
 }
 
 typedef struct {
@@ -119,7 +119,7 @@ static void self_attn_task(void *arg, int task, int thread)
     const step_job *j = arg;
     const model_config *c = &j->m->cfg;
     decoder_state *st = j->st;
-    int d = c->d_model, dh = d / c->heads, r = task / c->heads, h = task % c->heads;
+    int H = c->decoder_heads, d = c->d_model, dh = d / H, r = task / H, h = task % H;
     size_t at = cache_at(st, c, j->layer, j->slots[r], h);
     attend(st->ctx + (size_t)r * d + h * dh, st->qkv + (size_t)r * 3 * d + h * dh, st->k + at, dh,
            st->v + at, dh, j->pos + 1, dh, 1.0f / sqrtf((float)dh),
@@ -131,7 +131,7 @@ static void cross_attn_task(void *arg, int task, int thread)
     const step_job *j = arg;
     const model_config *c = &j->m->cfg;
     decoder_state *st = j->st;
-    int d = c->d_model, dh = d / c->heads, r = task / c->heads, h = task % c->heads;
+    int H = c->decoder_heads, d = c->d_model, dh = d / H, r = task / H, h = task % H;
     int ld = 2 * d * c->decoder_layers, s = j->srcs[r];
     const float *k = st->mem_kv + (size_t)st->src_off[s] * ld + (size_t)j->layer * 2 * d + h * dh;
     float *p = st->scores + j->stride * thread;
@@ -163,7 +163,7 @@ const float *decoder_hidden(const model_weights *m, pool *p, decoder_state *st, 
                             const int *tokens, const int *slots, const int *srcs, int pos)
 {
     const model_config *c = &m->cfg;
-    int d = c->d_model, dh = d / c->heads, H = c->heads;
+    int d = c->d_model, dh = d / c->decoder_heads, H = c->decoder_heads;
     float eps = c->layer_norm_eps;
     const gemm_fn gemm = st->whole_batch ? gemm_whole : gemm_rows;
     step_job job = {m, st, slots, srcs, 0, pos,
@@ -248,11 +248,11 @@ void decoder_step(const model_weights *m, pool *p, decoder_state *st, int rows,
 void decoder_copy_slot(const model_weights *m, decoder_state *st, int dst, int src, int npos)
 {
     const model_config *c = &m->cfg;
-    size_t dh = c->d_model / c->heads;
+    size_t dh = c->d_model / c->decoder_heads;
     if (dst == src)
         return;
     for (int l = 0; l < c->decoder_layers; l++)
-        for (int h = 0; h < c->heads; h++) {
+        for (int h = 0; h < c->decoder_heads; h++) {
             size_t a = cache_at(st, c, l, dst, h), b = cache_at(st, c, l, src, h);
             memcpy(st->k + a, st->k + b, npos * dh * sizeof(float));
             memcpy(st->v + a, st->v + b, npos * dh * sizeof(float));

@@ -21,6 +21,7 @@ typedef struct {
     int hf_beam;          /* 1: beam search as Hugging Face's generate() (search_beam.c) */
     int early_stopping;   /* hf_beam: SEARCH_EARLY_TRUE, _FALSE or _NEVER */
     int alignments;       /* 1: fill search_hyp.attention (the model has attention) */
+    int renormalize;      /* hf_beam: log-softmax again after the processors */
 } search_params;
 
 enum { SEARCH_EARLY_TRUE, SEARCH_EARLY_FALSE, SEARCH_EARLY_NEVER };

@@ -342,8 +342,11 @@ int search_beam(const search_model *m, search_scratch *sc, int n, const int *max
         if (A)
             memcpy(b.att_log + (size_t)pos * R * A, m->attention(m->user),
                    (size_t)nr * A * sizeof *b.att_log);
-        for (int r = 0; r < nr; r++) /* hf_beam: the rows are log-probabilities already */
-            b.row_lse[r] = p->hf_beam ? 0 : logsumexp(b.logits + (size_t)r * V, V);
+        /* hf_beam: the rows are log-probabilities already, normalized again after the
+         * processors only with renormalize (generate's LogitNormalization) */
+        for (int r = 0; r < nr; r++)
+            b.row_lse[r] = p->hf_beam && !p->renormalize ? 0
+                                                         : logsumexp(b.logits + (size_t)r * V, V);
 
         for (int r0 = 0; r0 < nr;) {
             int i = b.row_sent[r0], r1 = r0, nt = 0, new_live = 0, nfree = 0;

@@ -31,6 +31,8 @@ static const field_spec fields[] = {
     {"d_model", F_INT, 1, OFF(d_model), 1, NULL},
     {"heads", F_INT, 1, OFF(heads), 1, NULL},
     {"ffn_dim", F_INT, 1, OFF(ffn_dim), 1, NULL},
+    {"decoder_heads", F_INT, 0, OFF(decoder_heads), 1, NULL},
+    {"decoder_ffn_dim", F_INT, 0, OFF(decoder_ffn_dim), 1, NULL},
     {"encoder_layers", F_INT, 1, OFF(encoder_layers), 0, NULL},
     {"decoder_layers", F_INT, 1, OFF(decoder_layers), 1, NULL},
     {"src_vocab_size", F_INT, 1, OFF(src_vocab), 1, NULL},
@@ -149,6 +151,10 @@ static int validate(const model_config *c, const char *name, char *err, size_t e
         return xerr(err, errlen,
                     "%s: field \"heads\": d_model %d is not divisible by heads %d", name,
                     c->d_model, c->heads);
+    if (c->d_model % c->decoder_heads != 0)
+        return xerr(err, errlen,
+                    "%s: field \"decoder_heads\": d_model %d is not divisible by "
+                    "decoder_heads %d", name, c->d_model, c->decoder_heads);
     if (c->positions != POS_LEARNED && c->d_model % 2 != 0)
         return xerr(err, errlen,
                     "%s: field \"positions\": sinusoidal positions need an even d_model, got %d",
@@ -232,6 +238,11 @@ int config_parse(model_config *c, const char *json, size_t len, const char *name
     }
     if (c->embedding_scale < 0)
         c->embedding_scale = sqrtf((float)c->d_model);
+    /* the decoder's sizes are the encoder's unless given */
+    if (!c->decoder_heads)
+        c->decoder_heads = c->heads;
+    if (!c->decoder_ffn_dim)
+        c->decoder_ffn_dim = c->ffn_dim;
     if (!c->weights && !(c->weights = strdup("model.safetensors"))) {
         xerr(err, errlen, "%s: out of memory", name);
         goto done;
@@ -247,6 +258,47 @@ done:
 }
 
 static int file_exists(const char *path) { return access(path, F_OK) == 0; }
+
+/* tokenizer_config.json's "separate_vocabs" (MarianTokenizer's default: false) into *sep.
+ * transformers reads target_vocab.json only when it is true, and then needs it. */
+static int read_separate_vocabs(const char *dir, size_t dlen, const char *tv_path, int *sep,
+                                char *err, size_t errlen)
+{
+    char *path = malloc(dlen + 32), *text = NULL;
+    size_t len;
+    cJSON *root = NULL, *v;
+    int rc = -1;
+    *sep = 0;
+    if (!path)
+        return xerr(err, errlen, "out of memory");
+    snprintf(path, dlen + 32, "%.*stokenizer_config.json", (int)dlen, dir);
+    if (!file_exists(path)) {
+        rc = 0;
+        goto done;
+    }
+    if (read_file(path, &text, &len, err, errlen) ||
+        !(root = json_parse_object(text, len, path, err, errlen)))
+        goto done;
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "separate_vocabs")) && !cJSON_IsNull(v)) {
+        if (!cJSON_IsBool(v)) {
+            xerr(err, errlen, "%s: field \"separate_vocabs\": expected true or false, got %s",
+                 path, json_type_name(v));
+            goto done;
+        }
+        *sep = cJSON_IsTrue(v);
+    }
+    if (*sep && !file_exists(tv_path)) {
+        xerr(err, errlen, "%s: field \"separate_vocabs\": true, but %s is missing (or a link "
+             "to nothing)", path, tv_path);
+        goto done;
+    }
+    rc = 0;
+done:
+    cJSON_Delete(root);
+    free(text);
+    free(path);
+    return rc;
+}
 
 /* The model_type of config JSON text, or NULL (then config_parse reports what is wrong). */
 static char *peek_model_type(const char *text, size_t len)
@@ -265,7 +317,7 @@ int config_load(model_config *c, const char *path, warn_fn warn, void *warn_user
 {
     char *text, *type, *gen_text = NULL, *gen_path = NULL, *tv_path = NULL;
     size_t len, gen_len = 0, dlen;
-    int rc = -1;
+    int rc = -1, separate;
     memset(c, 0, sizeof *c);
     if (read_file(path, &text, &len, err, errlen))
         return -1;
@@ -286,8 +338,10 @@ int config_load(model_config *c, const char *path, warn_fn warn, void *warn_user
     snprintf(tv_path, dlen + 32, "%.*starget_vocab.json", (int)dlen, path);
     if (file_exists(gen_path) && read_file(gen_path, &gen_text, &gen_len, err, errlen))
         goto done;
-    rc = config_parse_marian(c, text, len, path, gen_text, gen_len, gen_path,
-                             file_exists(tv_path), err, errlen);
+    if (read_separate_vocabs(path, dlen, tv_path, &separate, err, errlen))
+        goto done;
+    rc = config_parse_marian(c, text, len, path, gen_text, gen_len, gen_path, separate, err,
+                             errlen);
 done:
     free(text);
     free(type);
@@ -305,19 +359,17 @@ static int hf_int(const cJSON *obj, const char *key, int dflt, int null_ok, int 
                   int *out, const char *name, char *err, size_t errlen)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    double d;
+    char where[96];
+    int64_t x;
     if (!v || (null_ok && cJSON_IsNull(v))) {
         *out = dflt;
         return 0;
     }
-    if (!cJSON_IsNumber(v))
-        return xerr(err, errlen, "%s: field \"%s\": expected an integer, got %s", name, key,
-                    json_type_name(v));
-    d = v->valuedouble;
-    if (d != floor(d) || d < lo || d > hi)
-        return xerr(err, errlen, "%s: field \"%s\": expected an integer in [%d, %d], got %g",
-                    name, key, lo, hi, d);
-    *out = (int)d;
+    /* json.h's rule, as in xlate's own config.json: 2071.0 is not an integer */
+    snprintf(where, sizeof where, "field \"%.64s\"", key);
+    if (json_int(v, lo, hi, &x, name, where, err, errlen))
+        return -1;
+    *out = (int)x;
     return 0;
 }
 
@@ -336,6 +388,46 @@ static int hf_bool(const cJSON *obj, const char *key, int dflt, int *out, const 
     return 0;
 }
 
+/* Generation fields xlate does not implement, with the value that turns each off
+ * (GenerationConfig's default): any other value is refused, naming the file and the field,
+ * rather than ignored. A number is compared as a number; "null": only null, absent or []. */
+static const struct {
+    const char *key, *off;
+} hf_unsupported[] = {
+    {"do_sample", "false"},          {"min_length", "0"},
+    {"min_new_tokens", "null"},      {"repetition_penalty", "1"},
+    {"encoder_repetition_penalty", "1"}, {"no_repeat_ngram_size", "0"},
+    {"encoder_no_repeat_ngram_size", "0"}, {"num_beam_groups", "1"},
+    {"diversity_penalty", "0"},      {"penalty_alpha", "null"},
+    {"forced_bos_token_id", "null"}, {"suppress_tokens", "null"},
+    {"begin_suppress_tokens", "null"}, {"force_words_ids", "null"},
+    {"sequence_bias", "null"},       {"exponential_decay_length_penalty", "null"},
+    {"max_time", "null"},            {"forced_decoder_ids", "null"},
+};
+
+static int hf_check_unsupported(const cJSON *g, const char *name, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < sizeof hf_unsupported / sizeof hf_unsupported[0]; i++) {
+        const char *off = hf_unsupported[i].off;
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(g, hf_unsupported[i].key);
+        int same;
+        if (!v || cJSON_IsNull(v) || (cJSON_IsArray(v) && cJSON_GetArraySize(v) == 0))
+            continue; /* an empty list of tokens is off too */
+        if (strcmp(off, "false") == 0)
+            same = cJSON_IsFalse(v);
+        else if (strcmp(off, "null") == 0)
+            same = 0;
+        else
+            same = cJSON_IsNumber(v) && v->valuedouble == atof(off);
+        if (!same)
+            return xerr(err, errlen, "%s: field \"%s\": xlate does not implement it (it takes "
+                        "only %s), got %.40s", name, hf_unsupported[i].key, off,
+                        cJSON_IsNumber(v) ? v->valuestring : cJSON_IsTrue(v) ? "true"
+                        : json_type_name(v));
+    }
+    return 0;
+}
+
 /* The generation fields of `g` (generation_config.json, or config.json when there is none:
  * is_config) into c->gen, as transformers' GenerationConfig reads them. */
 static int hf_generation(model_config *c, const cJSON *g, int is_config, const char *name,
@@ -343,14 +435,21 @@ static int hf_generation(model_config *c, const cJSON *g, int is_config, const c
 {
     gen_config *gc = &c->gen;
     const cJSON *v, *seq, *id;
-    int fe, n = 0, total = 0;
-    if (hf_int(g, "num_beams", 1, 1, 1, 256, &gc->num_beams, name, err, errlen) ||
+    int fe, n = 0, total = 0, max_new;
+    if (hf_check_unsupported(g, name, err, errlen) ||
+        hf_int(g, "num_beams", 1, 1, 1, 256, &gc->num_beams, name, err, errlen) ||
         hf_int(g, "max_length", 20, 1, 1, INT_FIELD_MAX, &gc->max_length, name, err, errlen) ||
+        /* generation/utils.py _prepare_generated_length: max_new_tokens, when set, wins over
+         * max_length: max_length = max_new_tokens + the decoder prompt (the start token) */
+        hf_int(g, "max_new_tokens", 0, 1, 1, INT_FIELD_MAX - 1, &max_new, name, err, errlen) ||
+        hf_bool(g, "renormalize_logits", 0, &gc->renormalize, name, err, errlen) ||
         /* MarianConfig's default forced_eos_token_id is 0; GenerationConfig's is none */
         hf_int(g, "forced_eos_token_id", is_config ? 0 : -1, 1, 0, INT_FIELD_MAX, &fe, name, err,
                errlen))
         return -1;
     gc->forced_eos = fe >= 0;
+    if (max_new > 0)
+        gc->max_length = max_new + 1;
     /* generate() starts from the generation config's decoder_start_token_id */
     if (!is_config &&
         hf_int(g, "decoder_start_token_id", c->bos_id, 1, 0, c->tgt_vocab - 1, &c->bos_id, name,
@@ -361,9 +460,14 @@ static int hf_generation(model_config *c, const cJSON *g, int is_config, const c
                     "eos_token_id %d (xlate forces eos only)", name, fe, c->eos_id);
     gc->length_penalty = 1.0f;
     if ((v = cJSON_GetObjectItemCaseSensitive(g, "length_penalty")) && !cJSON_IsNull(v)) {
-        if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || fabs(v->valuedouble) > 100)
+        /* the range xlate_decode_params_check takes (a larger exponent overflows the float
+         * score): a model's value outside it is the model's fault, said at load */
+        if (!cJSON_IsNumber(v))
+            return xerr(err, errlen, "%s: field \"length_penalty\": expected a number, got %s",
+                        name, json_type_name(v));
+        if (!isfinite(v->valuedouble) || fabs(v->valuedouble) > 10)
             return xerr(err, errlen, "%s: field \"length_penalty\": expected a number in "
-                        "[-100, 100], got %s", name, json_type_name(v));
+                        "[-10, 10] (xlate's range), got %.40s", name, v->valuestring);
         gc->length_penalty = (float)v->valuedouble;
     }
     gc->early_stopping = EARLY_STOP_FALSE;
@@ -399,13 +503,12 @@ static int hf_generation(model_config *c, const cJSON *g, int is_config, const c
     total = 0;
     cJSON_ArrayForEach(seq, v) {
         cJSON_ArrayForEach(id, seq) {
-            double d = cJSON_IsNumber(id) ? id->valuedouble : -1;
-            if (d != floor(d) || d < 0 || d >= c->tgt_vocab)
-                return xerr(err, errlen, "%s: field \"bad_words_ids\": entry %d: expected ids "
-                            "in [0, %d), got %s%g", name, gc->n_bad + 1, c->tgt_vocab,
-                            cJSON_IsNumber(id) ? "" : json_type_name(id),
-                            cJSON_IsNumber(id) ? d : 0.0);
-            gc->bad_ids[total++] = (int)d;
+            char where[96];
+            int64_t x;
+            snprintf(where, sizeof where, "field \"bad_words_ids\": entry %d", gc->n_bad + 1);
+            if (json_int(id, 0, c->tgt_vocab - 1, &x, name, where, err, errlen))
+                return -1;
+            gc->bad_ids[total++] = (int)x;
         }
         gc->bad_off[++gc->n_bad] = total;
     }
@@ -451,15 +554,11 @@ int config_parse_marian(model_config *c, const char *json, size_t len, const cha
                 errlen) ||
         hf_bool(root, "tie_word_embeddings", 1, &c->tied_output, name, err, errlen))
         goto done;
-    if (enc_heads != dec_heads || enc_ffn != dec_ffn) {
-        xerr(err, errlen, "%s: field \"%s\": %d differs from the encoder's %d (xlate needs "
-             "equal sizes)", name, enc_heads != dec_heads ? "decoder_attention_heads"
-             : "decoder_ffn_dim", enc_heads != dec_heads ? dec_heads : dec_ffn,
-             enc_heads != dec_heads ? enc_heads : enc_ffn);
-        goto done;
-    }
+    /* MarianConfig's sizes of the two stacks are independent (configuration_marian.py) */
     c->heads = enc_heads;
     c->ffn_dim = enc_ffn;
+    c->decoder_heads = dec_heads;
+    c->decoder_ffn_dim = dec_ffn;
     /* the target vocabulary: the shared one, else decoder_vocab_size (MarianMTModel) */
     c->tgt_vocab = c->shared_embeddings ? c->src_vocab : dec_vocab;
     c->activation = ACT_GELU;
@@ -497,12 +596,18 @@ int config_parse_marian(model_config *c, const char *json, size_t len, const cha
     }
     if (has_target_vocab == 0 && !c->shared_embeddings && c->src_vocab != c->tgt_vocab) {
         xerr(err, errlen, "%s: field \"decoder_vocab_size\": %d differs from vocab_size %d, "
-             "but the directory has no target_vocab.json", name, c->tgt_vocab, c->src_vocab);
+             "but the vocabularies are not separate (tokenizer_config.json's "
+             "\"separate_vocabs\")", name, c->tgt_vocab, c->src_vocab);
         goto done;
     }
     if (c->d_model % c->heads != 0) {
         xerr(err, errlen, "%s: field \"encoder_attention_heads\": d_model %d is not divisible "
              "by %d", name, c->d_model, c->heads);
+        goto done;
+    }
+    if (c->d_model % c->decoder_heads != 0) {
+        xerr(err, errlen, "%s: field \"decoder_attention_heads\": d_model %d is not divisible "
+             "by %d", name, c->d_model, c->decoder_heads);
         goto done;
     }
     if (c->d_model % 2 != 0) {

@@ -22,6 +22,8 @@ typedef struct {
     int *bad_ids;         /* owned; the sequences' ids, concatenated */
     int hf_beam;          /* 1: Hugging Face's generate(): processors after the log-softmax (no
                              renormalization), early_stopping, K best finished kept */
+    int renormalize;      /* renormalize_logits: beam scores log-softmaxed again after the
+                             processors (generate's LogitNormalization, last processor) */
 } gen_config;
 
 enum { EARLY_STOP_TRUE, EARLY_STOP_FALSE, EARLY_STOP_NEVER };
@@ -31,8 +33,10 @@ typedef void (*warn_fn)(void *user, const char *msg);
 
 typedef struct {
     int d_model;
-    int heads;            /* divides d_model; head size = d_model / heads */
-    int ffn_dim;
+    int heads;            /* the encoder's; divides d_model; head size = d_model / heads */
+    int ffn_dim;          /* the encoder's */
+    int decoder_heads;    /* the decoder's (self- and cross-attention); divides d_model */
+    int decoder_ffn_dim;
     int encoder_layers;
     int decoder_layers;
     int src_vocab;
@@ -72,7 +76,8 @@ int config_load(model_config *c, const char *path, warn_fn warn, void *warn_user
                 char *err, size_t errlen);
 /* The same for a Hugging Face MarianMT config.json (model_type "marian"); gen_json (may be NULL):
  * the directory's generation_config.json, which then replaces config.json's generation fields;
- * has_target_vocab: the directory holds target_vocab.json. */
+ * has_target_vocab: tokenizer_config.json says "separate_vocabs": true (then config_load has
+ * checked that target_vocab.json is there; without it target_vocab.json is never read). */
 int config_parse_marian(model_config *c, const char *json, size_t len, const char *name,
                         const char *gen_json, size_t gen_len, const char *gen_name,
                         int has_target_vocab, char *err, size_t errlen);

@@ -403,7 +403,8 @@ static int bind_all(binder *b, model_weights *m)
 {
     const model_config *c = &m->cfg;
     const model_family *f = c->family;
-    int d = c->d_model, F = c->ffn_dim, P = c->max_positions, L = c->decoder_layers;
+    int d = c->d_model, F = c->ffn_dim, Fd = c->decoder_ffn_dim, P = c->max_positions;
+    int L = c->decoder_layers;
     char name[256];
 
     if (c->shared_embeddings) {
@@ -463,7 +464,7 @@ static int bind_all(binder *b, model_weights *m)
             return -1;
         snprintf(name, sizeof name, "%s.%s", p, f->cross_norm);
         if (take_norm(b, &e->cross_norm, name, d) ||
-            take_ffn(b, f, p, &e->fc1, &e->fc2, &e->ffn_norm, d, F))
+            take_ffn(b, f, p, &e->fc1, &e->fc2, &e->ffn_norm, d, Fd))
             return -1;
     }
     if (c->encoder_final_norm && take_norm(b, &m->enc_norm, f->enc_final_norm, d))

@@ -48,6 +48,30 @@ static int read_tokenizer_config(hf_tok *t, const char *dir, char *err, size_t e
     if (read_file(path, &text, &len, err, errlen) ||
         !(root = json_parse_object(text, len, path, err, errlen)))
         goto done;
+    /* MarianTokenizer.__init__'s unk_token "<unk>", eos_token "</s>", pad_token "<pad>": xlate
+     * takes those (a string, or an AddedToken object whose "content" is it) and no
+     * additional_special_tokens, which transformers would skip in decoding and split out in
+     * encoding */
+    for (int i = 0; i < 3; i++) {
+        static const char *const keys[3] = {"unk_token", "eos_token", "pad_token"};
+        static const char *const want[3] = {"<unk>", "</s>", "<pad>"};
+        const cJSON *c;
+        if (!(v = cJSON_GetObjectItemCaseSensitive(root, keys[i])) || cJSON_IsNull(v))
+            continue;
+        c = cJSON_IsObject(v) ? cJSON_GetObjectItemCaseSensitive(v, "content") : v;
+        if (!cJSON_IsString(c) || strcmp(c->valuestring, want[i]) != 0) {
+            xerr(err, errlen, "%s: field \"%s\": xlate takes only \"%s\", got %s%.64s%s", path,
+                 keys[i], want[i], cJSON_IsString(c) ? "\"" : json_type_name(c),
+                 cJSON_IsString(c) ? c->valuestring : "", cJSON_IsString(c) ? "\"" : "");
+            goto done;
+        }
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(root, "additional_special_tokens")) &&
+        !cJSON_IsNull(v) && !(cJSON_IsArray(v) && cJSON_GetArraySize(v) == 0)) {
+        xerr(err, errlen, "%s: field \"additional_special_tokens\": xlate does not implement "
+             "them (it takes only an empty list)", path);
+        goto done;
+    }
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "clean_up_tokenization_spaces"))) {
         if (!cJSON_IsBool(v)) {
             xerr(err, errlen, "%s: field \"clean_up_tokenization_spaces\": expected true or "
@@ -82,7 +106,6 @@ int hf_tok_load(hf_tok *t, const char *dir, const char *source_spm, const char *
                 const char *vocab_json, const char *target_vocab_json, int n_src, int n_tgt,
                 int eos_id, int pad_id, char *err, size_t errlen)
 {
-    static const char *const names[3] = {"<unk>", "</s>", "<pad>"};
     memset(t, 0, sizeof *t);
     if (load_one_spm(&t->src_spm, dir, source_spm, err, errlen) ||
         load_one_spm(&t->tgt_spm, dir, target_spm, err, errlen) ||
@@ -110,8 +133,6 @@ int hf_tok_load(hf_tok *t, const char *dir, const char *source_spm, const char *
              ? "config.json's eos_token_id" : "config.json's pad_token_id");
         goto fail;
     }
-    for (int i = 0; i < 3; i++)
-        t->tgt_special[i] = special(t->tgt, names[i]);
     if (read_tokenizer_config(t, dir, err, errlen))
         goto fail;
     /* the language codes: pieces ">>xx<<" of a joint vocabulary (MarianTokenizer lists none
@@ -339,11 +360,48 @@ static size_t cleanup(char *s, size_t n)
     return n;
 }
 
+/* Is the piece p[0, l) one of the special tokens' texts (all_special_tokens)? */
+static int is_special_text(const char *p, size_t l)
+{
+    return (l == 4 && memcmp(p, "</s>", 4) == 0) || (l == 5 && memcmp(p, "<unk>", 5) == 0) ||
+           (l == 5 && memcmp(p, "<pad>", 5) == 0);
+}
+
+/* Replaces every U+2581 (E2 96 81) of s[0, n) by a space, in place; the new length. */
+static size_t metaspace_to_space(char *s, size_t n)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < n;) {
+        if (i + 3 <= n && (unsigned char)s[i] == 0xe2 && (unsigned char)s[i + 1] == 0x96 &&
+            (unsigned char)s[i + 2] == 0x81) {
+            s[w++] = ' ';
+            i += 3;
+        } else {
+            s[w++] = s[i++];
+        }
+    }
+    return w;
+}
+
+/* transformers v4.40, rule by rule (README.md "OPUS-MT models" lists them with their tests):
+ * 1. tokenization_utils.py PreTrainedTokenizer.convert_ids_to_tokens,
+ *    "if skip_special_tokens and index in self.all_special_ids: continue": all_special_ids are
+ *    the ids _add_tokens gave "</s>", "<unk>", "<pad>" from get_vocab() = vocab.json (the
+ *    SOURCE map, tokenization_marian.py get_vocab -> get_src_vocab), also when target_vocab.json
+ *    numbers them otherwise;
+ * 2. tokenization_marian.py _convert_id_to_token, "return self.decoder.get(index,
+ *    self.unk_token)": the piece of target_vocab.json (separate_vocabs) or vocab.json;
+ * 3. convert_tokens_to_string, "if token in self.all_special_tokens: out_string +=
+ *    sp_model.decode_pieces(current_sub_tokens) + token + \" \"": a piece that is a special
+ *    token's text (a target id numbered otherwise, an id without a piece) cuts the run of
+ *    pieces, its text follows with a space; "out_string += sp_model.decode_pieces(...)": the
+ *    runs go through target.spm's DecodePieces (which keeps a piece it lacks as it is, U+2581
+ *    included);
+ * 4. "out_string = out_string.replace(SPIECE_UNDERLINE, \" \")" (PR #26091, v4.34), then
+ *    "return out_string.strip()" (Python's str.strip: Unicode whitespace);
+ * 5. tokenization_utils_base.py clean_up_tokenization when clean_up_tokenization_spaces. */
 int hf_tok_decode(const hf_tok *t, const int *ids, int n, char **text, char *err, size_t errlen)
 {
-    /* pieces between special tokens go through DecodePieces; a special token's own text (only
-     * "<unk>" of an id no piece has can get here) follows with a space, as
-     * convert_tokens_to_string does */
     char *buf = NULL, *part = NULL, *out = NULL;
     size_t cap = 16, on = 0, pn, *offs = malloc((n + 1) * sizeof *offs), bn = 0, bcap = 16;
     int np = 0, rc = -1;
@@ -363,15 +421,16 @@ int hf_tok_decode(const hf_tok *t, const int *ids, int n, char **text, char *err
                      t->tgt->n);
                 goto done;
             }
-            if (id == t->tgt_special[0] || id == t->tgt_special[1] || id == t->tgt_special[2])
-                continue; /* skip_special_tokens */
+            if (id == t->unk || id == t->eos || id == t->pad)
+                continue; /* rule 1 */
             p = t->tgt->piece[id];
             pl = p ? t->tgt->len[id] : 0;
             if (!p) {
                 p = "<unk>";
                 pl = 5;
-                flush = 1;
             }
+            if (is_special_text(p, pl))
+                flush = 1; /* rule 3 */
         }
         if (flush) {
             offs[np] = bn;
@@ -406,6 +465,7 @@ int hf_tok_decode(const hf_tok *t, const int *ids, int n, char **text, char *err
         memcpy(buf + bn, p, pl);
         bn += pl;
     }
+    on = metaspace_to_space(out, on); /* rule 4 */
     {
         size_t a = 0, l;
         while (a < on && (l = space_len((unsigned char *)out + a, on - a)))
@@ -416,7 +476,7 @@ int hf_tok_decode(const hf_tok *t, const int *ids, int n, char **text, char *err
         on -= a;
     }
     if (t->cleanup)
-        on = cleanup(out, on);
+        on = cleanup(out, on); /* rule 5 */
     out[on] = '\0';
     *text = out;
     out = NULL;

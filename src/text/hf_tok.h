@@ -1,9 +1,11 @@
 /* hf_tok.h — the tokenizer of a Hugging Face MarianMT directory, as transformers'
  * MarianTokenizer (v4.40) does it: source.spm cuts the text into pieces, vocab.json numbers them
  * (a piece it lacks is <unk>), a leading ">>xx<<" is one token; decoding maps ids back to pieces
- * through the target vocabulary, skips the special tokens (eos, unk, pad), joins the pieces with
- * target.spm's DecodePieces, strips the ends and, unless tokenizer_config.json says
- * "clean_up_tokenization_spaces": false, applies transformers' clean_up_tokenization. */
+ * through the target vocabulary, skips the special tokens (eos, unk, pad: vocab.json's ids), joins
+ * the pieces with target.spm's DecodePieces (a special token's text cuts them), replaces every
+ * U+2581 by a space, strips the ends and, unless tokenizer_config.json says
+ * "clean_up_tokenization_spaces": false, applies transformers' clean_up_tokenization. The rules
+ * and the transformers lines they follow: hf_tok_decode, README.md "OPUS-MT models". */
 #ifndef XLATE_HF_TOK_H
 #define XLATE_HF_TOK_H
 #include "text/spm.h"
@@ -15,8 +17,8 @@ typedef struct {
     vocab src;          /* vocab.json */
     vocab tgt_own;      /* target_vocab.json, when there is one */
     const vocab *tgt;   /* &tgt_own or &src */
-    int unk, eos, pad;  /* source ids of "<unk>", "</s>", "<pad>" */
-    int tgt_special[3]; /* target ids of the same, -1 when absent */
+    int unk, eos, pad;  /* vocab.json's ids of "<unk>", "</s>", "<pad>" (pad -1 when absent):
+                         * transformers' all_special_ids, skipped when decoding */
     int cleanup;        /* clean_up_tokenization_spaces */
     char source_lang[16], target_lang[16]; /* tokenizer_config.json's codes ("en"); "" absent */
     int *langs;         /* [n_langs] ids of the ">>xx<<" pieces of vocab.json, by id */

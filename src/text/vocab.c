@@ -3,7 +3,7 @@
 #include "text/vocab.h"
 #include "base/json.h"
 #include "base/util.h"
-#include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,17 +60,16 @@ int vocab_parse(vocab *v, const char *json, size_t len, const char *name, int n,
     }
     memset(v->slot, 0xff, v->cap * sizeof *v->slot);
     cJSON_ArrayForEach(item, root) {
-        double d = cJSON_IsNumber(item) ? item->valuedouble : -1;
         size_t plen = strlen(item->string);
+        int64_t x;
         int id;
-        if (!cJSON_IsNumber(item) || d != floor(d) || d < 0 || d >= n) {
-            xerr(err, errlen, "%s: piece \"%.64s\": expected an id in [0, %d) (config.json's "
-                 "%s), got %s%.0f", name, item->string, n, field,
-                 cJSON_IsNumber(item) ? "" : json_type_name(item),
-                 cJSON_IsNumber(item) ? d : 0.0);
+        char where[160];
+        /* json.h's rule: an id is an integer literal (5.0 is refused) */
+        snprintf(where, sizeof where, "piece \"%.64s\" (ids below config.json's %s)",
+                 item->string, field);
+        if (json_int(item, 0, n - 1, &x, name, where, err, errlen))
             goto fail;
-        }
-        id = (int)d;
+        id = (int)x;
         if (v->piece[id]) {
             xerr(err, errlen, "%s: id %d belongs to two pieces, \"%.64s\" and \"%.64s\"", name,
                  id, v->piece[id], item->string);

@@ -9,11 +9,18 @@ xlate):
   untied    untied lm_head, non-zero final_logits_bias, gelu, f16 weights
   separate  separate vocabularies (vocab.json + target_vocab.json), relu
   multi     >>xx<< language tokens in vocab.json, --target-lang
-Checked:
+  sizes     the decoder's heads, ffn dim and layer count all unlike the encoder's
+Checked (README.md "OPUS-MT models" lists each rule with the transformers line it follows):
   - tokenizer: `xlate encode -m` equals sentencepiece + vocab.json (+ the >>xx<< rule) on every
     line of test_2016_flickr.en, the tokenizer stress file and awkward lines; `xlate decode -m`
-    equals the reference decode (special tokens skipped, DecodePieces, clean-up) on the German
-    side and on random id sequences: 100%;
+    equals the reference decode (special tokens skipped, DecodePieces, U+2581 -> space, strip,
+    clean-up) on the German side, random id sequences, special ids mid-line, source-only pieces
+    (also by hand), a target_vocab.json numbering <pad> otherwise: 100%;
+  - the tied model's decoder emits pieces only source.spm knows, and their text is right;
+  - tokenizer_config.json (clean-up off, AddedToken objects, other special tokens refused),
+    target_vocab.json only with separate_vocabs, generation_config.json (renormalize_logits,
+    max_new_tokens, unimplemented fields refused, length_penalty out of range refused at load),
+    integers written 2071.0 refused;
   - translation: greedy ids equal on >= 99.5% of sentences, beam 4 and 6 on >= 99%, text
     identical wherever the ids are; every script of the stress file, a 600-token line, pieces
     unknown to vocab.json;
@@ -48,6 +55,9 @@ VARIANTS = {
     "untied": ["--untied", "--bias", "--act", "gelu", "--dtype", "f16", "--seed", "2"],
     "separate": ["--separate", "--act", "relu", "--seed", "3"],
     "multi": ["--multilingual", "--seed", "4"],
+    # the decoder's heads, ffn dim and layer count all differ from the encoder's
+    "sizes": ["--layers", "1", "--dec-layers", "3", "--heads", "2", "--dec-heads", "8",
+              "--ffn", "48", "--dec-ffn", "96", "--act", "gelu", "--seed", "5"],
 }
 
 
@@ -86,7 +96,10 @@ def share(what, same, total, need):
 def tokenizer_checks(name, d, tok):
     rnd = random.Random(7)
     awkward = ["", "   ", ">>fra<< A dog.", ">>xyz<<", ">> <<", "a >>fra<< b", ">>fra<<>>spa<< x",
-               "ŋ ŋŋ ǂ", "ä ö ü ß", "x" * 300, "Hello  world\t!", "\u3000A\u00a0b\u2009c"]
+               "ŋ ŋŋ ǂ", "ä ö ü ß", "x" * 300, "Hello  world\t!", "\u3000A\u00a0b\u2009c",
+               # xlate's deliberate difference (README.md): special tokens' texts in the input
+               # are text, cut by source.spm like any other (the reference does the same)
+               "a </s> b <unk> c <pad>", "</s>"]
     texts = TEST_EN + UNICODE + awkward
     got = ids_lines(run(["encode", "-m", d], "\n".join(texts) + "\n"))
     want = [tok.encode(t) for t in texts]
@@ -102,11 +115,46 @@ def tokenizer_checks(name, d, tok):
     V = len(tok.decoder)
     for _ in range(300):
         seqs.append([rnd.randrange(V) for _ in range(rnd.randrange(0, 30))])
+    # special tokens in the middle: vocab.json's eos / unk / pad ids between pieces, and (a
+    # separate target vocabulary) the target ids whose pieces are their texts
+    sp = [tok.encoder[t] for t in R.SPECIAL] + [tv[t] for t in R.SPECIAL if t in tv]
+    for _ in range(60):
+        s = [rnd.randrange(V) for _ in range(rnd.randrange(1, 12))]
+        for _ in range(rnd.randrange(1, 4)):
+            s.insert(rnd.randrange(len(s) + 1), rnd.choice(sp))
+        seqs.append(s)
+    # pieces of a shared vocabulary that target.spm lacks ("▁Green" of source.spm)
+    only = source_only(tok)
+    seqs += [[i] for i in sorted(only)[:50]] + [sorted(only)[i::7][:6] for i in range(7)]
     got = lines_of(run(["decode", "-m", d], "\n".join(" ".join(map(str, s)) for s in seqs) + "\n"))
     want = [tok.decode(s) for s in seqs]
     bad = [i for i in range(len(seqs)) if got[i] != want[i]]
     expect_eq(f"{name}: xlate decode -m = the reference decode on {len(seqs)} id lines "
               f"(first differing: {[(got[i], want[i]) for i in bad[:2]]})", len(bad), 0)
+
+
+def source_only(tok):
+    """Ids of a shared vocab.json whose pieces target.spm does not know (none when separate)."""
+    if tok.target_encoder is not tok.encoder:
+        return set()
+    return {i for p, i in tok.encoder.items()
+            if p not in R.SPECIAL and tok.tgt.piece_to_id(p) == tok.tgt.unk_id()
+            and tok.src.piece_to_id(p) != tok.src.unk_id()}
+
+
+def metaspace_checks(d, tok):
+    """Hand computations of MarianTokenizer's decode on source-only pieces: target.spm keeps a
+    piece it lacks as it is, then convert_tokens_to_string replaces U+2581 by a space and
+    strips (tokenization_marian.py, PR #26091)."""
+    only = sorted(i for i in source_only(tok) if tok.decoder[i].startswith("\u2581")
+                  and "\u2581" not in tok.decoder[i][1:] and len(tok.decoder[i]) > 2
+                  and tok.decoder[i][1:].isalpha())
+    a, b = only[0], only[1]
+    pa, pb = tok.decoder[a][1:], tok.decoder[b][1:]
+    got = lines_of(run(["decode", "-m", d], f"{a}\n{a} {b}\n{b} {tok.eos} {a}\n"))
+    want = [pa, f"{pa} {pb}", f"{pb} {pa}"]
+    expect_eq(f"decode of source-only pieces {tok.decoder[a]!r} {tok.decoder[b]!r}: U+2581 "
+              "replaced by a space, ends stripped", got, want)
 
 
 def reference(m, tok, texts, K, lang=None):
@@ -172,6 +220,148 @@ def edit_header(path, fn):
     open(path, "wb").write(struct.pack("<Q", len(hb)) + hb + raw[8 + n:])
 
 
+def edit_text(path, fn):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(fn(text))
+
+
+def file_rule_checks(tmp, d, sep):
+    """The directory's files as transformers reads them (tokenization_marian.py __init__,
+    generation_config.json), and json.h's one rule for integers."""
+    tv = "target_vocab.json"
+    bad_dir(tmp, sep, "no_target_vocab", lambda x: os.remove(os.path.join(x, tv)),
+            ["tokenizer_config.json", "separate_vocabs", tv])
+
+    def dangling(x):
+        os.remove(os.path.join(x, tv))
+        os.symlink(os.path.join(x, "nowhere.json"), os.path.join(x, tv))
+    bad_dir(tmp, sep, "dangling_target_vocab", dangling,
+            ["tokenizer_config.json", "separate_vocabs", tv])
+    # a stray target_vocab.json where separate_vocabs is false: never read (transformers'
+    # "self.decoder = {v: k for k, v in self.encoder.items()}"), the output does not change
+    texts = "\n".join(TEST_EN[:30]) + "\n"
+    base = run(["-q", "-m", d, "--beam-size", "1"], texts).stdout
+    for what, fn in (("a permutation of vocab.json", lambda v: dict(zip(v, reversed(list(v.values()))))),
+                     ("of another size", lambda v: {"</s>": 0, "<unk>": 1})):
+        s = os.path.join(tmp, "stray")
+        shutil.rmtree(s, ignore_errors=True)
+        shutil.copytree(d, s)
+        v = json.load(open(os.path.join(d, "vocab.json"), encoding="utf-8"))
+        with open(os.path.join(s, tv), "w", encoding="utf-8") as f:
+            json.dump(fn(v), f)
+        p = run(["-q", "-m", s, "--beam-size", "1"], texts, check_rc=False)
+        check(f"a stray {tv} ({what}) with separate_vocabs false: ignored, the same output",
+              lambda: None if p.returncode == 0 and p.stdout == base else
+              f"exit {p.returncode}: {p.stderr.decode()!r}")
+    # a generation value xlate cannot take: the model's fault, said when it loads
+    g = "generation_config.json"
+    bad_dir(tmp, d, "length_penalty", lambda x: edit_json(os.path.join(x, g),
+                                                          lambda c: c.update(length_penalty=100)),
+            [g, "length_penalty", "100"])
+    lp = os.path.join(tmp, "bad_length_penalty")
+    p = run(["info", lp], "", check_rc=False)
+    check("xlate info on length_penalty 100: exit 2 naming generation_config.json",
+          lambda: None if p.returncode == 2 and g in p.stderr.decode() else
+          f"exit {p.returncode}: {p.stderr.decode()!r}")
+    # integers: 2071.0 is refused as xlate's own config.json refuses 3.0 (docs/FORMAT.md "JSON")
+    bad_dir(tmp, d, "float_int", lambda x: edit_text(os.path.join(x, "config.json"),
+                                                     lambda t: t.replace('"d_model": 32',
+                                                                         '"d_model": 32.0')),
+            ["config.json", "d_model", "32.0"])
+    bad_dir(tmp, d, "float_id", lambda x: edit_text(os.path.join(x, "vocab.json"),
+                                                    lambda t: t.replace('"<unk>": 1',
+                                                                        '"<unk>": 1.0')),
+            ["vocab.json", "<unk>", "1.0"])
+    bad_dir(tmp, d, "float_bad_word", lambda x: edit_json(os.path.join(x, g),
+                                                          lambda c: c.update(bad_words_ids=[[5.0]])),
+            [g, "bad_words_ids", "5.0"])
+
+
+def tokenizer_config_checks(tmp, d):
+    """tokenizer_config.json's flags (tokenization_marian.py __init__ arguments,
+    tokenization_utils_base.py clean_up_tokenization_spaces)."""
+    tc = "tokenizer_config.json"
+    c = os.path.join(tmp, "no_cleanup")
+    shutil.copytree(d, c)
+    edit_json(os.path.join(c, tc), lambda x: x.update(clean_up_tokenization_spaces=False))
+    tok = R.Tokenizer(c)
+    tokenizer_checks("clean_up_tokenization_spaces false", c, tok)
+    rnd = random.Random(11)
+    # "▁" then "." or ",": DecodePieces writes " ." / " ,", which clean_up_tokenization joins
+    tv = tok.target_encoder
+    seqs = []
+    for _ in range(200):
+        s = [rnd.randrange(len(tok.decoder)) for _ in range(12)]
+        k = rnd.randrange(len(s) + 1)
+        s[k:k] = [tv["\u2581"], tv[rnd.choice([".", ","])]]
+        seqs.append(s)
+    got = lines_of(run(["decode", "-m", c], "\n".join(" ".join(map(str, s)) for s in seqs) + "\n"))
+    expect_eq("clean_up_tokenization_spaces false: xlate decode -m = the reference on 200 lines "
+              "with \" .\" or \" ,\"", [i for i, s in enumerate(seqs) if got[i] != tok.decode(s)], [])
+    clean = R.Tokenizer(d)
+    n = sum(tok.decode(s) != clean.decode(s) for s in seqs)
+    check(f"clean_up_tokenization_spaces false changes {n} of 200 random id lines' text",
+          lambda: None if n > 0 else "none: the check could not fail")
+    a = os.path.join(tmp, "added_token")
+    shutil.copytree(d, a)
+    edit_json(os.path.join(a, tc), lambda x: x.update(
+        unk_token={"__type": "AddedToken", "content": "<unk>", "lstrip": False,
+                   "normalized": True, "rstrip": False, "single_word": False}))
+    texts = "\n".join(TEST_EN[:20]) + "\n"
+    o1 = run(["-q", "-m", a, "--beam-size", "1"], texts, check_rc=False)
+    o2 = run(["-q", "-m", d, "--beam-size", "1"], texts)
+    check("unk_token as an AddedToken object with content \"<unk>\": taken, the same output",
+          lambda: None if o1.returncode == 0 and o1.stdout == o2.stdout else o1.stderr.decode())
+    bad_dir(tmp, d, "unk_token", lambda x: edit_json(os.path.join(x, tc),
+                                                     lambda c: c.update(unk_token="<UNK>")),
+            [tc, "unk_token", "<UNK>"])
+    bad_dir(tmp, d, "additional_special_tokens",
+            lambda x: edit_json(os.path.join(x, tc),
+                                lambda c: c.update(additional_special_tokens=["<eop>"])),
+            [tc, "additional_special_tokens"])
+
+
+def generation_checks(tmp, d, g):
+    """generation_config.json's renormalize_logits, max_new_tokens, and a field xlate does not
+    implement (generation/utils.py v4.40 _get_logits_processor, _prepare_generated_length)."""
+    gc = "generation_config.json"
+    freq = max(set(i for ids in g for i in ids), key=lambda t: sum(ids.count(t) for ids in g))
+    r = os.path.join(tmp, "renormalize")
+    shutil.copytree(d, r)
+    edit_json(os.path.join(r, gc), lambda c: c.update(
+        renormalize_logits=True, bad_words_ids=c["bad_words_ids"] + [[freq]]))
+    m, tok = R.Marian(r), R.Tokenizer(r)
+    texts = TEST_EN[700:740]
+    want = [w[0] for w in reference(m, tok, texts, 4)]
+    m.gen["renormalize_logits"] = False
+    plain = [w[0] for w in reference(m, tok, texts, 4)]
+    got = ids_lines(run(["-q", "-m", r, "--beam-size", "4", "--output-format", "ids"],
+                        "\n".join(texts) + "\n"))
+    differ = sum(a != b for a, b in zip(want, plain))
+    share(f"renormalize_logits true, token {freq} banned: beam 4 ids (the reference without "
+          f"the renormalization differs on {differ} of {len(texts)} lines)",
+          sum(a == b for a, b in zip(got, want)), len(texts), 0.99)
+    check("renormalize_logits changes the reference's beam output on some line",
+          lambda: None if differ > 0 else "no line differs: the check could not fail")
+    n = os.path.join(tmp, "max_new")
+    shutil.copytree(d, n)
+    edit_json(os.path.join(n, gc), lambda c: c.update(max_new_tokens=5))
+    m, tok = R.Marian(n), R.Tokenizer(n)
+    texts = TEST_EN[740:760]
+    want = [w[0] for w in reference(m, tok, texts, 1)]
+    got = ids_lines(run(["-q", "-m", n, "--beam-size", "1", "--output-format", "ids"],
+                        "\n".join(texts) + "\n"))
+    check("max_new_tokens 5 wins over max_length 40: greedy ids equal the reference, at most 4 "
+          "tokens before the forced eos", lambda: None if got == want and
+          max(len(x) for x in got) <= 4 else f"{got[:3]} vs {want[:3]}")
+    for key, val in (("no_repeat_ngram_size", 3), ("do_sample", True), ("min_length", 3),
+                     ("repetition_penalty", 1.2)):
+        bad_dir(tmp, d, key, lambda x: edit_json(os.path.join(x, gc), lambda c: c.update({key: val})),
+                [gc, key, "does not implement"])
+
+
 def error_checks(tmp, d):
     n = len(json.load(open(os.path.join(d, "vocab.json"), encoding="utf-8")))
     bad_dir(tmp, d, "t5", lambda x: edit_json(os.path.join(x, "config.json"),
@@ -184,8 +374,14 @@ def error_checks(tmp, d):
                                                         lambda c: c.update(vocab_size=n + 90)),
             ["model.shared.weight", f"[{n}, 32]", f"[{n + 90}, 32]"])
     bad_dir(tmp, d, "heads", lambda x: edit_json(os.path.join(x, "config.json"),
-                                                 lambda c: c.update(decoder_attention_heads=2)),
-            ["config.json", "decoder_attention_heads"])
+                                                 lambda c: c.update(decoder_attention_heads=5)),
+            ["config.json", "decoder_attention_heads", "32", "5"])
+    bad_dir(tmp, d, "decoder_ffn", lambda x: edit_json(os.path.join(x, "config.json"),
+                                                       lambda c: c.update(decoder_ffn_dim=80)),
+            ["model.safetensors", "model.decoder.layers.0.fc1.weight", "[64, 32]", "[80, 32]"])
+    bad_dir(tmp, d, "decoder_layers", lambda x: edit_json(os.path.join(x, "config.json"),
+                                                          lambda c: c.update(decoder_layers=3)),
+            ["model.safetensors", "model.decoder.layers.2."])
 
     def shape(x):
         def f(h):
@@ -220,9 +416,25 @@ def main():
         toks = {k: R.Tokenizer(v) for k, v in dirs.items()}
         for k in ("tied", "separate", "multi"):
             tokenizer_checks(k, dirs[k], toks[k])
+        # target_vocab.json numbering "<pad>" otherwise than vocab.json: transformers skips
+        # vocab.json's ids (all_special_ids) and prints the target's "<pad>" as its text
+        sw = os.path.join(tmp, "separate_swapped")
+        shutil.copytree(dirs["separate"], sw)
+
+        def swap_pad(v):
+            k = next(p for p in v if p.startswith("\u2581"))
+            v["<pad>"], v[k] = v[k], v["<pad>"]
+        edit_json(os.path.join(sw, "target_vocab.json"), swap_pad)
+        tokenizer_checks("separate, target <pad> moved", sw, R.Tokenizer(sw))
 
         d, m, tok = dirs["tied"], models["tied"], toks["tied"]
+        metaspace_checks(d, tok)
         g = parity("tied", d, m, tok, TEST_EN[:200], 1, 0.995)
+        only = source_only(tok)
+        n_only = sum(i in only for ids in g for i in ids)
+        n_lines = sum(any(i in only for i in ids) for ids in g)
+        check(f"tied: the decoder emits pieces only source.spm knows ({n_only} ids, on "
+              f"{n_lines} of {len(g)} lines)", lambda: None if n_lines >= 20 else "too few")
         parity("tied", d, m, tok, TEST_EN[200:280], 4, 0.99)
         parity("tied", d, m, tok, TEST_EN[280:330], 6, 0.99)
         k = 1
@@ -239,6 +451,13 @@ def main():
             parity(k, dirs[k], models[k], toks[k], TEST_EN[400:400 + n], K, 0.995 if K == 1 else 0.99)
         parity("multi", dirs["multi"], models["multi"], toks["multi"], TEST_EN[500:560], 1, 0.995,
                lang="fra")
+        for K, n in ((1, 100), (4, 40)):
+            parity("sizes", dirs["sizes"], models["sizes"], toks["sizes"], TEST_EN[600:600 + n],
+                   K, 0.995 if K == 1 else 0.99)
+        info = run(["info", dirs["sizes"]], "").stdout.decode()
+        check("xlate info: the encoder's and the decoder's sizes (1 + 3 layers)",
+              lambda: None if "1 encoder + 3 decoder layers" in info and
+              "encoder 2 heads of 16, ffn 48; decoder 8 heads of 4, ffn 96" in info else info)
 
         # an empty line is answered with an empty line (xlate's rule for every model)
         out = lines_of(run(["-q", "-m", d], "A dog.\n\nTwo cats.\n"))
@@ -277,6 +496,9 @@ def main():
               lambda: None if all(s in info for s in ("marian", "fra", "ron", "num_beams 4",
                                                       "max_length 40")) else info)
         error_checks(tmp, d)
+        file_rule_checks(tmp, d, dirs["separate"])
+        generation_checks(tmp, d, g)
+        tokenizer_config_checks(tmp, d)
 
         # pytorch_model.bin only: tools/convert.py --hf makes model.safetensors, same output
         import torch
