@@ -85,6 +85,91 @@ int utf8_fix(char **text)
     return 0;
 }
 
+static int is_space(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* The word (run of non-space bytes) around token k's text in s[lo, hi): [*a, *b); 0 when the
+ * token covers only whitespace or nothing. */
+static int word_of(const int *spans, int k, const char *s, size_t lo, size_t hi, size_t *a,
+                   size_t *b)
+{
+    size_t x = (size_t)spans[2 * k], y = (size_t)spans[2 * k + 1];
+    while (x < y && is_space((unsigned char)s[x]))
+        x++;
+    if (x >= y)
+        return 0;
+    while (x > lo && !is_space((unsigned char)s[x - 1]))
+        x--;
+    while (y < hi && !is_space((unsigned char)s[y]))
+        y++;
+    *a = x;
+    *b = y;
+    return 1;
+}
+
+static cJSON *pair(double a, double b)
+{
+    cJSON *p = cJSON_CreateArray();
+    if (p && (!cJSON_AddItemToArray(p, cJSON_CreateNumber(a)) ||
+              !cJSON_AddItemToArray(p, cJSON_CreateNumber(b)))) {
+        cJSON_Delete(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* A sentence hypothesis's alignment: "alignment" [[source token, target token]...] (each target
+ * token with the source token it attends to most, xlate_hypothesis.alignment), and where the
+ * spans are known "target_tokens" [[start, end]...] (bytes of "translation") and
+ * "word_alignment" [[[source word], [target word]]...] (source words in the line's bytes,
+ * target words in the translation's), each pair once. Returns 0, -1 out of memory. */
+static int alignment_json(cJSON *obj, const xlate_translation *t, const xlate_segment *sg,
+                          const xlate_hypothesis *hy, const char *text, const int *tsp)
+{
+    cJSON *al = cJSON_AddArrayToObject(obj, "alignment"), *tt, *wa, *x;
+    int n = hy && hy->alignment ? hy->n : 0;
+    if (!al)
+        return -1;
+    for (int j = 0; j < n; j++)
+        if (hy->alignment[j] >= 0 && (!(x = pair(hy->alignment[j], j)) ||
+                                      !cJSON_AddItemToArray(al, x)))
+            return -1;
+    if (!tsp || !text)
+        return 0;
+    if (!(tt = cJSON_AddArrayToObject(obj, "target_tokens")))
+        return -1;
+    for (int j = 0; j < n; j++)
+        if (!(x = pair(tsp[2 * j], tsp[2 * j + 1])) || !cJSON_AddItemToArray(tt, x))
+            return -1;
+    if (!sg->src_spans || !t->text)
+        return 0;
+    if (!(wa = cJSON_AddArrayToObject(obj, "word_alignment")))
+        return -1;
+    for (int j = 0; j < n; j++) {
+        size_t sa, sb, ta, tb;
+        int i = hy->alignment[j], seen = 0;
+        cJSON *e;
+        if (i < 0 || i >= sg->src_tokens ||
+            !word_of(sg->src_spans, i, t->text, sg->start, sg->end, &sa, &sb) ||
+            !word_of(tsp, j, text, 0, strlen(text), &ta, &tb))
+            continue;
+        cJSON_ArrayForEach(e, wa) { /* each pair once */
+            cJSON *s0 = cJSON_GetArrayItem(e, 0), *t0 = cJSON_GetArrayItem(e, 1);
+            seen |= cJSON_GetArrayItem(s0, 0)->valuedouble == (double)sa &&
+                    cJSON_GetArrayItem(t0, 0)->valuedouble == (double)ta;
+        }
+        if (seen)
+            continue;
+        if (!(x = cJSON_CreateArray()) || !cJSON_AddItemToArray(wa, x) ||
+            !(e = pair((double)sa, (double)sb)) || !cJSON_AddItemToArray(x, e) ||
+            !(e = pair((double)ta, (double)tb)) || !cJSON_AddItemToArray(x, e))
+            return -1;
+    }
+    return 0;
+}
+
 /* {"translation", "ids", "logprob", "score", "finished", "token_logprobs"} of hypothesis h of
  * a line (or of one of its sentences when sg); h < 0: an empty answer, eos alone with
  * log-probability 0 (the model is not run). No "translation" without a tokenizer. */
@@ -95,23 +180,33 @@ static cJSON *hyp_json(const output *o, const xlate_translation *t, const xlate_
     const xlate_hypothesis *hy = h >= 0 && h < res->n_hyps ? &res->hyps[h] : NULL;
     cJSON *obj = cJSON_CreateObject(), *a;
     char *text = NULL;
+    int *tsp = NULL; /* [2 * hy->n] the target tokens' bytes in text (alignments) */
     int ok = obj != NULL;
     if (ok && o->has_tokenizer) {
-        int rc = !hy ? 0
-                 : sg ? xlate_detokenize(o->model, hy->ids, hy->n, &text, err, errlen)
-                      : xlate_translation_text(o->model, t, h, &text, err, errlen);
+        int rc = 0;
+        if (hy && sg && o->alignments && hy->alignment &&
+            xlate_detokenize_spans(o->model, hy->ids, hy->n, &text, &tsp, err, errlen) == 0) {
+            size_t len = strlen(text);
+            if (utf8_fix(&text) == 0 && strlen(text) != len) { /* bytes replaced: spans off */
+                free(tsp);
+                tsp = NULL;
+            }
+        } else if (hy) { /* (a model without target spans: the alignment pairs alone) */
+            rc = sg ? xlate_detokenize(o->model, hy->ids, hy->n, &text, err, errlen)
+                    : xlate_translation_text(o->model, t, h, &text, err, errlen);
+        }
         if (rc) {
             cJSON_Delete(obj);
             return NULL;
         }
         if (text && utf8_fix(&text)) {
             free(text);
+            free(tsp);
             cJSON_Delete(obj);
             xerr(err, errlen, "out of memory");
             return NULL;
         }
         ok = cJSON_AddStringToObject(obj, "translation", text ? text : "") != NULL;
-        free(text);
     }
     ok = ok && (a = cJSON_AddArrayToObject(obj, "ids")) != NULL;
     for (int k = 0; ok && hy && k < hy->n; k++)
@@ -135,6 +230,10 @@ static cJSON *hyp_json(const output *o, const xlate_translation *t, const xlate_
         if (ok && !hy) /* an empty answer is eos alone, with certainty */
             ok = cJSON_AddItemToArray(a, json_float(0));
     }
+    if (ok && sg && o->alignments)
+        ok = alignment_json(obj, t, sg, hy, text, tsp) == 0;
+    free(text);
+    free(tsp);
     if (!ok) {
         cJSON_Delete(obj);
         xerr(err, errlen, "out of memory");
@@ -194,6 +293,13 @@ static int sentences_json(const output *o, cJSON *obj, const xlate_translation *
         ok = ok && (span = cJSON_AddArrayToObject(one, "span")) != NULL &&
              cJSON_AddItemToArray(span, cJSON_CreateNumber((double)sg->start)) &&
              cJSON_AddItemToArray(span, cJSON_CreateNumber((double)sg->end));
+        if (ok && o->alignments && sg->src_spans) {
+            cJSON *st = cJSON_AddArrayToObject(one, "source_tokens"), *x;
+            ok = st != NULL;
+            for (int i = 0; ok && i < sg->src_tokens; i++)
+                ok = (x = pair(sg->src_spans[2 * i], sg->src_spans[2 * i + 1])) &&
+                     cJSON_AddItemToArray(st, x);
+        }
         if (!ok) {
             cJSON_Delete(one);
             return xerr(err, errlen, "out of memory");

@@ -15,6 +15,7 @@ typedef struct {
     int n_best;       /* hypotheses written per line */
     int token_scores; /* jsonl: "token_logprobs" */
     int sentences;    /* jsonl: the "sentences" array (text input) */
+    int alignments;   /* jsonl: each sentence's source tokens and alignments (--alignments) */
     writer *w;
 } output;
 

@@ -97,6 +97,9 @@ static void usage(FILE *f)
         "                          jsonl: {\"translation\", \"ids\", \"logprob\", \"score\",\n"
         "                          \"finished\"} per line\n"
         "      --scores            jsonl: add \"token_logprobs\" (each token, and eos)\n"
+        "      --alignments        jsonl: each sentence's source-target alignment\n"
+        "                          (token pairs, token and word byte spans), from the\n"
+        "                          penultimate decoder layer's cross-attention\n"
         "Sentences:\n"
         "      --split MODE        sentences (default: each sentence of a line is\n"
         "                          translated on its own; jsonl adds \"sentences\") or\n"
@@ -176,7 +179,7 @@ static int parse_options(options *o, int argc, char **argv)
 {
     enum { O_IN_FMT = 256, O_OUT_FMT, O_BATCH, O_BATCH_TOK, O_THREADS, O_MAXLEN, O_MAXIN,
            O_BEAM, O_NBEST, O_LP, O_SCORES, O_VERSION, O_WINDOW, O_FAST, O_MINLEN,
-           O_COMPUTE, O_LANG, O_SRC_LANG, O_SPLIT, O_PARAS };
+           O_COMPUTE, O_LANG, O_SRC_LANG, O_SPLIT, O_PARAS, O_ALIGN };
     static const struct option longopts[] = {
         {"model", required_argument, 0, 'm'},
         {"input", required_argument, 0, 'i'},
@@ -200,6 +203,7 @@ static int parse_options(options *o, int argc, char **argv)
         {"source-lang", required_argument, 0, O_SRC_LANG},
         {"split", required_argument, 0, O_SPLIT},
         {"paragraphs", no_argument, 0, O_PARAS},
+        {"alignments", no_argument, 0, O_ALIGN},
         {"quiet", no_argument, 0, 'q'},
         {"verbose", no_argument, 0, 'v'},
         {"version", no_argument, 0, O_VERSION},
@@ -261,6 +265,7 @@ static int parse_options(options *o, int argc, char **argv)
             }
             break;
         case O_PARAS: o->paragraphs = 1; break;
+        case O_ALIGN: o->dp.alignments = 1; break;
         case O_IN_FMT:
         case O_OUT_FMT: {
             const char *name = c == O_IN_FMT ? "--input-format" : "--output-format";
@@ -329,6 +334,10 @@ static int parse_options(options *o, int argc, char **argv)
     if (o->beam_set && o->dp.n_best > o->dp.beam_size) {
         fprintf(stderr, "xlate: --n-best %d: must not exceed --beam-size (%d)\n", o->dp.n_best,
                 o->dp.beam_size);
+        return -1;
+    }
+    if (o->dp.alignments && o->out_fmt != FMT_JSONL) {
+        fprintf(stderr, "xlate: --alignments: only with --output-format jsonl\n");
         return -1;
     }
     if (o->scores && o->out_fmt != FMT_JSONL) {
@@ -776,6 +785,7 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
     r->fmt.n_best = o->dp.n_best;
     r->fmt.token_scores = o->dp.token_scores;
     r->fmt.sentences = o->in_fmt == FMT_TEXT;
+    r->fmt.alignments = o->dp.alignments;
     r->fmt.w = &r->out;
     if (xlate_lines_params_check(r->model, &r->lp, err, sizeof err)) {
         option_words(err, sizeof err);
