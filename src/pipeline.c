@@ -293,7 +293,8 @@ static int translate_window(pipeline *pl, int n_lines, long lines_before, char *
     for (int k = 0; k < pl->n_segs; k++)
         if (pl->segs[k].n > 0)
             pl->order[m++] = k;
-    qsort_r(pl->order, m, sizeof *pl->order, cmp_len_desc, pl->segs);
+    if (m > 1)
+        qsort_r(pl->order, m, sizeof *pl->order, cmp_len_desc, pl->segs);
     while (i < m) {
         int j = i;
         long toks = 0;
