@@ -299,6 +299,55 @@ int xlate_detokenize(const xlate_model *m, const int *ids, int n, char **text, c
     return spm_decode(m->tgt_spm, ids, n, text, &len, err, errlen);
 }
 
+/* MarianTokenizer's decode joins, replaces, strips and cleans up the whole text, so a token's
+ * bytes are defined by what it adds: token k covers the bytes the text of ids[0..k] has beyond
+ * the text of ids[0..k-1], both measured as the prefix they share with the whole text (a space
+ * that only the next token keeps from the strip falls to that token), then trimmed of leading
+ * whitespace: in order, never overlapping. n decodes of up to n tokens: at most 512 x 512
+ * pieces a sentence. */
+static int hf_decode_spans(const hf_tok *t, const int *ids, int n, char **text, int **spans,
+                           char *err, size_t errlen)
+{
+    size_t len, prev = 0;
+    int *sp;
+    if (hf_tok_decode(t, ids, n, text, err, errlen))
+        return -1;
+    if (n == 0)
+        return 0;
+    len = strlen(*text);
+    if (!(sp = malloc(2 * (size_t)n * sizeof *sp))) {
+        free(*text);
+        *text = NULL;
+        return xerr(err, errlen, "out of memory");
+    }
+    for (int k = 0; k < n; k++) {
+        char *part;
+        size_t end = 0, a = prev;
+        if (k == n - 1) {
+            end = len;
+        } else {
+            if (hf_tok_decode(t, ids, k + 1, &part, err, errlen)) {
+                free(sp);
+                free(*text);
+                *text = NULL;
+                return -1;
+            }
+            while (part[end] && end < len && part[end] == (*text)[end])
+                end++;
+            free(part);
+        }
+        if (end < prev)
+            end = prev;
+        while (a < end && (*text)[a] == ' ')
+            a++;
+        sp[2 * k] = (int)a;
+        sp[2 * k + 1] = (int)end;
+        prev = end;
+    }
+    *spans = sp;
+    return 0;
+}
+
 int xlate_detokenize_spans(const xlate_model *m, const int *ids, int n, char **text,
                            int **spans, char *err, size_t errlen)
 {
@@ -306,8 +355,7 @@ int xlate_detokenize_spans(const xlate_model *m, const int *ids, int n, char **t
     *text = NULL;
     *spans = NULL;
     if (m->has_hf)
-        return xerr(err, errlen, "detokenize spans: not supported for Hugging Face MarianMT "
-                    "models yet");
+        return hf_decode_spans(&m->hf, ids, n, text, spans, err, errlen);
     if (!m->tgt_spm)
         return xerr(err, errlen, "the model has no tokenizer (config field \"tokenizer\"): "
                     "use the target ids");

@@ -101,8 +101,9 @@ int xlate_detokenize(const xlate_model *m, const int *ids, int n, char **text, c
 /* The text of xlate_detokenize and *spans [2 * n] (NULL when n == 0): id i wrote the bytes
  * [(*spans)[2i], (*spans)[2i+1]) of *text, as sentencepiece's decode_ids_as_immutable_proto
  * begin/end: a token that writes nothing (a control token, the first byte pieces of a
- * character) gets an empty range where it stands. Not yet for Hugging Face MarianMT models
- * (an error saying so). */
+ * character) gets an empty range where it stands. For a Hugging Face MarianMT model, whose
+ * decode strips and cleans up the whole text: what the text gains with each token, its leading
+ * spaces left out. */
 int xlate_detokenize_spans(const xlate_model *m, const int *ids, int n, char **text,
                            int **spans, char *err, size_t errlen);
 

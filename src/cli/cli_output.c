@@ -136,7 +136,7 @@ static int alignment_json(cJSON *obj, const xlate_translation *t, const xlate_se
         if (hy->alignment[j] >= 0 && (!(x = pair(hy->alignment[j], j)) ||
                                       !cJSON_AddItemToArray(al, x)))
             return -1;
-    if (!tsp || !text)
+    if (!text || (!tsp && n > 0)) /* spans unknown (bytes replaced): the pairs alone */
         return 0;
     if (!(tt = cJSON_AddArrayToObject(obj, "target_tokens")))
         return -1;
@@ -184,7 +184,7 @@ static cJSON *hyp_json(const output *o, const xlate_translation *t, const xlate_
     int ok = obj != NULL;
     if (ok && o->has_tokenizer) {
         int rc = 0;
-        if (hy && sg && o->alignments && hy->alignment &&
+        if (hy && sg && o->alignments &&
             xlate_detokenize_spans(o->model, hy->ids, hy->n, &text, &tsp, err, errlen) == 0) {
             size_t len = strlen(text);
             if (utf8_fix(&text) == 0 && strlen(text) != len) { /* bytes replaced: spans off */

@@ -105,6 +105,47 @@ check(f"{len(objs)} lines, {n_tok} target tokens: alignment = PyTorch's attentio
       lambda: "; ".join(bad[:4]) if bad else None)
 check("several sentences a line", lambda: None if sum(len(o["sentences"]) > 1 for o in objs) >= 20
       else "too few")
+# A MarianMT directory (tools/make_marian.py): its target spans are what transformers' decode
+# (tools/marian_reference.py) gains with each token, leading spaces left out (xlate.h).
+import tempfile  # noqa: E402
+import marian_reference as R  # noqa: E402
+md = os.path.join(tempfile.mkdtemp(), "marian")
+subprocess.run([sys.executable, "tools/make_marian.py", md], check=True, stderr=subprocess.DEVNULL)
+tok = R.Tokenizer(md)
+mp = subprocess.run([XLATE, "-m", md, "--threads", "1", "--output-format", "jsonl",
+                     "--alignments", "--beam-size", "1"], input=("\n".join(lines[:6]) + "\n").encode(),
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True)
+
+
+def marian_spans(ids):
+    whole = tok.decode(ids).encode()
+    out, prev = [], 0
+    for k in range(len(ids)):
+        part = tok.decode(ids[:k + 1]).encode() if k < len(ids) - 1 else whole
+        end = 0
+        while end < min(len(part), len(whole)) and part[end] == whole[end]:
+            end += 1
+        end = max(end, prev)
+        a = prev
+        while a < end and whole[a:a + 1] == b" ":
+            a += 1
+        out.append([a, end])
+        prev = end
+    return out
+
+
+def check_marian():
+    n = 0
+    for l in mp.stdout.decode().split("\n")[:-1]:
+        for s in json.loads(l)["sentences"]:
+            n += 1
+            if s["target_tokens"] != marian_spans(s["ids"]):
+                return f"{s['source']!r}: {s['target_tokens']} vs {marian_spans(s['ids'])}"
+            if "word_alignment" not in s or len(s["alignment"]) != len(s["ids"]):
+                return f"{s['source']!r}: no word_alignment or pairs"
+    return None if n >= 12 else f"only {n} sentences"
+check("MarianMT: target_tokens as transformers' decode gains them, word_alignment given",
+      check_marian)
 r = subprocess.run([XLATE, "-m", M, "--alignments", "A dog."], stdout=subprocess.PIPE,
                    stderr=subprocess.PIPE)
 check("--alignments without jsonl: exit 1 with a message",
