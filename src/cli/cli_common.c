@@ -574,3 +574,27 @@ void cli_catch_sigbus(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGBUS, &sa, NULL);
 }
+
+/* Length of the valid UTF-8 sequence at s[0..n) (RFC 3629: no overlongs, no surrogates, at
+ * most U+10FFFF), or 0. */
+size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned char lo = 0x80, hi = 0xBF;
+    size_t len;
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF)
+        len = 2;
+    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+        len = 3, lo = s[0] == 0xE0 ? 0xA0 : 0x80, hi = s[0] == 0xED ? 0x9F : 0xBF;
+    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+        len = 4, lo = s[0] == 0xF0 ? 0x90 : 0x80, hi = s[0] == 0xF4 ? 0x8F : 0xBF;
+    else
+        return 0;
+    if (n < len || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t k = 2; k < len; k++)
+        if (s[k] < 0x80 || s[k] > 0xBF)
+            return 0;
+    return len;
+}

@@ -104,6 +104,10 @@ int parse_int_opt(const char *opt, const char *s, long lo, long hi, long *out, c
 int parse_float_opt(const char *opt, const char *s, double lo, double hi, double *out,
                     char *err, size_t errlen);
 
+/* Length of the valid UTF-8 sequence at s[0..n) (RFC 3629: no overlongs, no surrogates, at
+ * most U+10FFFF), or 0 (n >= 1). */
+size_t utf8_seq(const unsigned char *s, size_t n);
+
 /* Prints "xlate: warning: msg" on stderr (a warn_fn; user = int *quiet). */
 void warn_stderr(void *quiet, const char *msg);
 

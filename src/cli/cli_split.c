@@ -103,29 +103,6 @@ static int parse_opts(int argc, char **argv, split_opts *o)
     return -1;
 }
 
-/* Length of the valid UTF-8 sequence at s[0..n) (RFC 3629), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned lo = 0x80, hi = 0xBF;
-    size_t len;
-    if (s[0] < 0x80)
-        return 1;
-    if (s[0] >= 0xC2 && s[0] <= 0xDF)
-        len = 2;
-    else if (s[0] >= 0xE0 && s[0] <= 0xEF)
-        len = 3, lo = s[0] == 0xE0 ? 0xA0 : 0x80, hi = s[0] == 0xED ? 0x9F : 0xBF;
-    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
-        len = 4, lo = s[0] == 0xF0 ? 0x90 : 0x80, hi = s[0] == 0xF4 ? 0x8F : 0xBF;
-    else
-        return 0;
-    if (n < len || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t k = 2; k < len; k++)
-        if (s[k] < 0x80 || s[k] > 0xBF)
-            return 0;
-    return len;
-}
-
 /* s[0..n) as a JSON string: control bytes (NUL included) as \u00XX, invalid UTF-8 bytes as
  * U+FFFD, so no byte is lost silently and the output is valid JSON. */
 static void put_json_string(writer *w, const char *text, size_t n)
@@ -134,7 +111,7 @@ static void put_json_string(writer *w, const char *text, size_t n)
     size_t i = 0, run = 0; /* s[run, i) is copied as it is */
     writer_put(w, "\"", 1);
     while (i < n) {
-        size_t l = utf8_len(s + i, n - i);
+        size_t l = utf8_seq(s + i, n - i);
         const char *esc = NULL;
         char tmp[8];
         if (!l)
