@@ -1,0 +1,450 @@
+/* doc.c — a document's units translated together and written back with their markup (doc.h).
+ * The builders the formats use; doc_translate, which hands the units to xlate_translate_lines
+ * as lines and moves each unit's elements onto its translation (transfer.h); doc_write, which
+ * walks each unit's elements in document order with a stack (no recursion: 100,000 nested
+ * elements cost a stack of 100,000 ints, not the C stack). */
+#include "doc/doc.h"
+#include "base/util.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Grows *p (elements of size sz, capacity *cap) to hold n; 0 or -1. */
+static int grow(void *p, int *cap, int n, size_t sz)
+{
+    void **pp = p;
+    if (n <= *cap)
+        return 0;
+    if (n > (1 << 30))
+        return -1;
+    int c = *cap ? *cap : 8;
+    while (c < n)
+        c = c > (1 << 29) ? (1 << 30) : 2 * c;
+    void *q = realloc(*pp, (size_t)c * sz);
+    if (!q)
+        return -1;
+    *pp = q;
+    *cap = c;
+    return 0;
+}
+
+void doc_init(doc *d, const char *src, size_t len)
+{
+    memset(d, 0, sizeof *d);
+    d->src = src;
+    d->src_len = len;
+}
+
+void doc_free(doc *d)
+{
+    for (int i = 0; i < d->n_units; i++) {
+        free(d->units[i].text);
+        free(d->units[i].ranges);
+        free(d->units[i].marks);
+        free(d->units[i].out);
+    }
+    for (int i = 0; i < d->n_copies; i++)
+        free(d->copies[i]);
+    free(d->copies);
+    free(d->units);
+    free(d->parts);
+    free(d->mark_parts);
+    memset(d, 0, sizeof *d);
+}
+
+char *doc_copy(doc *d, const char *s, size_t len)
+{
+    char *c;
+    if (grow(&d->copies, &d->cap_copies, d->n_copies + 1, sizeof *d->copies) ||
+        !(c = malloc(len + 1)))
+        return NULL;
+    if (len)
+        memcpy(c, s, len);
+    c[len] = '\0';
+    d->copies[d->n_copies++] = c;
+    return c;
+}
+
+int doc_keep(doc *d, const char *s, size_t len, char *err, size_t errlen)
+{
+    doc_part *last = d->n_parts ? &d->parts[d->n_parts - 1] : NULL;
+    if (len == 0)
+        return 0;
+    if (last && last->unit < 0 && last->s + last->len == s) {
+        last->len += len;
+        return 0;
+    }
+    if (grow(&d->parts, &d->cap_parts, d->n_parts + 1, sizeof *d->parts))
+        return xerr(err, errlen, "out of memory");
+    d->parts[d->n_parts++] = (doc_part){-1, s, len};
+    return 0;
+}
+
+int doc_new_unit(doc *d, doc_escape esc, long line, int *unit, char *err, size_t errlen)
+{
+    if (grow(&d->units, &d->cap_units, d->n_units + 1, sizeof *d->units))
+        return xerr(err, errlen, "out of memory");
+    doc_unit *u = &d->units[d->n_units];
+    memset(u, 0, sizeof *u);
+    if (!(u->text = malloc(16)))
+        return xerr(err, errlen, "out of memory");
+    u->text[0] = '\0';
+    u->cap_text = 16;
+    u->escape = esc;
+    u->line = line;
+    *unit = d->n_units++;
+    return 0;
+}
+
+int doc_put_unit(doc *d, int unit, char *err, size_t errlen)
+{
+    if (grow(&d->parts, &d->cap_parts, d->n_parts + 1, sizeof *d->parts))
+        return xerr(err, errlen, "out of memory");
+    d->parts[d->n_parts++] = (doc_part){unit, NULL, 0};
+    return 0;
+}
+
+int doc_unit_text(doc *d, int unit, const char *s, size_t len, char *err, size_t errlen)
+{
+    doc_unit *u = &d->units[unit];
+    if (u->len + len + 1 > (size_t)(1 << 30))
+        return xerr(err, errlen, "line %ld: a text unit over 1 GiB", u->line);
+    if (grow(&u->text, &u->cap_text, (int)(u->len + len + 1), 1))
+        return xerr(err, errlen, "out of memory");
+    memcpy(u->text + u->len, s, len);
+    u->len += len;
+    u->text[u->len] = '\0';
+    return 0;
+}
+
+int doc_begin_elem(doc *d, int unit, int parent, int *elem, char *err, size_t errlen)
+{
+    doc_unit *u = &d->units[unit];
+    int n = u->n_ranges, cap = u->cap_ranges;
+    if (grow(&u->ranges, &cap, n + 1, sizeof *u->ranges) ||
+        grow(&u->marks, &u->cap_ranges, n + 1, sizeof *u->marks))
+        return xerr(err, errlen, "out of memory");
+    u->ranges[n] = (doc_range){u->len, u->len, parent};
+    u->marks[n] = (doc_mark){0, 0, 0, 0, 0, 0};
+    u->n_ranges = n + 1;
+    *elem = n;
+    return 0;
+}
+
+void doc_end_elem(doc *d, int unit, int elem)
+{
+    d->units[unit].ranges[elem].end = d->units[unit].len;
+}
+
+int doc_mark_part(doc *d, int unit, int elem, int which, int part_unit, const char *s,
+                  size_t len, char *err, size_t errlen)
+{
+    doc_mark *m = &d->units[unit].marks[elem];
+    int *first = which == DOC_OPEN ? &m->open : which == DOC_CLOSE ? &m->close : &m->keep;
+    int *count = which == DOC_OPEN ? &m->n_open : which == DOC_CLOSE ? &m->n_close : &m->n_keep;
+    if (part_unit < 0 && len == 0)
+        return 0;
+    /* bytes that follow the last part in memory join it */
+    if (part_unit < 0 && *count > 0 && *first + *count == d->n_mark_parts) {
+        doc_part *last = &d->mark_parts[d->n_mark_parts - 1];
+        if (last->unit < 0 && last->s + last->len == s) {
+            last->len += len;
+            return 0;
+        }
+    }
+    if (grow(&d->mark_parts, &d->cap_mark_parts, d->n_mark_parts + 1, sizeof *d->mark_parts))
+        return xerr(err, errlen, "out of memory");
+    if (*count == 0)
+        *first = d->n_mark_parts;
+    d->mark_parts[d->n_mark_parts++] = (doc_part){part_unit, s, len};
+    (*count)++;
+    return 0;
+}
+
+void doc_warn(doc *d, long line, const char *fmt, ...)
+{
+    if (d->n_warnings < 8) {
+        char *w = d->warnings[d->n_warnings];
+        int k = snprintf(w, sizeof d->warnings[0], "line %ld: ", line);
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(w + k, sizeof d->warnings[0] - (size_t)k, fmt, ap);
+        va_end(ap);
+    }
+    d->n_warnings++;
+}
+
+/* ---- translation ---- */
+
+typedef struct {
+    doc *d;
+    const xlate_model *m;
+    int next; /* the next unit to hand out */
+} doc_run;
+
+static int has_words(const doc_unit *u)
+{
+    for (size_t i = 0; i < u->len; i++)
+        if (u->text[i] != ' ')
+            return 1;
+    return 0;
+}
+
+static int doc_next(void *user, xlate_line *line, char *err, size_t errlen)
+{
+    doc_run *r = user;
+    (void)err;
+    (void)errlen;
+    while (r->next < r->d->n_units && !has_words(&r->d->units[r->next]))
+        r->next++;
+    if (r->next >= r->d->n_units)
+        return 0;
+    doc_unit *u = &r->d->units[r->next];
+    *line = (xlate_line){u->text, u->len, NULL, 0, r->next};
+    r->next++;
+    return 1;
+}
+
+/* Finds needle in hay[from..) (the first place); SIZE_MAX when absent. */
+static size_t find(const char *hay, size_t hay_len, size_t from, const char *needle, size_t n)
+{
+    if (n == 0)
+        return from <= hay_len ? from : SIZE_MAX;
+    for (size_t i = from; i + n <= hay_len; i++)
+        if (hay[i] == needle[0] && memcmp(hay + i, needle, n) == 0)
+            return i;
+    return SIZE_MAX;
+}
+
+/* The unit's elements moved onto its translation text: the alignment of each sentence's best
+ * hypothesis, its target tokens' spans found in the joined text (each sentence's text is a
+ * piece of it, in order: xlate_translation_text). */
+static int move_elements(doc_run *r, doc_unit *u, const xlate_translation *t, char *err,
+                         size_t errlen)
+{
+    int n_src = 0, n_tgt = 0, rc = -1;
+    for (int k = 0; k < t->n_segments; k++) {
+        const xlate_segment *sg = &t->segments[k];
+        int w = t->hyp_of ? t->hyp_of[k] : 0;
+        n_src += sg->src_tokens;
+        if (sg->res && w >= 0 && w < sg->res->n_hyps)
+            n_tgt += sg->res->hyps[w].n;
+    }
+    int *src_spans = malloc(sizeof(int) * (2 * (size_t)n_src + 1));
+    int *tgt_spans = malloc(sizeof(int) * (2 * (size_t)n_tgt + 1));
+    int *align = malloc(sizeof(int) * ((size_t)n_tgt + 1));
+    char *text = NULL;
+    int *sp = NULL;
+    if (!src_spans || !tgt_spans || !align) {
+        xerr(err, errlen, "out of memory");
+        goto done;
+    }
+    int s0 = 0, t0 = 0;
+    size_t cursor = 0;
+    for (int k = 0; k < t->n_segments; k++) {
+        const xlate_segment *sg = &t->segments[k];
+        int w = t->hyp_of ? t->hyp_of[k] : 0;
+        const xlate_hypothesis *hy =
+            sg->res && w >= 0 && w < sg->res->n_hyps ? &sg->res->hyps[w] : NULL;
+        for (int i = 0; i < sg->src_tokens; i++) {
+            src_spans[2 * (s0 + i)] = sg->src_spans ? sg->src_spans[2 * i] : 0;
+            src_spans[2 * (s0 + i) + 1] = sg->src_spans ? sg->src_spans[2 * i + 1] : 0;
+        }
+        if (hy) {
+            size_t at = SIZE_MAX, len = 0;
+            if (xlate_detokenize_spans(r->m, hy->ids, hy->n, &text, &sp, err, errlen) == 0) {
+                len = strlen(text);
+                at = find(u->out, u->out_len, cursor, text, len);
+            }
+            for (int j = 0; j < hy->n; j++) {
+                int a = hy->alignment && sg->src_spans ? hy->alignment[j] : -1;
+                align[t0 + j] = a >= 0 && a < sg->src_tokens ? s0 + a : -1;
+                if (at != SIZE_MAX && sp) {
+                    tgt_spans[2 * (t0 + j)] = (int)(at + (size_t)sp[2 * j]);
+                    tgt_spans[2 * (t0 + j) + 1] = (int)(at + (size_t)sp[2 * j + 1]);
+                } else { /* (its text not found: the token aligns nowhere) */
+                    tgt_spans[2 * (t0 + j)] = tgt_spans[2 * (t0 + j) + 1] = 0;
+                    align[t0 + j] = -1;
+                }
+            }
+            if (at != SIZE_MAX)
+                cursor = at + len;
+            free(text);
+            free(sp);
+            text = NULL;
+            sp = NULL;
+            t0 += hy->n;
+        }
+        s0 += sg->src_tokens;
+    }
+    doc_alignment al = {src_spans, n_src, tgt_spans, n_tgt, align};
+    rc = doc_transfer(u->ranges, u->n_ranges, &al, u->text, u->len, u->out, u->out_len, err,
+                      errlen);
+done:
+    free(src_spans);
+    free(tgt_spans);
+    free(align);
+    return rc;
+}
+
+static int doc_put(void *user, const xlate_translation *t, char *err, size_t errlen)
+{
+    doc_run *r = user;
+    doc_unit *u = &r->d->units[t->tag];
+    char *text = NULL;
+    if (t->res->n_hyps == 0)
+        return 0; /* no tokens: written as it is */
+    if (xlate_translation_text(r->m, t, 0, &text, err, errlen))
+        return -1;
+    free(u->out);
+    u->out = text;
+    u->out_len = strlen(text);
+    if (u->n_ranges > 0 && move_elements(r, u, t, err, errlen))
+        return -1;
+    return 0;
+}
+
+int doc_translate(xlate_ctx *ctx, const xlate_lines_params *p, doc *d, xlate_lines_stats *stats,
+                  char *err, size_t errlen)
+{
+    doc_run r = {d, xlate_ctx_model(ctx), 0};
+    xlate_lines_params q = *p;
+    for (int i = 0; i < d->n_units; i++)
+        if (d->units[i].n_ranges > 0)
+            q.decode.alignments = 1;
+    q.decode.n_best = 1;
+    xlate_source in = {doc_next, NULL, &r};
+    xlate_sink out = {doc_put, NULL, &r};
+    return xlate_translate_lines(ctx, &q, &in, &out, stats, err, errlen);
+}
+
+/* ---- writing ---- */
+
+typedef int (*write_fn)(void *user, const char *s, size_t len);
+
+static int escape_html(const char *s, size_t len, int attr, write_fn write, void *user)
+{
+    size_t from = 0;
+    for (size_t i = 0; i < len; i++) {
+        const char *rep = NULL;
+        size_t skip = 1;
+        unsigned char c = (unsigned char)s[i];
+        if (c == '&')
+            rep = "&amp;";
+        else if (c == '<' && !attr)
+            rep = "&lt;";
+        else if (c == '>' && !attr)
+            rep = "&gt;";
+        else if (c == '"' && attr)
+            rep = "&quot;";
+        else if (c == 0xC2 && i + 1 < len && (unsigned char)s[i + 1] == 0xA0) {
+            rep = "&nbsp;";
+            skip = 2;
+        }
+        if (!rep)
+            continue;
+        if ((i > from && write(user, s + from, i - from)) || write(user, rep, strlen(rep)))
+            return -1;
+        i += skip - 1;
+        from = i + 1;
+    }
+    return len > from ? write(user, s + from, len - from) : 0;
+}
+
+static int write_text(const doc_unit *u, const char *s, size_t len, int at_start, write_fn write,
+                      void *user)
+{
+    if (len == 0)
+        return 0;
+    switch (u->escape) {
+    case DOC_ESC_HTML:
+        return escape_html(s, len, 0, write, user);
+    case DOC_ESC_HTML_ATTR:
+        return escape_html(s, len, 1, write, user);
+    case DOC_ESC_MARKDOWN:
+        return doc_markdown_escape(s, len, at_start, write, user);
+    default:
+        return write(user, s, len);
+    }
+}
+
+static int write_unit(const doc *d, int unit, write_fn write, void *user);
+
+static int write_parts(const doc *d, const doc_part *p, int n, write_fn write, void *user)
+{
+    if (n <= 0)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (p[i].unit < 0 ? p[i].len > 0 && write(user, p[i].s, p[i].len)
+                          : write_unit(d, p[i].unit, write, user))
+            return -1;
+    return 0;
+}
+
+static int write_marks(const doc *d, int first, int n, write_fn write, void *user)
+{
+    return n > 0 ? write_parts(d, d->mark_parts + first, n, write, user) : 0;
+}
+
+/* The unit's text with its elements: a preorder walk, the open elements on a stack; an element
+ * is opened once the walk reaches its start and closed when the next element is not inside
+ * it (or at the end). A keep element writes its own content, and the words in its range and
+ * its children are skipped. Units inside markup have no elements, so the recursion through
+ * write_parts is one level deep. */
+static int write_unit(const doc *d, int unit, write_fn write, void *user)
+{
+    const doc_unit *u = &d->units[unit];
+    const char *s = u->out ? u->out : u->text;
+    size_t len = u->out ? u->out_len : u->len, at = 0;
+    int *stack = NULL, top = 0, rc = -1, skip_below = -1; /* skip_below: a keep element open */
+    if (u->n_ranges > 0 && !(stack = malloc(sizeof(int) * (size_t)u->n_ranges)))
+        return -1;
+    for (int i = 0; i <= u->n_ranges; i++) {
+        int parent = i < u->n_ranges ? u->ranges[i].parent : -1;
+        /* close what does not hold element i */
+        while (top > 0 && stack[top - 1] != parent) {
+            int e = stack[--top];
+            const doc_mark *m = &u->marks[e];
+            size_t end = u->ranges[e].end < len ? u->ranges[e].end : len;
+            if (skip_below == e) {
+                skip_below = -1;
+                at = end > at ? end : at;
+            } else if (skip_below < 0 && end > at) {
+                if (write_text(u, s + at, end - at, at == 0, write, user))
+                    goto done;
+                at = end;
+            }
+            if (skip_below < 0 && write_marks(d, m->close, m->n_close, write, user))
+                goto done;
+        }
+        if (i == u->n_ranges)
+            break;
+        const doc_mark *m = &u->marks[i];
+        size_t start = u->ranges[i].start < len ? u->ranges[i].start : len;
+        if (skip_below < 0) {
+            if (start > at) {
+                if (write_text(u, s + at, start - at, at == 0, write, user))
+                    goto done;
+                at = start;
+            }
+            if (write_marks(d, m->open, m->n_open, write, user))
+                goto done;
+            if (m->n_keep > 0) {
+                if (write_marks(d, m->keep, m->n_keep, write, user))
+                    goto done;
+                skip_below = i;
+            }
+        }
+        stack[top++] = i;
+    }
+    rc = len > at ? write_text(u, s + at, len - at, at == 0, write, user) : 0;
+done:
+    free(stack);
+    return rc;
+}
+
+int doc_write(const doc *d, int (*write)(void *user, const char *s, size_t len), void *user)
+{
+    return d->n_parts > 0 ? write_parts(d, d->parts, d->n_parts, write, user) : 0;
+}

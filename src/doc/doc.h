@@ -1,0 +1,130 @@
+/* doc.h — a document with markup (HTML, Markdown) as the translator sees it: the document's
+ * bytes cut into parts, each either kept as it is (markup, code, whitespace) or a unit of text
+ * to translate. A unit is one line of plain text (markup removed, character references
+ * decoded, whitespace runs and line breaks made single spaces) with its inline elements as
+ * ranges over that text, each element with the markup written before and after its content.
+ *
+ * A format parses its syntax into a doc (html.c, markdown.c) and says how a unit's text is
+ * escaped when written back; doc.c translates every unit in one run of xlate_translate_lines
+ * (all units sentence-split, sorted and batched together), carries each unit's elements over
+ * to its translation by the alignment (transfer.h), and writes the document back. So a format
+ * knows nothing of models, and the translation of a unit is exactly the translation of its
+ * plain text as a line: markup never changes a translation.
+ *
+ * Memory: the doc holds the source (not owned: it must outlive the doc), the parts (pointers
+ * into the source or into the doc's own copies) and the units' texts: linear in the document,
+ * whatever the depth of its markup. */
+#ifndef XLATE_DOC_DOC_H
+#define XLATE_DOC_DOC_H
+#include "doc/transfer.h"
+#include "xlate.h"
+#include <stddef.h>
+
+typedef enum {
+    DOC_ESC_NONE,      /* written as it is */
+    DOC_ESC_HTML,      /* text content: & < > escaped, U+00A0 as &nbsp; */
+    DOC_ESC_HTML_ATTR, /* a double-quoted attribute value: & " escaped, U+00A0 as &nbsp; */
+    DOC_ESC_MARKDOWN   /* inline text: what would start Markdown markup where it stands in the
+                          output is backslash-escaped (doc_markdown_escape) */
+} doc_escape;
+
+/* Writes Markdown inline text s[0..len) escaped: a character that would start markup where it
+ * stands (* _ ` [ ] < \ |, and at the start of the unit # > - + or a digit and a dot) gets
+ * a backslash. at_start: s begins the unit's text. Returns what write returned (0: go on). */
+int doc_markdown_escape(const char *s, size_t len, int at_start,
+                        int (*write)(void *user, const char *s, size_t len), void *user);
+
+/* A piece of output: bytes kept, or a unit's translation. */
+typedef struct {
+    int unit;      /* -1: the bytes s[0..len); else the translation of units[unit] (with its
+                      elements, escaped as the unit says) */
+    const char *s; /* into the source document or the doc's own copies (doc_copy) */
+    size_t len;
+} doc_part;
+
+/* An inline element's markup; parts index doc.mark_parts. */
+typedef struct {
+    int open, n_open;   /* written before the element's content: a start tag, "**", "[" */
+    int close, n_close; /* after it: "</a>", "](http://x)"; a void element (br, img) has an
+                           empty range and its whole markup in open */
+    int n_keep, keep;   /* n_keep > 0: the element's content is written as these parts, not as
+                           the translation's words in its target range (inline code,
+                           translate="no"): the model still reads the words, so the sentence
+                           is translated whole, and the element lands where they went */
+} doc_mark;
+
+typedef struct {
+    char *text;         /* the line the model reads: no newline, valid UTF-8 (owned) */
+    size_t len;
+    int cap_text;       /* (builder) */
+    doc_range *ranges;  /* [n_ranges] the inline elements over text, in document order, a
+                           parent before its children (transfer.h); after doc_translate, over
+                           the translation */
+    doc_mark *marks;    /* [n_ranges] each element's markup */
+    int n_ranges, cap_ranges;
+    doc_escape escape;
+    long line;          /* the document line the unit starts on, from 1 (messages) */
+    char *out;          /* after doc_translate: the translation (owned; NULL: not translated,
+                           the unit is written as its own text) */
+    size_t out_len;
+} doc_unit;
+
+typedef struct {
+    const char *src;     /* the document (not owned) */
+    size_t src_len;
+    doc_part *parts;     /* [n_parts] the document, in order */
+    int n_parts, cap_parts;
+    doc_part *mark_parts; /* [n_mark_parts] what doc_mark indexes */
+    int n_mark_parts, cap_mark_parts;
+    doc_unit *units;     /* [n_units] */
+    int n_units, cap_units;
+    char **copies;       /* bytes the doc owns (doc_copy), freed with it */
+    int n_copies, cap_copies;
+    char warnings[8][256]; /* the first warnings (malformed markup passed through) */
+    int n_warnings;      /* all of them (more than 8: the rest only counted) */
+} doc;
+
+/* Builders, for the formats. Each returns 0, or -1 (out of memory) with a message in err. */
+void doc_init(doc *d, const char *src, size_t len);
+void doc_free(doc *d);
+/* A copy of s[0..len) owned by the doc (NUL-terminated); NULL when out of memory. */
+char *doc_copy(doc *d, const char *s, size_t len);
+/* Appends kept bytes to the document (joined to the previous part when they follow it in
+ * memory). */
+int doc_keep(doc *d, const char *s, size_t len, char *err, size_t errlen);
+/* A new empty unit; its index in *unit. It is written where doc_put_unit puts it: in the
+ * document, or in an element's markup (a translated attribute inside a start tag). */
+int doc_new_unit(doc *d, doc_escape esc, long line, int *unit, char *err, size_t errlen);
+int doc_put_unit(doc *d, int unit, char *err, size_t errlen);
+/* Appends text to a unit (the caller has decoded and collapsed it). */
+int doc_unit_text(doc *d, int unit, const char *s, size_t len, char *err, size_t errlen);
+/* Starts an inline element at the unit's current end, inside the innermost open one (parent);
+ * its index in *elem. Its markup parts are added with doc_mark_part(.., which, ..) and its end
+ * is set by doc_end_elem (a void element: doc_end_elem right away). */
+int doc_begin_elem(doc *d, int unit, int parent, int *elem, char *err, size_t errlen);
+void doc_end_elem(doc *d, int unit, int elem);
+enum { DOC_OPEN, DOC_CLOSE, DOC_KEEP };
+/* Appends a part to element elem's open, close or keep markup: bytes (unit -1) or a unit
+ * (which must be one with no elements of its own). An element's parts of one kind must be
+ * appended together, without another element's in between. */
+int doc_mark_part(doc *d, int unit, int elem, int which, int part_unit, const char *s,
+                  size_t len, char *err, size_t errlen);
+/* Records a warning "line N: message" (the first 8 kept, all counted). */
+void doc_warn(doc *d, long line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Translates every unit with text (xlate_translate_lines: the params as given, with
+ * alignments on where a unit has elements), and moves each unit's elements onto its
+ * translation. stats may be NULL. Returns 0 or an XLATE_ERR* code with a message. */
+int doc_translate(xlate_ctx *ctx, const xlate_lines_params *p, doc *d, xlate_lines_stats *stats,
+                  char *err, size_t errlen);
+
+/* Writes the document: kept parts as they are, units as their translations (or their own
+ * text when not translated) with their elements' markup around the words, escaped as the unit
+ * says. write returns 0, or non-zero to stop (doc_write returns -1 then). */
+int doc_write(const doc *d, int (*write)(void *user, const char *s, size_t len), void *user);
+
+#endif
