@@ -119,6 +119,28 @@ int main(void)
         doc_free(&d);
     }
     {
+        /* siblings a translation swapped: "<a>click</a> the <b>button</b>" ->
+         * "den Knopf klicken", a moved onto "klicken" [10, 17), b onto "Knopf" [4, 9) */
+        doc d;
+        int u, a, b;
+        doc_init(&d, "", 0);
+        doc_new_unit(&d, DOC_ESC_HTML, 1, &u, err, sizeof err);
+        doc_put_unit(&d, u, err, sizeof err);
+        a = elem(&d, u, -1, "<a>", "</a>");
+        text(&d, u, "click");
+        doc_end_elem(&d, u, a);
+        text(&d, u, " the ");
+        b = elem(&d, u, -1, "<b>", "</b>");
+        text(&d, u, "button");
+        doc_end_elem(&d, u, b);
+        set_out(&d, u, "den Knopf klicken");
+        d.units[u].ranges[a] = (doc_range){10, 17, -1};
+        d.units[u].ranges[b] = (doc_range){4, 9, -1};
+        expect_doc("siblings written in the order of the translation", &d,
+                   "den <b>Knopf</b> <a>klicken</a>");
+        doc_free(&d);
+    }
+    {
         /* escaping: HTML text, an attribute unit inside an element's start tag */
         doc d;
         int u, at, a;
