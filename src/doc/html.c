@@ -234,6 +234,10 @@ typedef struct {
     char *buf;         /* decoded text */
     size_t cap_buf;
     int group, group_depth; /* the open group's item and its element's stack index, or -1 */
+    open_el pend[16];  /* kept formatting elements (code, <b translate=no>) closed by another
+                          element's tag: a browser keeps them in its list of active formatting
+                          elements and opens them again before the next text */
+    int n_pend;
     const char *quote; /* '"' owned by the doc: quotes around a translated unquoted value */
     size_t line_pos;   /* line_of's cursor */
     long line_no;
@@ -717,24 +721,54 @@ static int top_id(const parser *p)
     return p->n_st > 0 ? p->st[p->n_st - 1].id : -1;
 }
 
-static int push(parser *p, int id, const ht_token *k, int keep, int foreign)
+static int push_el(parser *p, int id, size_t name, size_t name_len, int keep, int foreign)
 {
     if (grow(&p->st, &p->cap_st, p->n_st + 1, sizeof *p->st))
         return oom(p);
     int i = p->n_st++, below = i > 0 ? p->st[i - 1].barrier : -1;
-    p->st[i] = (open_el){id, k->start + 1, strlen(k->name), p->last[id],
+    p->st[i] = (open_el){id, name, name_len, p->last[id],
                          (flags_of(id) & F_BARRIER) || foreign ? i : below, keep, foreign};
     p->last[id] = i;
     p->tok.cdata_ok = foreign;
     return 0;
 }
 
-/* Pops the elements above stack index i (i itself stays). A group open among them ends. */
-static void pop_above(parser *p, int i)
+static int push(parser *p, int id, const ht_token *k, int keep, int foreign)
+{
+    return push_el(p, id, k->start + 1, strlen(k->name), keep, foreign);
+}
+
+static int is_formatting(int id)
+{
+    static const char *const f[] = {"a", "b", "big", "code", "em", "font", "i", "nobr", "s",
+                                    "small", "strike", "strong", "tt", "u"};
+    for (size_t k = 0; id < N_TAGS && k < sizeof f / sizeof f[0]; k++)
+        if (strcmp(tags[id].name, f[k]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Opens the pending kept formatting elements again (a browser's "reconstruct the active
+ * formatting elements"), so what follows is kept as a browser puts it inside them. */
+static int reconstruct(parser *p)
+{
+    for (int k = 0; k < p->n_pend; k++)
+        if (push_el(p, p->pend[k].id, p->pend[k].name, p->pend[k].name_len, 1, 0))
+            return -1;
+    p->n_pend = 0;
+    return 0;
+}
+
+/* Pops the elements above stack index i (i itself stays); own: the index of an element closed
+ * by its own end tag (-1: none). A group open among them ends. */
+static void pop_above(parser *p, int i, int own)
 {
     while (p->n_st > i + 1) {
         open_el *e = &p->st[--p->n_st];
         p->last[e->id] = e->prev;
+        if (p->n_st != own && e->keep && (p->n_st == 0 || !p->st[p->n_st - 1].keep) &&
+            is_formatting(e->id) && p->n_pend < (int)(sizeof p->pend / sizeof p->pend[0]))
+            p->pend[p->n_pend++] = *e;
         if (p->group >= 0 && p->n_st <= p->group_depth) {
             p->it[p->group].last = p->n_it - 1;
             p->group = -1; /* ended by another element's tag: G_DONE not set, the group is fixed */
@@ -780,13 +814,13 @@ static void implied_ends(parser *p, int id)
     int f = flags_of(id), t;
     const char *name = id < N_TAGS ? tags[id].name : "";
     if ((f & F_CLOSEP) && in_scope(p, named("p")))
-        pop_above(p, p->last[named("p")] - 1);
+        pop_above(p, p->last[named("p")] - 1, -1);
     if (strcmp(name, "li") == 0 && in_scope(p, id))
-        pop_above(p, p->last[id] - 1);
+        pop_above(p, p->last[id] - 1, -1);
     if (strcmp(name, "dd") == 0 || strcmp(name, "dt") == 0) {
         int a = p->last[named("dd")], b = p->last[named("dt")], m = a > b ? a : b;
         if (m >= 0 && m >= p->st[p->n_st - 1].barrier) /* (m >= 0: not empty) */
-            pop_above(p, m - 1);
+            pop_above(p, m - 1, -1);
     }
     if (strcmp(name, "td") == 0 || strcmp(name, "th") == 0 || strcmp(name, "tr") == 0 ||
         strcmp(name, "tbody") == 0 || strcmp(name, "thead") == 0 || strcmp(name, "tfoot") == 0) {
@@ -799,17 +833,17 @@ static void implied_ends(parser *p, int id)
             if (p->last[named(cells[k])] > m)
                 m = p->last[named(cells[k])];
         if (m >= 0 && m > tbl)
-            pop_above(p, m - 1);
+            pop_above(p, m - 1, -1);
     }
     if ((strcmp(name, "option") == 0 || strcmp(name, "optgroup") == 0) &&
         (t = top_id(p)) >= 0 && t == named("option"))
-        pop_above(p, p->n_st - 2);
+        pop_above(p, p->n_st - 2, -1);
     if (strcmp(name, "optgroup") == 0 && top_id(p) == named("optgroup"))
-        pop_above(p, p->n_st - 2);
+        pop_above(p, p->n_st - 2, -1);
     if ((f & F_HEADING) && (t = top_id(p)) >= 0 && (flags_of(t) & F_HEADING))
-        pop_above(p, p->n_st - 2);
+        pop_above(p, p->n_st - 2, -1);
     if ((strcmp(name, "a") == 0 || strcmp(name, "button") == 0) && in_scope(p, id))
-        pop_above(p, p->last[id] - 1);
+        pop_above(p, p->last[id] - 1, -1);
 }
 
 /* ---- the walk ---- */
@@ -822,7 +856,7 @@ static int start_tag(parser *p, const ht_token *k)
     if (top_foreign(p)) {
         if (f & F_BREAKOUT) {
             while (top_foreign(p))
-                pop_above(p, p->n_st - 2);
+                pop_above(p, p->n_st - 2, -1);
         } else {
             int keep = top_keep(p);
             if (p->group >= 0) {
@@ -838,6 +872,8 @@ static int start_tag(parser *p, const ht_token *k)
         p->last[id] >= 0)
         f |= F_VOID; /* a second one: its attributes go to the first, nothing opens */
     implied_ends(p, id);
+    if ((f & F_INLINE) && p->n_pend > 0 && p->group < 0 && !top_keep(p) && reconstruct(p))
+        return -1;
     int tr = translate_attr(p->d->src, k);
     int parent_keep = top_keep(p);
     int keep = parent_keep || (f & F_KEEP) || tr > 0;
@@ -904,6 +940,13 @@ static int end_tag(parser *p, const ht_token *k)
         /* "</br>" is a <br> to a browser */
         return add_item(p, (item){IT_VOID, k->start, k->end, 0, 0, 0, 0, 1, 0, 0, 0});
     }
+    for (int j = p->n_pend - 1; j >= 0; j--)
+        if (same_name(p->d->src, p->pend[j].name, p->pend[j].name_len, k->start + 2,
+                      strlen(name))) { /* its end tag: no longer opened again */
+            memmove(p->pend + j, p->pend + j + 1, sizeof *p->pend * (size_t)(p->n_pend - j - 1));
+            p->n_pend--;
+            break;
+        }
     if (strcmp(name, "body") != 0 && strcmp(name, "html") != 0) {
         target = find_open(p, id, k);
         if (strcmp(name, "p") == 0 && target >= 0 && !in_scope(p, id))
@@ -916,7 +959,7 @@ static int end_tag(parser *p, const ht_token *k)
                 return -1;
             p->it[p->group].flags |= G_DONE;
         }
-        pop_above(p, target - 1); /* (the group ends here, G_DONE or not) */
+        pop_above(p, target - 1, target); /* (the group ends here, G_DONE or not) */
         if (own)
             return 0;
     } else if (p->group >= 0) {
@@ -925,10 +968,10 @@ static int end_tag(parser *p, const ht_token *k)
         if (add_item(p, (item){IT_INNER, k->start, k->end, 0, 0, 0, 0, 0, 0, 0, 0}))
             return -1;
         if (target >= 0)
-            pop_above(p, target - 1);
+            pop_above(p, target - 1, target);
         return 0;
     } else if (target >= 0) {
-        pop_above(p, target - 1);
+        pop_above(p, target - 1, target);
     }
     /* the token itself, in the context after the pops */
     if (top_keep(p))
@@ -945,7 +988,9 @@ static int other(parser *p, const ht_token *k)
     if (k->kind == HT_TEXT) {
         if (p->group >= 0)
             return add_item(p, (item){IT_INNER_TEXT, k->start, k->end, 0, 0, 0, 0, 0, 0, 0, 0});
-        if (top_keep(p))
+        if (p->n_pend > 0 && !top_keep(p) && reconstruct(p))
+            return -1;
+        if (top_keep(p) || k->unclosed) /* (unclosed: a title that never ends is kept) */
             return keep_bytes(p, k);
         return add_item(p, (item){IT_TEXT, k->start, k->end, 0, 0, 0, 0, 0, 0, 0, 0});
     }
