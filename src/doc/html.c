@@ -22,172 +22,11 @@
  *    it is, and so does every element around it. The run is cut at fixed items into segments,
  *    each a unit whose well-nested elements move with their words (doc_transfer). */
 #include "doc/html.h"
+#include "doc/html_tags.h"
 #include "doc/html_tok.h"
 #include "base/util.h"
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- the elements xlate knows ---- */
-
-enum {
-    F_INLINE = 1 << 0,   /* inside a unit: moves with its words */
-    F_VOID = 1 << 1,     /* no content, no end tag */
-    F_KEEP = 1 << 2,     /* its content is kept byte for byte */
-    F_CLOSEP = 1 << 3,   /* its start tag ends an open p */
-    F_BARRIER = 1 << 4,  /* a scope boundary (table, td, th, caption, html, ...) */
-    F_RAW = 1 << 5,      /* RAWTEXT content */
-    F_RCDATA = 1 << 6,   /* RCDATA content */
-    F_OPAQUE = 1 << 7,   /* inside a unit: a group moved whole and not read by the model */
-    F_BREAKOUT = 1 << 8, /* its start tag ends svg/math (foreign content) */
-    F_HEADING = 1 << 9
-};
-
-typedef struct {
-    const char *name;
-    int flags;
-} tag_info;
-
-/* Sorted by name (bsearch). */
-static const tag_info tags[] = {
-    {"a", F_INLINE},
-    {"abbr", F_INLINE},
-    {"acronym", F_INLINE},
-    {"address", F_CLOSEP},
-    {"applet", F_BARRIER},
-    {"area", F_VOID},
-    {"article", F_CLOSEP},
-    {"aside", F_CLOSEP},
-    {"b", F_INLINE | F_BREAKOUT},
-    {"base", F_VOID},
-    {"basefont", F_VOID},
-    {"bdi", F_INLINE},
-    {"bdo", F_INLINE},
-    {"bgsound", F_VOID},
-    {"big", F_INLINE | F_BREAKOUT},
-    {"blockquote", F_CLOSEP | F_BREAKOUT},
-    {"body", F_BREAKOUT},
-    {"br", F_INLINE | F_VOID | F_BREAKOUT},
-    {"button", 0},
-    {"caption", F_BARRIER},
-    {"center", F_CLOSEP | F_BREAKOUT},
-    {"cite", F_INLINE},
-    {"code", F_INLINE | F_KEEP | F_BREAKOUT},
-    {"col", F_VOID},
-    {"data", F_INLINE},
-    {"dd", F_CLOSEP | F_BREAKOUT},
-    {"del", F_INLINE},
-    {"details", F_CLOSEP},
-    {"dfn", F_INLINE},
-    {"dialog", F_CLOSEP},
-    {"dir", F_CLOSEP},
-    {"div", F_CLOSEP | F_BREAKOUT},
-    {"dl", F_CLOSEP | F_BREAKOUT},
-    {"dt", F_CLOSEP | F_BREAKOUT},
-    {"em", F_INLINE | F_BREAKOUT},
-    {"embed", F_VOID | F_BREAKOUT},
-    {"fieldset", F_CLOSEP},
-    {"figcaption", F_CLOSEP},
-    {"figure", F_CLOSEP},
-    {"font", F_INLINE},
-    {"footer", F_CLOSEP},
-    {"form", F_CLOSEP},
-    {"frame", F_VOID},
-    {"h1", F_CLOSEP | F_BREAKOUT | F_HEADING},
-    {"h2", F_CLOSEP | F_BREAKOUT | F_HEADING},
-    {"h3", F_CLOSEP | F_BREAKOUT | F_HEADING},
-    {"h4", F_CLOSEP | F_BREAKOUT | F_HEADING},
-    {"h5", F_CLOSEP | F_BREAKOUT | F_HEADING},
-    {"h6", F_CLOSEP | F_BREAKOUT | F_HEADING},
-    {"head", F_BREAKOUT},
-    {"header", F_CLOSEP},
-    {"hgroup", F_CLOSEP},
-    {"hr", F_VOID | F_CLOSEP | F_BREAKOUT},
-    {"html", F_BARRIER},
-    {"i", F_INLINE | F_BREAKOUT},
-    {"iframe", F_RAW | F_KEEP},
-    {"img", F_INLINE | F_VOID | F_BREAKOUT},
-    {"input", F_INLINE | F_VOID},
-    {"ins", F_INLINE},
-    {"kbd", F_INLINE | F_KEEP},
-    {"keygen", F_VOID},
-    {"li", F_CLOSEP | F_BREAKOUT},
-    {"link", F_VOID},
-    {"listing", F_CLOSEP | F_KEEP | F_BREAKOUT},
-    {"main", F_CLOSEP},
-    {"mark", F_INLINE},
-    {"marquee", F_BARRIER},
-    {"math", F_KEEP | F_OPAQUE},
-    {"menu", F_CLOSEP | F_BREAKOUT},
-    {"meta", F_VOID | F_BREAKOUT},
-    {"nav", F_CLOSEP},
-    {"noembed", F_RAW | F_KEEP},
-    {"noframes", F_RAW | F_KEEP},
-    {"noscript", F_RAW | F_KEEP | F_OPAQUE},
-    {"object", F_BARRIER},
-    {"ol", F_CLOSEP | F_BREAKOUT},
-    {"p", F_CLOSEP | F_BREAKOUT},
-    {"param", F_VOID},
-    {"plaintext", F_CLOSEP | F_KEEP},
-    {"pre", F_CLOSEP | F_KEEP | F_BREAKOUT},
-    {"q", F_INLINE},
-    {"s", F_INLINE | F_BREAKOUT},
-    {"samp", F_INLINE | F_KEEP},
-    {"script", F_KEEP | F_OPAQUE},
-    {"search", F_CLOSEP},
-    {"section", F_CLOSEP},
-    {"small", F_INLINE | F_BREAKOUT},
-    {"source", F_VOID},
-    {"span", F_INLINE | F_BREAKOUT},
-    {"strike", F_INLINE | F_BREAKOUT},
-    {"strong", F_INLINE | F_BREAKOUT},
-    {"style", F_RAW | F_KEEP | F_OPAQUE},
-    {"sub", F_INLINE | F_BREAKOUT},
-    {"summary", F_CLOSEP},
-    {"sup", F_INLINE | F_BREAKOUT},
-    {"svg", F_KEEP | F_OPAQUE},
-    {"table", F_CLOSEP | F_BARRIER | F_BREAKOUT},
-    {"tbody", 0},
-    {"td", F_BARRIER},
-    {"template", F_BARRIER},
-    {"textarea", F_RCDATA | F_KEEP | F_OPAQUE},
-    {"tfoot", 0},
-    {"th", F_BARRIER},
-    {"thead", 0},
-    {"time", F_INLINE},
-    {"title", F_RCDATA},
-    {"tr", 0},
-    {"track", F_VOID},
-    {"tt", F_INLINE | F_BREAKOUT},
-    {"u", F_INLINE | F_BREAKOUT},
-    {"ul", F_CLOSEP | F_BREAKOUT},
-    {"var", F_INLINE | F_KEEP | F_BREAKOUT},
-    {"wbr", F_INLINE | F_VOID},
-    {"xmp", F_CLOSEP | F_RAW | F_KEEP},
-};
-#define N_TAGS ((int)(sizeof tags / sizeof tags[0]))
-#define N_BUCKETS 1024 /* ids of unknown names: N_TAGS + a hash of the name */
-
-static int tag_cmp(const void *key, const void *el)
-{
-    return strcmp(key, ((const tag_info *)el)->name);
-}
-
-/* The id of a lowercased tag name: its index in tags, else N_TAGS + a hash bucket. */
-static int tag_id(const char *name, int long_name)
-{
-    const tag_info *t = long_name ? NULL : bsearch(name, tags, N_TAGS, sizeof *tags, tag_cmp);
-    if (t)
-        return (int)(t - tags);
-    unsigned h = 2166136261u;
-    for (const char *c = name; *c; c++)
-        h = (h ^ (unsigned char)*c) * 16777619u;
-    return N_TAGS + (int)(h % N_BUCKETS);
-}
-
-static int flags_of(int id)
-{
-    return id < N_TAGS ? tags[id].flags : 0;
-}
 
 /* ---- state ---- */
 
@@ -224,7 +63,7 @@ typedef struct {
     ht_tok tok;
     open_el *st;       /* [cap_st] the stack of open elements */
     int n_st, cap_st;
-    int *last;         /* [N_TAGS + N_BUCKETS] the topmost open element of each id, -1 */
+    int *last;         /* [HTML_N_TAGS + HTML_N_BUCKETS] the topmost open element of each id, -1 */
     item *it;          /* [cap_it] the run */
     int n_it, cap_it;
     tattr *ta;         /* [cap_ta] the run's translated attributes */
@@ -727,7 +566,7 @@ static int push_el(parser *p, int id, size_t name, size_t name_len, int keep, in
         return oom(p);
     int i = p->n_st++, below = i > 0 ? p->st[i - 1].barrier : -1;
     p->st[i] = (open_el){id, name, name_len, p->last[id],
-                         (flags_of(id) & F_BARRIER) || foreign ? i : below, keep, foreign};
+                         (html_tag_flags(id) & F_BARRIER) || foreign ? i : below, keep, foreign};
     p->last[id] = i;
     p->tok.cdata_ok = foreign;
     return 0;
@@ -736,16 +575,6 @@ static int push_el(parser *p, int id, size_t name, size_t name_len, int keep, in
 static int push(parser *p, int id, const ht_token *k, int keep, int foreign)
 {
     return push_el(p, id, k->start + 1, strlen(k->name), keep, foreign);
-}
-
-static int is_formatting(int id)
-{
-    static const char *const f[] = {"a", "b", "big", "code", "em", "font", "i", "nobr", "s",
-                                    "small", "strike", "strong", "tt", "u"};
-    for (size_t k = 0; id < N_TAGS && k < sizeof f / sizeof f[0]; k++)
-        if (strcmp(tags[id].name, f[k]) == 0)
-            return 1;
-    return 0;
 }
 
 /* Opens the pending kept formatting elements again (a browser's "reconstruct the active
@@ -767,7 +596,7 @@ static void pop_above(parser *p, int i, int own)
         open_el *e = &p->st[--p->n_st];
         p->last[e->id] = e->prev;
         if (p->n_st != own && e->keep && (p->n_st == 0 || !p->st[p->n_st - 1].keep) &&
-            is_formatting(e->id) && p->n_pend < (int)(sizeof p->pend / sizeof p->pend[0]))
+            html_tag_formatting(e->id) && p->n_pend < (int)(sizeof p->pend / sizeof p->pend[0]))
             p->pend[p->n_pend++] = *e;
         if (p->group >= 0 && p->n_st <= p->group_depth) {
             p->it[p->group].last = p->n_it - 1;
@@ -781,7 +610,7 @@ static void pop_above(parser *p, int i, int own)
 static int find_open(const parser *p, int id, const ht_token *k)
 {
     int i = p->last[id];
-    if (id < N_TAGS)
+    if (id < HTML_N_TAGS)
         return i;
     for (int steps = 0; i >= 0 && steps < 64; steps++, i = p->st[i].prev)
         if (p->st[i].name_len == strlen(k->name) &&
@@ -805,14 +634,14 @@ static int keep_bytes(parser *p, const ht_token *k)
 
 static int named(const char *name)
 {
-    return tag_id(name, 0);
+    return html_tag_id(name, 0);
 }
 
 /* The ends a start tag implies (the "in body" insertion mode's rules, simplified). */
 static void implied_ends(parser *p, int id)
 {
-    int f = flags_of(id), t;
-    const char *name = id < N_TAGS ? tags[id].name : "";
+    int f = html_tag_flags(id), t;
+    const char *name = id < HTML_N_TAGS ? html_tag_name(id) : "";
     if ((f & F_CLOSEP) && in_scope(p, named("p")))
         pop_above(p, p->last[named("p")] - 1, -1);
     if (strcmp(name, "li") == 0 && in_scope(p, id))
@@ -840,7 +669,7 @@ static void implied_ends(parser *p, int id)
         pop_above(p, p->n_st - 2, -1);
     if (strcmp(name, "optgroup") == 0 && top_id(p) == named("optgroup"))
         pop_above(p, p->n_st - 2, -1);
-    if ((f & F_HEADING) && (t = top_id(p)) >= 0 && (flags_of(t) & F_HEADING))
+    if ((f & F_HEADING) && (t = top_id(p)) >= 0 && (html_tag_flags(t) & F_HEADING))
         pop_above(p, p->n_st - 2, -1);
     if ((strcmp(name, "a") == 0 || strcmp(name, "button") == 0) && in_scope(p, id))
         pop_above(p, p->last[id] - 1, -1);
@@ -851,7 +680,7 @@ static void implied_ends(parser *p, int id)
 /* A start tag. */
 static int start_tag(parser *p, const ht_token *k)
 {
-    int id = tag_id(k->name, k->long_name), f = flags_of(id);
+    int id = html_tag_id(k->name, k->long_name), f = html_tag_flags(id);
     const char *name = k->name;
     if (top_foreign(p)) {
         if (f & F_BREAKOUT) {
@@ -933,7 +762,7 @@ static int start_tag(parser *p, const ht_token *k)
 /* An end tag. */
 static int end_tag(parser *p, const ht_token *k)
 {
-    int id = tag_id(k->name, k->long_name), f = flags_of(id);
+    int id = html_tag_id(k->name, k->long_name), f = html_tag_flags(id);
     const char *name = k->name;
     int target = -1;
     if (strcmp(name, "br") == 0 && !top_keep(p) && p->group < 0) {
@@ -1013,11 +842,11 @@ int html_parse(doc *d, char *err, size_t errlen)
     p.group = -1;
     p.line_no = 1;
     ht_init(&p.tok, d->src, d->src_len);
-    if (!(p.last = malloc(sizeof(int) * (N_TAGS + N_BUCKETS))) || !(p.quote = doc_copy(d, "\"", 1))) {
+    if (!(p.last = malloc(sizeof(int) * (HTML_N_TAGS + HTML_N_BUCKETS))) || !(p.quote = doc_copy(d, "\"", 1))) {
         oom(&p);
         goto done;
     }
-    for (int i = 0; i < N_TAGS + N_BUCKETS; i++)
+    for (int i = 0; i < HTML_N_TAGS + HTML_N_BUCKETS; i++)
         p.last[i] = -1;
     while ((r = ht_next(&p.tok, &k)) > 0) {
         int bad = k.unclosed;
