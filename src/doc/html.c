@@ -220,7 +220,6 @@ static int decode(parser *p, const char *s, size_t n, int attr, int *space, size
             i++;
             continue;
         }
-        *space = 0;
         if (c == '&') {
             unsigned cp[2];
             int ncp;
@@ -229,17 +228,19 @@ static int decode(parser *p, const char *s, size_t n, int attr, int *space, size
                 for (int k = 0; k < ncp; k++) {
                     if (cp[k] == 0x20 || cp[k] == 0x09 || cp[k] == 0x0A || cp[k] == 0x0C ||
                         cp[k] == 0x0D) { /* a space written as a reference: still a space */
-                        if (o == 0 || out[o - 1] != ' ')
+                        if (!*space)
                             out[o++] = ' ';
                         *space = 1;
                     } else {
                         o += (size_t)ht_utf8(cp[k], out + o);
+                        *space = 0;
                     }
                 }
                 i += used;
                 continue;
             }
         }
+        *space = 0;
         int l = c == 0 ? 0 : ht_utf8_len((const unsigned char *)s + i, n - i);
         if (l == 0) {
             o += (size_t)ht_utf8(0xFFFD, out + o);
