@@ -157,37 +157,28 @@ static int attr_named(const char *s, const ht_attr *a, const char *name)
     return 1;
 }
 
-/* 1 when attribute i is the first of its name (a browser drops the later ones). */
-static int attr_first(const char *s, const ht_token *k, int i)
-{
-    for (int j = 0; j < i; j++)
-        if (same_name(s, k->attrs[j].name, k->attrs[j].name_len, k->attrs[i].name,
-                      k->attrs[i].name_len))
-            return 0;
-    return 1;
-}
-
 /* The tag's own say on translation: 1 translate="no" or class notranslate, -1 translate="yes"
  * (or ""), 0 none. */
 static int translate_attr(const char *s, const ht_token *k)
 {
-    int r = 0;
+    int r = 0, seen_translate = 0, seen_class = 0; /* (a browser keeps the first of a name) */
     for (int i = 0; i < k->n_attrs; i++) {
         const ht_attr *a = &k->attrs[i];
-        if (!attr_first(s, k, i))
-            continue;
-        if (attr_named(s, a, "translate")) {
+        if (!seen_translate && attr_named(s, a, "translate")) {
             size_t l = a->quote < 0 ? 0 : a->val_len;
             const char *v = s + a->val;
+            seen_translate = 1;
             if (l == 2 && lower((unsigned char)v[0]) == 'n' && lower((unsigned char)v[1]) == 'o')
                 return 1;
             if (l == 0 || (l == 3 && lower((unsigned char)v[0]) == 'y' &&
                            lower((unsigned char)v[1]) == 'e' && lower((unsigned char)v[2]) == 's'))
                 r = -1;
-        } else if (attr_named(s, a, "class") && a->quote >= 0) {
+        } else if (!seen_class && attr_named(s, a, "class")) {
             const char *v = s + a->val;
-            for (size_t j = 0; j + 11 <= a->val_len; j++)
-                if (memcmp(v + j, "notranslate", 11) == 0 && (j == 0 || is_ws((unsigned char)v[j - 1])) &&
+            seen_class = 1;
+            for (size_t j = 0; a->quote >= 0 && j + 11 <= a->val_len; j++)
+                if (memcmp(v + j, "notranslate", 11) == 0 &&
+                    (j == 0 || is_ws((unsigned char)v[j - 1])) &&
                     (j + 11 == a->val_len || is_ws((unsigned char)v[j + 11])))
                     return 1;
         }
@@ -335,14 +326,19 @@ static int emit_tag(parser *p, sink w, size_t start, size_t end, int first, int 
 static int collect_attrs(parser *p, const ht_token *k, int *first, int *n)
 {
     static const char *const names[] = {"alt", "title", "placeholder", "aria-label"};
+    int seen = 0; /* the names met: a browser keeps the first attribute of a name */
     *first = p->n_ta;
     *n = 0;
     for (int i = 0; i < k->n_attrs; i++) {
         const ht_attr *a = &k->attrs[i];
-        int hit = 0;
-        for (size_t j = 0; j < sizeof names / sizeof names[0]; j++)
-            hit |= attr_named(p->d->src, a, names[j]);
-        if (!hit || a->quote < 0 || a->val_len == 0 || !attr_first(p->d->src, k, i))
+        int hit = -1;
+        for (int j = 0; j < (int)(sizeof names / sizeof names[0]) && hit < 0; j++)
+            if (attr_named(p->d->src, a, names[j]))
+                hit = j;
+        if (hit < 0 || (seen & (1 << hit)))
+            continue;
+        seen |= 1 << hit;
+        if (a->quote < 0 || a->val_len == 0)
             continue;
         if (grow(&p->ta, &p->cap_ta, p->n_ta + 1, sizeof *p->ta))
             return oom(p);

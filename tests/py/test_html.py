@@ -454,6 +454,16 @@ check("hostile: 3000 entities in a sentence, translated: one paragraph, every & 
       lambda: None if r.startswith("<p>") and r.endswith("</p>") and r.count("<") == 2 and
       not re.search(r"&(?!amp;|lt;|gt;|quot;|nbsp;)", r) else r[:200])
 
+article = open(os.path.join(DATA, "wiki_article.html"), "rb").read()
+copies = 10 * 1000 * 1000 // len(article)
+big = article * copies
+r, t = timed(lambda: dump(big))
+check("hostile: a 10 MB document (the article %d times) parsed and written back in %.2f s "
+      "(not a bound: bench/html_bench.py measures): every tag and comment back in order"
+      % (copies, t),
+      lambda: None if re.findall(rb"<[^>]*>", r) == re.findall(rb"<[^>]*>", big) else
+      "the tags differ")
+
 # ---- real pages ----
 
 wiki = open(os.path.join(DATA, "wiki_article.html"), encoding="utf-8").read()
