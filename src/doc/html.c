@@ -281,7 +281,7 @@ static int unit_add(parser *p, int u, const char *s, size_t n)
 
 /* Where markup goes: the document (unit < 0) or element elem's open parts of unit. */
 typedef struct {
-    int unit, elem;
+    int unit, elem, which; /* which: DOC_OPEN, or DOC_KEEP for a keep element's markup */
 } sink;
 
 static int emit(parser *p, sink w, int part_unit, const char *s, size_t len)
@@ -289,7 +289,7 @@ static int emit(parser *p, sink w, int part_unit, const char *s, size_t len)
     if (w.unit < 0)
         return part_unit < 0 ? doc_keep(p->d, s, len, p->err, p->errlen)
                              : doc_put_unit(p->d, part_unit, p->err, p->errlen);
-    return doc_mark_part(p->d, w.unit, w.elem, DOC_OPEN, part_unit, s, len, p->err, p->errlen);
+    return doc_mark_part(p->d, w.unit, w.elem, w.which, part_unit, s, len, p->err, p->errlen);
 }
 
 /* A tag's bytes [start, end) to w, each translated attribute value (ta[first .. first + n))
@@ -367,11 +367,15 @@ static int scratch(parser *p, int n)
 /* A fixed item (or a segment without words) written as it is, attributes translated. */
 static int emit_item(parser *p, const item *x)
 {
-    sink doc_sink = {-1, -1};
-    size_t end = x->kind == IT_GROUP ? p->it[x->last].end : x->end;
-    if (x->kind == IT_OPEN || x->kind == IT_VOID)
-        return emit_tag(p, doc_sink, x->start, x->end, x->ta, x->n_ta);
-    return doc_keep(p->d, p->d->src + x->start, end - x->start, p->err, p->errlen);
+    sink doc_sink = {-1, -1, DOC_OPEN};
+    if (x->kind == IT_OPEN || x->kind == IT_VOID || x->kind == IT_GROUP)
+        if (emit_tag(p, doc_sink, x->start, x->end, x->ta, x->n_ta))
+            return -1;
+    if (x->kind != IT_GROUP) /* (else the group's start tag is written: its content next) */
+        return x->kind == IT_OPEN || x->kind == IT_VOID
+                   ? 0
+                   : doc_keep(p->d, p->d->src + x->start, x->end - x->start, p->err, p->errlen);
+    return doc_keep(p->d, p->d->src + x->end, p->it[x->last].end - x->end, p->err, p->errlen);
 }
 
 /* Items [a, b) of the run (top level: a group's inner items are skipped through `last`). */
@@ -431,7 +435,7 @@ static int emit_segment(parser *p, int a, int b)
             }
             if (doc_begin_elem(p->d, u, top ? stack[top - 1] : -1, &e, p->err, p->errlen))
                 return -1;
-            w = (sink){u, e};
+            w = (sink){u, e, DOC_OPEN};
             if (emit_tag(p, w, x->start, x->end, x->ta, x->n_ta))
                 return -1;
             if (x->kind == IT_OPEN)
@@ -447,8 +451,13 @@ static int emit_segment(parser *p, int a, int b)
             doc_end_elem(p->d, u, e);
             break;
         case IT_GROUP:
-            if (doc_begin_elem(p->d, u, top ? stack[top - 1] : -1, &e, p->err, p->errlen) ||
-                doc_mark_part(p->d, u, e, DOC_KEEP, -1, s + x->start, p->it[x->last].end - x->start,
+            /* its whole markup and content as keep parts, its start tag's alt, title ...
+             * translated */
+            if (doc_begin_elem(p->d, u, top ? stack[top - 1] : -1, &e, p->err, p->errlen))
+                return -1;
+            w = (sink){u, e, DOC_KEEP};
+            if (emit_tag(p, w, x->start, x->end, x->ta, x->n_ta) ||
+                doc_mark_part(p->d, u, e, DOC_KEEP, -1, s + x->end, p->it[x->last].end - x->end,
                               p->err, p->errlen))
                 return -1;
             for (int j = i + 1; j <= x->last && !(x->flags & G_OPAQUE); j++)
@@ -717,11 +726,13 @@ static int start_tag(parser *p, const ht_token *k)
         if (keep_bytes(p, k))
             return -1;
     } else if ((f & F_INLINE) || ((f & F_OPAQUE) && p->n_it > 0)) {
-        int first, n;
-        if (!keep && collect_attrs(p, k, &first, &n))
+        int first = p->n_ta, n = 0;
+        /* the element's own alt, title ... are translated unless it says translate="no"
+         * (a code or textarea keeps its content, not its title or placeholder) */
+        if (tr <= 0 && collect_attrs(p, k, &first, &n))
             return -1;
         if (keep) { /* code, kbd, translate="no" in a sentence, or a script in one */
-            if (add_item(p, (item){IT_GROUP, k->start, k->end, 0, 0, 0, 0,
+            if (add_item(p, (item){IT_GROUP, k->start, k->end, 0, 0, first, n,
                                    (f & F_OPAQUE) ? G_OPAQUE : 0, p->n_it, 0, 0}))
                 return -1;
             if (f & F_VOID) /* <img translate=no>: a group of one */
@@ -734,9 +745,9 @@ static int start_tag(parser *p, const ht_token *k)
             return -1;
         }
     } else {
-        sink ds = {-1, -1};
+        sink ds = {-1, -1, DOC_OPEN};
         int first = 0, n = 0;
-        if (flush(p) || (!keep && collect_attrs(p, k, &first, &n)) ||
+        if (flush(p) || (tr <= 0 && collect_attrs(p, k, &first, &n)) ||
             emit_tag(p, ds, k->start, k->end, first, n))
             return -1;
         p->n_ta = 0;

@@ -305,6 +305,14 @@ check("basic.html translated: kept parts byte for byte (script, style, pre, text
           '<span translate="no">Acme GmbH</span>', "<code>ls -l</code>",
           'href="/ladder?a=1&copy=2"', "/* </p> stays CSS */"] if k not in out), None))
 
+expect_eq("attributes, by hand: a kept element's own alt/title/placeholder translated (code, "
+          "textarea, pre), not one marked translate=no; the first of a duplicate name only",
+          sorted(units('<p>Type <code title="A command">ls</code> now.</p><textarea '
+                       'placeholder="Your message">x</textarea><pre title=Example>a</pre>'
+                       '<div translate=no title=Kept>x</div><img alt=One alt=Two title="">')),
+          sorted([("T", "Type ls now."), ("A", "A command"), ("A", "Your message"),
+                  ("A", "Example"), ("A", "One")]))
+
 # ---- inline elements: each exactly once, nested as they were ----
 
 inline_doc = ("<p>A man in a <b>blue <i>shirt</i></b> is standing on a <a href=l>ladder</a> "
