@@ -490,10 +490,11 @@ readme = subprocess.run(["cmark", os.path.join(os.path.dirname(__file__), "..", 
 check("README.md rendered by cmark, untranslated: same trees, no text lost",
       lambda: same_structure(readme, dump(readme).decode()) or (
           None if text_all(readme) == text_all(dump(readme).decode()) else "text differs"))
-part = readme[:readme.find("<h2", 4000) if readme.find("<h2", 4000) > 0 else len(readme)]
-out = translate_html(part).decode()
-check("README.md rendered by cmark (first %d bytes), translated: same trees, code kept"
-      % len(part), lambda: same_structure(part, out))
+out = translate_html(readme).decode()
+check("README.md rendered by cmark (%d bytes), translated: same trees (html5lib, lxml), code "
+      "kept byte for byte" % len(readme), lambda: same_structure(readme, out))
+check("README.md rendered by cmark, translated: each text block is the plain translation of "
+      "its text", lambda: check_translations("readme", readme, out))
 
 man = os.path.join(os.path.dirname(__file__), "..", "..", "xlate.1")
 g = subprocess.run(["groff", "-man", "-Thtml", man], stdout=subprocess.PIPE,
