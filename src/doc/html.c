@@ -246,7 +246,22 @@ static int decode(parser *p, const char *s, size_t n, int attr, int *space, size
     return 0;
 }
 
-/* 1 when s decodes to something other than whitespace and no-break spaces. */
+/* 1 for a code point that is a letter (or ideograph, syllable ...): ASCII letters, and from
+ * U+00C0 up all but the blocks of punctuation, symbols, marks and specials a text without a
+ * word is made of ("|", "»", "©", "→", "★", emoji, U+FFFD). */
+static int is_letter(unsigned c)
+{
+    if (c < 0x80)
+        return (c | 32) >= 'a' && (c | 32) <= 'z';
+    return c >= 0xC0 && c != 0xD7 && c != 0xF7 && !(c >= 0x300 && c <= 0x36F) &&
+           !(c >= 0x2000 && c <= 0x2BFF) && !(c >= 0x3000 && c <= 0x303F) &&
+           !(c >= 0xE000 && c <= 0xF8FF) && !(c >= 0xFE00 && c <= 0xFE0F) && c != 0xFEFF &&
+           !(c >= 0xFFF0 && c <= 0xFFFF) && c < 0x1F000;
+}
+
+/* *words: 1 when s (decoded) holds a letter. A text without one (numbers, punctuation,
+ * symbols: "[", "|", "1979", "»") is not given to the model, which would make words up for
+ * it: it is written back as it is. */
 static int has_words(parser *p, const char *s, size_t n, int attr, int *words)
 {
     int space = 1;
@@ -254,14 +269,15 @@ static int has_words(parser *p, const char *s, size_t n, int attr, int *words)
     *words = 0;
     if (decode(p, s, n, attr, &space, &len))
         return -1;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)p->buf[i];
-        if (c == ' ' || (c == 0xC2 && i + 1 < len && (unsigned char)p->buf[i + 1] == 0xA0)) {
-            i += c != ' ';
-            continue;
-        }
-        *words = 1;
-        break;
+    for (size_t i = 0; i < len && !*words;) {
+        const unsigned char *b = (const unsigned char *)p->buf + i;
+        int l = ht_utf8_len(b, len - i); /* (decode wrote valid UTF-8) */
+        unsigned c = l == 1 ? b[0] : l == 2 ? (b[0] & 0x1Fu) << 6 | (b[1] & 0x3Fu)
+                     : l == 3 ? (b[0] & 0x0Fu) << 12 | (b[1] & 0x3Fu) << 6 | (b[2] & 0x3Fu)
+                              : (b[0] & 0x07u) << 18 | (b[1] & 0x3Fu) << 12 |
+                                    (b[2] & 0x3Fu) << 6 | (b[3] & 0x3Fu);
+        *words = is_letter(c);
+        i += l > 0 ? (size_t)l : 1;
     }
     return 0;
 }
@@ -850,6 +866,12 @@ int html_parse(doc *d, char *err, size_t errlen)
     p.group = -1;
     p.line_no = 1;
     ht_init(&p.tok, d->src, d->src_len);
+    if (d->src_len >= 3 && memcmp(d->src, "\xEF\xBB\xBF", 3) == 0) {
+        /* a byte order mark: kept, not text (a browser drops it before parsing) */
+        if (doc_keep(d, d->src, 3, err, errlen))
+            goto done;
+        p.tok.pos = 3;
+    }
     if (!(p.last = malloc(sizeof(int) * (HTML_N_TAGS + HTML_N_BUCKETS))) || !(p.quote = doc_copy(d, "\"", 1))) {
         oom(&p);
         goto done;
