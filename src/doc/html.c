@@ -380,18 +380,19 @@ static int scratch(parser *p, int n)
     return grow(&p->scratch, &p->cap_scratch, n, sizeof(int)) ? oom(p) : 0;
 }
 
-/* A fixed item (or a segment without words) written as it is, attributes translated. */
+/* An item written as it is (a fixed one, or one of a segment without words), its alt, title
+ * ... translated. */
 static int emit_item(parser *p, const item *x)
 {
     sink doc_sink = {-1, -1, DOC_OPEN};
-    if (x->kind == IT_OPEN || x->kind == IT_VOID || x->kind == IT_GROUP)
-        if (emit_tag(p, doc_sink, x->start, x->end, x->ta, x->n_ta))
-            return -1;
-    if (x->kind != IT_GROUP) /* (else the group's start tag is written: its content next) */
-        return x->kind == IT_OPEN || x->kind == IT_VOID
-                   ? 0
-                   : doc_keep(p->d, p->d->src + x->start, x->end - x->start, p->err, p->errlen);
-    return doc_keep(p->d, p->d->src + x->end, p->it[x->last].end - x->end, p->err, p->errlen);
+    if (x->kind == IT_TEXT || x->kind == IT_CLOSE)
+        return doc_keep(p->d, p->d->src + x->start, x->end - x->start, p->err, p->errlen);
+    if (emit_tag(p, doc_sink, x->start, x->end, x->ta, x->n_ta))
+        return -1;
+    /* a group: the rest of its markup and content */
+    return x->kind == IT_GROUP ? doc_keep(p->d, p->d->src + x->end, p->it[x->last].end - x->end,
+                                          p->err, p->errlen)
+                               : 0;
 }
 
 /* Items [a, b) of the run (top level: a group's inner items are skipped through `last`). */
@@ -503,7 +504,7 @@ static int emit_segment(parser *p, int a, int b)
  * pair or nest, write its segments. */
 static int flush(parser *p)
 {
-    int n = p->n_it, top = 0, nfixed = 0;
+    int n = p->n_it, top = 0, nfixed = 0, open_a = 0;
     const char *s = p->d->src;
     if (n == 0)
         return 0;
@@ -512,13 +513,19 @@ static int flush(parser *p)
     int *stack = p->scratch;
     for (int i = 0; i < n; i++) {
         item *x = &p->it[i];
-        if (x->kind == IT_OPEN) {
+        int is_a = (x->kind == IT_OPEN || x->kind == IT_CLOSE) && x->name_len == 1 &&
+                   lower((unsigned char)s[x->name]) == 'a';
+        if (x->kind == IT_OPEN && is_a && open_a > 0) {
+            x->fixed = 1; /* an a inside an a: a browser ends the first (adoption agency) */
+        } else if (x->kind == IT_OPEN) {
             stack[top++] = i;
+            open_a += is_a;
         } else if (x->kind == IT_CLOSE) {
             if (top > 0 && same_name(s, p->it[stack[top - 1]].name, p->it[stack[top - 1]].name_len,
                                      x->name, x->name_len)) {
                 x->pair = stack[--top];
                 p->it[x->pair].pair = i;
+                open_a -= is_a;
             } else {
                 x->fixed = 1;
             }
