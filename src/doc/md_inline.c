@@ -1,0 +1,1128 @@
+/* md_inline.c — one Markdown leaf (a paragraph, a heading's text, a table cell) into a unit:
+ * its text for the model and its inline elements (doc.h), following CommonMark's inline
+ * rules (spec 0.30, "Inlines" and appendix "Processing emphasis") with GitHub's ~~ and ~.
+ *
+ * Two passes over the leaf's lines joined by '\n' (buf, with each line's place in the source
+ * in line_src / line_off, so that markup written back is the source's own bytes, the line
+ * endings and container markers between lines included):
+ *  1. tokens left to right: text, escapes and entities, code spans, autolinks, inline HTML,
+ *     breaks, delimiter runs (* _ ~) and brackets; a "]" forms a link (inline or by a defined
+ *     reference) at once and runs the emphasis rules inside it; the emphasis rules run on what
+ *     is left at the end. Matched delimiter characters and brackets become elements.
+ *  2. the tokens in order into the unit: text appended, elements begun and ended on a stack.
+ * Nothing recurses; every scan that could run to the end of the leaf remembers where it failed,
+ * so a leaf costs time linear in its length (code spans: a table of the last run of each
+ * backtick count; brackets: the opener watermark instead of deactivating each one). */
+#include "doc/md_internal.h"
+#include "base/util.h"
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { T_TEXT, T_LIT, T_SOFT, T_HARD, T_DELIM, T_OPEN, T_CLOSE, T_CODE, T_AUTO, T_HTML };
+
+typedef struct {
+    int kind;
+    size_t a, b;        /* the token's bytes in buf */
+    char lit[8];        /* T_LIT: the decoded text (an escape, an entity) */
+    int lit_len;
+    int elem;           /* T_OPEN / T_CLOSE: the link's element, -1 when it formed none */
+    int used_close;     /* T_DELIM: characters used, from the run's start, by closers */
+    int used_open;      /* T_DELIM: characters used, from the run's end, by openers */
+    int first_close, last_close; /* T_DELIM: elements it closes, in match order (inner first) */
+    int first_open;     /* T_DELIM: elements it opens, outer first */
+    int code_k;         /* T_CODE: the backtick count */
+} md_tok;
+
+typedef struct {
+    size_t oa, ob, ca, cb; /* the open and close markup in buf */
+    int next_open;         /* the next element in its opener token's list */
+    int next_close;        /* the next element in its closer token's list */
+    int doc_elem;          /* the doc's element, once begun */
+} md_elem;
+
+typedef struct {
+    int tok;
+    char c;
+    int count, orig;  /* characters left; the run's length */
+    int can_open, can_close;
+    int prev, next;   /* the live delimiters, a doubly linked list */
+} md_delim;
+
+typedef struct {
+    int tok;          /* its T_OPEN token */
+    int image;
+    int delim_top;    /* the last live delimiter when it was pushed (-1: none) */
+} md_bracket;
+
+struct md_inline_buf {
+    char *buf;
+    size_t len, cap;
+    size_t *line_off; /* [n] where each line starts in buf */
+    int cap_lines;
+    md_tok *toks;
+    int n_toks, cap_toks;
+    md_elem *elems;
+    int n_elems, cap_elems;
+    md_delim *delims;
+    int n_delims, cap_delims, delim_last;
+    md_bracket *brackets;
+    int n_brackets, cap_brackets;
+    int watermark;      /* "[" openers of an earlier token than this are inactive */
+    size_t *tick_last;  /* [cap_ticks] the start of the last backtick run of each count */
+    size_t cap_ticks;
+    int ticks_scanned;
+    size_t absent[8];   /* a terminator's search failed from here on (SIZE_MAX: unknown) */
+    int *stack;         /* pass 2: the open elements */
+    int cap_stack;
+    const md_line *lines; /* the leaf being parsed */
+    int n_lines;
+};
+
+static int grow(void *p, int *cap, int n, size_t sz)
+{
+    void **pp = p;
+    if (n <= *cap)
+        return 0;
+    if (n > (1 << 30))
+        return -1;
+    int c = *cap ? *cap : 16;
+    while (c < n)
+        c = c > (1 << 29) ? (1 << 30) : 2 * c;
+    void *q = realloc(*pp, (size_t)c * sz);
+    if (!q)
+        return -1;
+    *pp = q;
+    *cap = c;
+    return 0;
+}
+
+md_inline_buf *md_inline_new(void)
+{
+    return calloc(1, sizeof(md_inline_buf));
+}
+
+void md_inline_free(md_inline_buf *b)
+{
+    if (!b)
+        return;
+    free(b->buf);
+    free(b->line_off);
+    free(b->toks);
+    free(b->elems);
+    free(b->delims);
+    free(b->brackets);
+    free(b->tick_last);
+    free(b->stack);
+    free(b);
+}
+
+/* ---- character classes ---- */
+
+static int is_ws(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* The code point at s[i] (UTF-8; an invalid byte reads as itself) and, in *len, its bytes. */
+static uint32_t cp_at(const char *s, size_t n, size_t i, size_t *len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    uint32_t c = u[i];
+    size_t k = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    if (k == 1 || i + k > n) {
+        *len = 1;
+        return c;
+    }
+    uint32_t v = c & (0x3F >> (k - 1));
+    for (size_t j = 1; j < k; j++) {
+        if ((u[i + j] & 0xC0) != 0x80) {
+            *len = 1;
+            return c;
+        }
+        v = (v << 6) | (u[i + j] & 0x3F);
+    }
+    *len = k;
+    return v;
+}
+
+/* The code point that ends before s[i] (' ' at the start: the leaf's edge counts as space). */
+static uint32_t cp_before(const char *s, size_t i)
+{
+    if (i == 0)
+        return ' ';
+    size_t j = i - 1, len;
+    while (j > 0 && i - j < 4 && ((unsigned char)s[j] & 0xC0) == 0x80)
+        j--;
+    uint32_t c = cp_at(s, i, j, &len);
+    return j + len == i ? c : (unsigned char)s[i - 1];
+}
+
+/* Unicode whitespace (Zs, tab, line endings, form feed). */
+static int u_space(uint32_t c)
+{
+    return c < 0x80 ? is_ws((unsigned char)c)
+                    : c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
+                          c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+/* Punctuation: ASCII's, and the common Unicode ones (Latin-1's, General Punctuation, CJK
+ * symbols and fullwidth forms); other Unicode punctuation counts as a letter here. */
+static int u_punct(uint32_t c)
+{
+    if (c < 0x80)
+        return md_punct((unsigned char)c);
+    return c == 0xA1 || c == 0xA7 || c == 0xAB || c == 0xB6 || c == 0xB7 || c == 0xBB ||
+           c == 0xBF || (c >= 0x2010 && c <= 0x2027) || (c >= 0x2030 && c <= 0x205E) ||
+           (c >= 0x3001 && c <= 0x3003) || (c >= 0x3008 && c <= 0x3011) ||
+           (c >= 0xFF01 && c <= 0xFF0F);
+}
+
+/* ---- tokens ---- */
+
+static int add_tok(md_inline_buf *b, int kind, size_t a, size_t e)
+{
+    if (grow(&b->toks, &b->cap_toks, b->n_toks + 1, sizeof *b->toks))
+        return -1;
+    md_tok *t = &b->toks[b->n_toks++];
+    memset(t, 0, sizeof *t);
+    t->kind = kind;
+    t->a = a;
+    t->b = e;
+    t->elem = t->first_close = t->last_close = t->first_open = -1;
+    return 0;
+}
+
+/* Text buf[from, to) as a T_TEXT token (nothing when empty). */
+static int flush(md_inline_buf *b, size_t from, size_t to)
+{
+    return to > from ? add_tok(b, T_TEXT, from, to) : 0;
+}
+
+static int add_lit(md_inline_buf *b, size_t a, size_t e, const char *s, size_t len)
+{
+    if (add_tok(b, T_LIT, a, e))
+        return -1;
+    md_tok *t = &b->toks[b->n_toks - 1];
+    if (len > sizeof t->lit)
+        len = sizeof t->lit;
+    memcpy(t->lit, s, len);
+    t->lit_len = (int)len;
+    return 0;
+}
+
+static int new_elem(md_inline_buf *b, size_t oa, size_t ob, size_t ca, size_t cb)
+{
+    if (grow(&b->elems, &b->cap_elems, b->n_elems + 1, sizeof *b->elems))
+        return -1;
+    b->elems[b->n_elems] = (md_elem){oa, ob, ca, cb, -1, -1, -1};
+    return b->n_elems++;
+}
+
+/* Finds needle from buf[from..) unless an earlier search for it (slot) failed at or before
+ * from; SIZE_MAX when absent. */
+static size_t find(md_inline_buf *b, int slot, size_t from, const char *needle)
+{
+    size_t n = strlen(needle);
+    if (from >= b->absent[slot] || from > b->len)
+        return SIZE_MAX;
+    const char *p = memmem(b->buf + from, b->len - from, needle, n);
+    if (!p) {
+        b->absent[slot] = from;
+        return SIZE_MAX;
+    }
+    return (size_t)(p - b->buf);
+}
+
+enum { F_DQ, F_SQ, F_COMMENT, F_PI, F_CDATA, F_DECL, F_TITLE_DQ, F_TITLE_SQ };
+
+/* ---- HTML tags, autolinks, entities ---- */
+
+static int tag_start(unsigned char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
+static int alnum(unsigned char c)
+{
+    return tag_start(c) || (c >= '0' && c <= '9');
+}
+
+/* An open or closing tag at s[0..n) (md_html_tag); quoted values found through b's memory of
+ * failed searches when b is given (s is then b->buf + off). */
+static size_t html_tag(md_inline_buf *b, size_t off, const char *s, size_t n)
+{
+    size_t i = 1;
+    if (n < 3 || s[0] != '<')
+        return 0;
+    int closing = s[1] == '/';
+    i += (size_t)closing;
+    if (i >= n || !tag_start((unsigned char)s[i]))
+        return 0;
+    while (i < n && (alnum((unsigned char)s[i]) || s[i] == '-'))
+        i++;
+    if (closing) {
+        while (i < n && is_ws((unsigned char)s[i]))
+            i++;
+        return i < n && s[i] == '>' ? i + 1 : 0;
+    }
+    for (;;) {
+        size_t ws = i;
+        while (i < n && is_ws((unsigned char)s[i]))
+            i++;
+        if (i >= n)
+            return 0;
+        if (s[i] == '>')
+            return i + 1;
+        if (s[i] == '/')
+            return i + 1 < n && s[i + 1] == '>' ? i + 2 : 0;
+        unsigned char c = (unsigned char)s[i];
+        if (i == ws || !(tag_start(c) || c == '_' || c == ':'))
+            return 0;
+        while (i < n && (alnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '.' ||
+                         s[i] == ':' || s[i] == '-'))
+            i++;
+        size_t j = i;
+        while (j < n && is_ws((unsigned char)s[j]))
+            j++;
+        if (j >= n || s[j] != '=')
+            continue; /* an attribute without a value */
+        j++;
+        while (j < n && is_ws((unsigned char)s[j]))
+            j++;
+        if (j >= n)
+            return 0;
+        if (s[j] == '"' || s[j] == '\'') {
+            size_t e;
+            if (b) {
+                e = find(b, s[j] == '"' ? F_DQ : F_SQ, off + j + 1, s[j] == '"' ? "\"" : "'");
+                e = e == SIZE_MAX ? SIZE_MAX : e - off;
+            } else {
+                const char *q = memchr(s + j + 1, s[j], n - j - 1);
+                e = q ? (size_t)(q - s) : SIZE_MAX;
+            }
+            if (e == SIZE_MAX)
+                return 0;
+            i = e + 1;
+        } else {
+            size_t k = j;
+            while (k < n && !is_ws((unsigned char)s[k]) && !strchr("\"'=<>`", s[k]))
+                k++;
+            if (k == j)
+                return 0;
+            i = k;
+        }
+    }
+}
+
+size_t md_html_tag(const char *s, size_t n)
+{
+    return html_tag(NULL, 0, s, n);
+}
+
+/* Inline HTML at buf[i] (a tag, comment, processing instruction, declaration, CDATA): its
+ * length, 0 when none. */
+static size_t inline_html(md_inline_buf *b, size_t i)
+{
+    const char *s = b->buf + i;
+    size_t n = b->len - i, e;
+    if (n >= 4 && memcmp(s, "<!--", 4) == 0) {
+        if (n >= 5 && (s[4] == '>' || (s[4] == '-' && n >= 6 && s[5] == '>')))
+            return 0;
+        e = find(b, F_COMMENT, i + 4, "-->");
+        return e == SIZE_MAX ? 0 : e + 3 - i;
+    }
+    if (n >= 2 && s[1] == '?') {
+        e = find(b, F_PI, i + 2, "?>");
+        return e == SIZE_MAX ? 0 : e + 2 - i;
+    }
+    if (n >= 9 && memcmp(s, "<![CDATA[", 9) == 0) {
+        e = find(b, F_CDATA, i + 9, "]]>");
+        return e == SIZE_MAX ? 0 : e + 3 - i;
+    }
+    if (n >= 3 && s[1] == '!' && tag_start((unsigned char)s[2])) {
+        e = find(b, F_DECL, i + 2, ">");
+        return e == SIZE_MAX ? 0 : e + 1 - i;
+    }
+    return html_tag(b, i, s, n);
+}
+
+/* An autolink <scheme:...> or <address@host> at s: its length, 0 when none. */
+static size_t autolink(const char *s, size_t n)
+{
+    size_t i = 1;
+    if (i < n && tag_start((unsigned char)s[i])) {
+        while (i < n && i <= 33 && (alnum((unsigned char)s[i]) || strchr("+.-", s[i])))
+            i++;
+        if (i >= 3 && i <= 33 && i < n && s[i] == ':') {
+            for (i++; i < n; i++) {
+                unsigned char c = (unsigned char)s[i];
+                if (c == '>')
+                    return i + 1;
+                if (c <= ' ' || c == '<' || c == 0x7F)
+                    break;
+            }
+        }
+    }
+    /* an e-mail address: local@label(.label)* */
+    for (i = 1; i < n && (alnum((unsigned char)s[i]) || strchr(".!#$%&'*+/=?^_`{|}~-", s[i]));
+         i++)
+        ;
+    if (i == 1 || i >= n || s[i] != '@')
+        return 0;
+    for (;;) {
+        size_t k = ++i;
+        while (i < n && i - k < 63 && (alnum((unsigned char)s[i]) || s[i] == '-'))
+            i++;
+        if (i == k || s[k] == '-' || s[i - 1] == '-' || i >= n)
+            return 0;
+        if (s[i] == '>')
+            return i + 1;
+        if (s[i] != '.')
+            return 0;
+    }
+}
+
+/* Appends the UTF-8 of code point c to out (at least 4 bytes); its length. */
+static int put_utf8(uint32_t c, char *out)
+{
+    if (c == 0 || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+        c = 0xFFFD;
+    if (c < 0x80) {
+        out[0] = (char)c;
+        return 1;
+    }
+    if (c < 0x800) {
+        out[0] = (char)(0xC0 | (c >> 6));
+        out[1] = (char)(0x80 | (c & 0x3F));
+        return 2;
+    }
+    if (c < 0x10000) {
+        out[0] = (char)(0xE0 | (c >> 12));
+        out[1] = (char)(0x80 | ((c >> 6) & 0x3F));
+        out[2] = (char)(0x80 | (c & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | (c >> 18));
+    out[1] = (char)(0x80 | ((c >> 12) & 0x3F));
+    out[2] = (char)(0x80 | ((c >> 6) & 0x3F));
+    out[3] = (char)(0x80 | (c & 0x3F));
+    return 4;
+}
+
+/* A character reference at s ("&...;"): its length and its text in out/out_len (out_len 0: a
+ * well-formed name this table does not know). 0 when none. */
+static size_t entity(const char *s, size_t n, char *out, int *out_len)
+{
+    size_t i = 1;
+    *out_len = 0;
+    if (i < n && s[i] == '#') {
+        int hex = i + 1 < n && (s[i + 1] == 'x' || s[i + 1] == 'X');
+        size_t k = i = i + 1 + (size_t)hex;
+        uint32_t v = 0;
+        while (i < n && i - k < (hex ? 6u : 7u) &&
+               ((s[i] >= '0' && s[i] <= '9') ||
+                (hex && ((s[i] | 0x20) >= 'a' && (s[i] | 0x20) <= 'f')))) {
+            unsigned char c = (unsigned char)s[i];
+            v = v * (hex ? 16 : 10) + (uint32_t)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+            i++;
+        }
+        if (i == k || i >= n || s[i] != ';')
+            return 0;
+        *out_len = put_utf8(v, out);
+        return i + 1;
+    }
+    while (i < n && i <= 32 && alnum((unsigned char)s[i]))
+        i++;
+    if (i < 3 || i >= n || s[i] != ';' || !tag_start((unsigned char)s[1]))
+        return 0;
+    const char *u = md_entity(s + 1, i - 1);
+    if (u) {
+        *out_len = (int)strlen(u);
+        memcpy(out, u, (size_t)*out_len);
+    }
+    return i + 1;
+}
+
+/* ---- links ---- */
+
+/* Skips spaces, tabs and at most one line ending from buf[i]. */
+static size_t skip_ws1(const md_inline_buf *b, size_t i)
+{
+    int nl = 0;
+    while (i < b->len && (b->buf[i] == ' ' || b->buf[i] == '\t' || (b->buf[i] == '\n' && !nl))) {
+        nl |= b->buf[i] == '\n';
+        i++;
+    }
+    return i;
+}
+
+/* An inline link's tail "(dest "title")" at buf[i] == '(': the index after its ')', 0 when
+ * none. */
+static size_t link_tail(md_inline_buf *b, size_t i)
+{
+    const char *s = b->buf;
+    size_t n = b->len, j = skip_ws1(b, i + 1);
+    if (j < n && s[j] == '<') {
+        for (j++; j < n && s[j] != '>'; j++) {
+            if (s[j] == '\n' || s[j] == '<')
+                return 0;
+            if (s[j] == '\\' && j + 1 < n && md_punct((unsigned char)s[j + 1]))
+                j++;
+        }
+        if (j >= n)
+            return 0;
+        j++;
+    } else {
+        int depth = 0;
+        while (j < n) {
+            unsigned char c = (unsigned char)s[j];
+            if (c <= ' ' || c == 0x7F)
+                break;
+            if (c == '\\' && j + 1 < n && md_punct((unsigned char)s[j + 1])) {
+                j += 2;
+                continue;
+            }
+            if (c == '(' && ++depth > 32)
+                return 0;
+            if (c == ')' && depth-- == 0) {
+                depth = 0;
+                break;
+            }
+            j++;
+        }
+        if (depth != 0)
+            return 0;
+    }
+    size_t k = skip_ws1(b, j);
+    if (k < n && k > j && (s[k] == '"' || s[k] == '\'' || s[k] == '(')) {
+        char close = s[k] == '(' ? ')' : s[k];
+        int slot = s[k] == '"' ? F_TITLE_DQ : F_TITLE_SQ;
+        size_t e = k + 1;
+        for (;;) {
+            if (close == ')') { /* bounded by the next '(' or ')' */
+                while (e < n && s[e] != ')' && s[e] != '(')
+                    e += s[e] == '\\' && e + 1 < n ? 2 : 1;
+                if (e >= n || s[e] == '(')
+                    return 0;
+                break;
+            }
+            char q[2] = {close, 0};
+            e = find(b, slot, e, q);
+            if (e == SIZE_MAX)
+                return 0;
+            size_t bs = 0; /* an odd run of backslashes escapes it */
+            while (e - bs > k + 1 && s[e - bs - 1] == '\\')
+                bs++;
+            if (bs % 2 == 0)
+                break;
+            e++;
+        }
+        k = skip_ws1(b, e + 1);
+    }
+    return k < n && s[k] == ')' ? k + 1 : 0;
+}
+
+/* 1 when s[0..n) is a link label's content: at most 999 bytes, no unescaped bracket, not
+ * blank. */
+static int label_ok(const char *s, size_t n)
+{
+    int blank = 1;
+    if (n > 999)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\\' && i + 1 < n) {
+            i++;
+            blank = 0;
+            continue;
+        }
+        if (s[i] == '[' || s[i] == ']')
+            return 0;
+        blank &= is_ws((unsigned char)s[i]);
+    }
+    return !blank;
+}
+
+size_t md_label(const char *s, size_t n)
+{
+    if (n < 2 || s[0] != '[')
+        return 0;
+    for (size_t i = 1; i < n && i <= 1000; i++) {
+        if (s[i] == '\\' && i + 1 < n) {
+            i++;
+            continue;
+        }
+        if (s[i] == '[')
+            return 0;
+        if (s[i] == ']')
+            return label_ok(s + 1, i - 1) ? i + 1 : 0;
+    }
+    return 0;
+}
+
+/* ---- emphasis (spec appendix A, "process emphasis") ---- */
+
+static void delim_remove(md_inline_buf *b, int k)
+{
+    md_delim *d = &b->delims[k];
+    if (d->prev >= 0)
+        b->delims[d->prev].next = d->next;
+    if (d->next >= 0)
+        b->delims[d->next].prev = d->prev;
+    else
+        b->delim_last = d->prev;
+}
+
+/* Matches the live delimiters after bottom (a delimiter index, -1: all) and removes them. */
+static int process_emphasis(md_inline_buf *b, int bottom)
+{
+    /* openers_bottom[char][closer's length % 3][closer can open]: a token index at or below
+     * which no opener is looked for again */
+    int ob[3][3][2];
+    int bottom_tok = bottom >= 0 ? b->delims[bottom].tok : -1;
+    for (int x = 0; x < 3; x++)
+        for (int y = 0; y < 3; y++)
+            ob[x][y][0] = ob[x][y][1] = bottom_tok;
+    int cur = bottom >= 0 ? b->delims[bottom].next : -1;
+    if (bottom < 0) { /* the first live one */
+        cur = b->delim_last;
+        while (cur >= 0 && b->delims[cur].prev >= 0)
+            cur = b->delims[cur].prev;
+    }
+    while (cur >= 0) {
+        md_delim *c = &b->delims[cur];
+        if (!c->can_close) {
+            cur = c->next;
+            continue;
+        }
+        int ci = c->c == '*' ? 0 : c->c == '_' ? 1 : 2;
+        int *lim = &ob[ci][c->orig % 3][c->can_open];
+        int o = c->prev, found = -1;
+        while (o >= 0 && b->delims[o].tok > *lim) {
+            md_delim *p = &b->delims[o];
+            if (p->c == c->c && p->can_open) {
+                if (c->c == '~') {
+                    if (p->count == c->count) {
+                        found = o;
+                        break;
+                    }
+                } else if (!((p->can_close || c->can_open) && (p->orig + c->orig) % 3 == 0 &&
+                             !(p->orig % 3 == 0 && c->orig % 3 == 0))) {
+                    found = o;
+                    break;
+                }
+            }
+            o = p->prev;
+        }
+        if (found < 0) {
+            *lim = c->prev >= 0 ? b->delims[c->prev].tok : bottom_tok;
+            int next = c->next;
+            if (!c->can_open)
+                delim_remove(b, cur);
+            cur = next;
+            continue;
+        }
+        md_delim *p = &b->delims[found];
+        int k = c->c == '~' ? c->count : p->count >= 2 && c->count >= 2 ? 2 : 1;
+        md_tok *ot = &b->toks[p->tok], *ct = &b->toks[c->tok];
+        size_t oe = ot->b - (size_t)ot->used_open, cs = ct->a + (size_t)ct->used_close;
+        int e = new_elem(b, oe - (size_t)k, oe, cs, cs + (size_t)k);
+        if (e < 0)
+            return -1;
+        ot = &b->toks[p->tok]; /* (elems grew, toks did not: still valid) */
+        ot->used_open += k;
+        ct->used_close += k;
+        b->elems[e].next_open = ot->first_open; /* later matches are outer: prepend */
+        ot->first_open = e;
+        if (ct->last_close >= 0)
+            b->elems[ct->last_close].next_close = e;
+        else
+            ct->first_close = e;
+        ct->last_close = e;
+        p->count -= k;
+        c->count -= k;
+        for (int x = p->next; x >= 0 && x != cur; x = b->delims[x].next)
+            delim_remove(b, x);
+        if (p->count == 0)
+            delim_remove(b, found);
+        if (c->count == 0) {
+            int next = c->next;
+            delim_remove(b, cur);
+            cur = next;
+        }
+    }
+    /* everything above bottom goes */
+    if (bottom >= 0) {
+        b->delims[bottom].next = -1;
+        b->delim_last = bottom;
+    } else {
+        b->delim_last = -1;
+    }
+    return 0;
+}
+
+/* ---- pass 1: tokens ---- */
+
+/* The end of the code span opened by the k backticks at buf[i]: the start of its closing run,
+ * SIZE_MAX when there is none (the run is then literal). */
+static size_t code_close(md_inline_buf *b, size_t i, size_t k)
+{
+    const char *s = b->buf;
+    size_t n = b->len;
+    if (!b->ticks_scanned) { /* once a leaf: the last run of each count */
+        size_t need = 1;
+        for (size_t j = 0; j < n;) {
+            size_t e = j;
+            while (e < n && s[e] == '`')
+                e++;
+            need = e - j + 1 > need ? e - j + 1 : need;
+            j = e > j ? e : j + 1;
+        }
+        if (need > b->cap_ticks) {
+            size_t *q = realloc(b->tick_last, need * sizeof *q);
+            if (!q)
+                return SIZE_MAX; /* (out of memory: the run reads as text) */
+            b->tick_last = q;
+            b->cap_ticks = need;
+        }
+        for (size_t j = 0; j < need; j++)
+            b->tick_last[j] = SIZE_MAX;
+        for (size_t j = 0; j < n;) {
+            size_t e = j;
+            while (e < n && s[e] == '`')
+                e++;
+            if (e > j)
+                b->tick_last[e - j] = j;
+            j = e > j ? e : j + 1;
+        }
+        b->ticks_scanned = 1;
+    }
+    if (k >= b->cap_ticks || b->tick_last[k] == SIZE_MAX || b->tick_last[k] <= i)
+        return SIZE_MAX;
+    for (size_t j = i + k; j < n;) {
+        size_t e = j;
+        while (e < n && s[e] == '`')
+            e++;
+        if (e - j == k)
+            return j;
+        j = e > j ? e : j + 1;
+    }
+    return SIZE_MAX;
+}
+
+static int push_delim(md_inline_buf *b, size_t i, size_t k)
+{
+    const char *s = b->buf;
+    size_t len;
+    uint32_t before = cp_before(s, i), after = i + k < b->len ? cp_at(s, b->len, i + k, &len) : ' ';
+    int lf = !u_space(after) && (!u_punct(after) || u_space(before) || u_punct(before));
+    int rf = !u_space(before) && (!u_punct(before) || u_space(after) || u_punct(after));
+    char c = s[i];
+    if (add_tok(b, T_DELIM, i, i + k) ||
+        grow(&b->delims, &b->cap_delims, b->n_delims + 1, sizeof *b->delims))
+        return -1;
+    md_delim *d = &b->delims[b->n_delims];
+    d->tok = b->n_toks - 1;
+    d->c = c;
+    d->count = d->orig = (int)k;
+    d->can_open = c == '_' ? lf && (!rf || u_punct(before)) : lf;
+    d->can_close = c == '_' ? rf && (!lf || u_punct(after)) : rf;
+    d->prev = b->delim_last;
+    d->next = -1;
+    if (b->delim_last >= 0)
+        b->delims[b->delim_last].next = b->n_delims;
+    b->delim_last = b->n_delims++;
+    return 0;
+}
+
+static int push_bracket(md_inline_buf *b, size_t i, int image)
+{
+    if (add_tok(b, T_OPEN, i, i + 1 + (size_t)image) ||
+        grow(&b->brackets, &b->cap_brackets, b->n_brackets + 1, sizeof *b->brackets))
+        return -1;
+    b->brackets[b->n_brackets++] = (md_bracket){b->n_toks - 1, image, b->delim_last};
+    return 0;
+}
+
+/* A "]" at buf[i] (text before it flushed): a link or image when the innermost bracket opens
+ * one. Returns the index to go on from (i + 1 when it is text), SIZE_MAX when out of memory. */
+static size_t close_bracket(md_inline_buf *b, size_t i, const md_refs *refs)
+{
+    const char *s = b->buf;
+    size_t n = b->len, j = i + 1, end = 0;
+    if (b->n_brackets == 0)
+        return i + 1;
+    md_bracket br = b->brackets[b->n_brackets - 1];
+    if (!br.image && br.tok < b->watermark) { /* inside a link: "[" is text */
+        b->n_brackets--;
+        return i + 1;
+    }
+    if (j < n && s[j] == '(')
+        end = link_tail(b, j);
+    if (!end) {
+        size_t l = j < n && s[j] == '[' ? md_label(s + j, n - j) : 0;
+        size_t ta = b->toks[br.tok].b;
+        if (l > 2) {
+            if (md_refs_has(refs, s + j + 1, l - 2))
+                end = j + l;
+        } else if (label_ok(s + ta, i - ta) && md_refs_has(refs, s + ta, i - ta)) {
+            end = l == 2 ? j + 2 : i + 1; /* collapsed [text][], or shortcut [text] */
+        }
+    }
+    b->n_brackets--;
+    if (!end)
+        return i + 1;
+    if (add_tok(b, T_CLOSE, i, end))
+        return SIZE_MAX;
+    int e = new_elem(b, b->toks[br.tok].a, b->toks[br.tok].b, i, end);
+    if (e < 0)
+        return SIZE_MAX;
+    b->toks[br.tok].elem = e;
+    b->toks[b->n_toks - 1].elem = e;
+    if (process_emphasis(b, br.delim_top))
+        return SIZE_MAX;
+    if (!br.image)
+        b->watermark = br.tok; /* links hold no links: earlier "[" are text now */
+    return end;
+}
+
+static int scan(md_inline_buf *b, const md_refs *refs)
+{
+    const char *s = b->buf;
+    size_t n = b->len, i = 0, text = 0, l;
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i];
+        size_t start = i;
+        int rc = 0;
+        switch (c) {
+        case '\n': {
+            size_t sp = i;
+            while (sp > text && (s[sp - 1] == ' ' || s[sp - 1] == '\t'))
+                sp--;
+            size_t spaces = 0;
+            while (spaces < i - sp && s[i - 1 - spaces] == ' ')
+                spaces++;
+            rc = flush(b, text, sp) || add_tok(b, spaces >= 2 ? T_HARD : T_SOFT, sp, i + 1);
+            i++;
+            break;
+        }
+        case '\\':
+            if (i + 1 < n && s[i + 1] == '\n') {
+                rc = flush(b, text, i) || add_tok(b, T_HARD, i, i + 2);
+                i += 2;
+            } else if (i + 1 < n && md_punct((unsigned char)s[i + 1])) {
+                rc = flush(b, text, i) || add_lit(b, i, i + 2, s + i + 1, 1);
+                i += 2;
+            } else {
+                i++;
+                continue;
+            }
+            break;
+        case '&': {
+            char out[8];
+            int ol;
+            if (!(l = entity(s + i, n - i, out, &ol))) {
+                i++;
+                continue;
+            }
+            rc = flush(b, text, i) ||
+                 (ol ? add_lit(b, i, i + l, out, (size_t)ol) : add_tok(b, T_HTML, i, i + l));
+            i += l;
+            break;
+        }
+        case '`': {
+            size_t k = 0, e;
+            while (i + k < n && s[i + k] == '`')
+                k++;
+            if ((e = code_close(b, i, k)) == SIZE_MAX) {
+                i += k;
+                continue;
+            }
+            rc = flush(b, text, i) || add_tok(b, T_CODE, i, e + k);
+            if (!rc)
+                b->toks[b->n_toks - 1].code_k = (int)k;
+            i = e + k;
+            break;
+        }
+        case '*':
+        case '_':
+        case '~': {
+            size_t k = 0;
+            while (i + k < n && s[i + k] == (char)c)
+                k++;
+            if (c == '~' && k > 2) {
+                i += k;
+                continue;
+            }
+            rc = flush(b, text, i) || push_delim(b, i, k);
+            i += k;
+            break;
+        }
+        case '!':
+            if (i + 1 >= n || s[i + 1] != '[') {
+                i++;
+                continue;
+            }
+            rc = flush(b, text, i) || push_bracket(b, i, 1);
+            i += 2;
+            break;
+        case '[':
+            rc = flush(b, text, i) || push_bracket(b, i, 0);
+            i++;
+            break;
+        case ']': {
+            if (flush(b, text, i))
+                return -1;
+            text = i;
+            size_t next = close_bracket(b, i, refs);
+            if (next == SIZE_MAX)
+                return -1;
+            i = next;
+            if (b->n_toks > 0 && b->toks[b->n_toks - 1].kind == T_CLOSE &&
+                b->toks[b->n_toks - 1].a == start)
+                text = i; /* a link's tail is markup; else "]" stays text */
+            continue;
+        }
+        case '<':
+            if ((l = autolink(s + i, n - i)) != 0)
+                rc = flush(b, text, i) || add_tok(b, T_AUTO, i, i + l);
+            else if ((l = inline_html(b, i)) != 0)
+                rc = flush(b, text, i) || add_tok(b, T_HTML, i, i + l);
+            else {
+                i++;
+                continue;
+            }
+            i += l;
+            break;
+        default:
+            i++;
+            continue;
+        }
+        if (rc)
+            return -1;
+        text = i;
+    }
+    if (flush(b, text, n))
+        return -1;
+    return process_emphasis(b, -1);
+}
+
+/* ---- pass 2: the unit ---- */
+
+/* Where buf[p] is in the source (p at a line's end: the line ending's place). */
+static size_t srcpos(const md_inline_buf *b, size_t p)
+{
+    int lo = 0, hi = b->n_lines - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (b->line_off[mid] <= p)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    const md_line *l = &b->lines[lo];
+    size_t off = p - b->line_off[lo];
+    return off <= l->ce - l->cs ? l->cs + off : l->ce;
+}
+
+/* Appends s[0..len) to the unit's text, invalid UTF-8 and NUL as U+FFFD. */
+static int text(doc *d, int unit, const char *s, size_t len, char *err, size_t errlen)
+{
+    size_t from = 0, i = 0;
+    while (i < len) {
+        size_t k;
+        uint32_t c = cp_at(s, len, i, &k);
+        int bad = c == 0 || (k == 1 && c >= 0x80) || (k == 2 && c < 0x80) ||
+                  (k == 3 && (c < 0x800 || (c >= 0xD800 && c <= 0xDFFF))) ||
+                  (k == 4 && (c < 0x10000 || c > 0x10FFFF));
+        if (!bad) {
+            i += k;
+            continue;
+        }
+        if (doc_unit_text(d, unit, s + from, i - from, err, errlen) ||
+            doc_unit_text(d, unit, "\xEF\xBF\xBD", 3, err, errlen))
+            return -1;
+        i += k;
+        from = i;
+    }
+    return doc_unit_text(d, unit, s + from, len - from, err, errlen);
+}
+
+static int mark(doc *d, int unit, md_inline_buf *b, int de, int which, size_t a, size_t e,
+                char *err, size_t errlen)
+{
+    size_t sa = srcpos(b, a), se = srcpos(b, e);
+    return doc_mark_part(d, unit, de, which, -1, d->src + sa, se - sa, err, errlen);
+}
+
+typedef struct {
+    doc *d;
+    int unit;
+    md_inline_buf *b;
+    int top;
+    char *err;
+    size_t errlen;
+} md_emit;
+
+/* Begins an element inside the innermost open one, with its open markup buf[a, e). */
+static int begin(md_emit *m, size_t a, size_t e, int *de)
+{
+    int parent = m->top > 0 ? m->b->elems[m->b->stack[m->top - 1]].doc_elem : -1;
+    return doc_begin_elem(m->d, m->unit, parent, de, m->err, m->errlen) ||
+           mark(m->d, m->unit, m->b, *de, DOC_OPEN, a, e, m->err, m->errlen);
+}
+
+static int open_elem(md_emit *m, int e)
+{
+    md_elem *x = &m->b->elems[e];
+    if (begin(m, x->oa, x->ob, &x->doc_elem))
+        return -1;
+    m->b->stack[m->top++] = e;
+    return 0;
+}
+
+/* Ends element e (and, were any left open inside it, those first). */
+static int close_elem(md_emit *m, int e)
+{
+    int found = 0;
+    for (int k = 0; k < m->top; k++)
+        found |= m->b->stack[k] == e;
+    while (found && m->top > 0) {
+        int x = m->b->stack[--m->top];
+        md_elem *el = &m->b->elems[x];
+        doc_end_elem(m->d, m->unit, el->doc_elem);
+        if (mark(m->d, m->unit, m->b, el->doc_elem, DOC_CLOSE, el->ca, el->cb, m->err, m->errlen))
+            return -1;
+        if (x == e)
+            break;
+    }
+    return 0;
+}
+
+/* A code span or autolink: open markup, the content kept as written, the model's text. */
+static int verbatim(md_emit *m, const md_tok *t, size_t k, char *err, size_t errlen)
+{
+    md_inline_buf *b = m->b;
+    size_t ca = t->a + k, ce = t->b - k;
+    int de;
+    if (begin(m, t->a, ca, &de) || mark(m->d, m->unit, b, de, DOC_KEEP, ca, ce, err, errlen))
+        return -1;
+    if (t->kind == T_CODE) { /* line endings as spaces; one space stripped from both ends */
+        int all_space = 1;
+        for (size_t j = ca; j < ce; j++)
+            all_space &= b->buf[j] == ' ' || b->buf[j] == '\n';
+        if (!all_space && ce - ca >= 2 && (b->buf[ca] == ' ' || b->buf[ca] == '\n') &&
+            (b->buf[ce - 1] == ' ' || b->buf[ce - 1] == '\n')) {
+            ca++;
+            ce--;
+        }
+        for (size_t j = ca; j < ce;) {
+            size_t e = j;
+            while (e < ce && b->buf[e] != '\n')
+                e++;
+            if (text(m->d, m->unit, b->buf + j, e - j, err, errlen) ||
+                (e < ce && doc_unit_text(m->d, m->unit, " ", 1, err, errlen)))
+                return -1;
+            j = e + 1;
+        }
+    } else if (text(m->d, m->unit, b->buf + ca, ce - ca, err, errlen)) {
+        return -1;
+    }
+    doc_end_elem(m->d, m->unit, de);
+    return mark(m->d, m->unit, b, de, DOC_CLOSE, ce, t->b, err, errlen);
+}
+
+static int emit(md_emit *m)
+{
+    md_inline_buf *b = m->b;
+    doc *d = m->d;
+    char *err = m->err;
+    size_t errlen = m->errlen;
+    if (grow(&b->stack, &b->cap_stack, b->n_elems + 1, sizeof *b->stack))
+        return xerr(err, errlen, "out of memory");
+    for (int i = 0; i < b->n_toks; i++) {
+        const md_tok *t = &b->toks[i];
+        int rc = 0, de;
+        switch (t->kind) {
+        case T_TEXT:
+            rc = text(d, m->unit, b->buf + t->a, t->b - t->a, err, errlen);
+            break;
+        case T_LIT:
+            rc = text(d, m->unit, t->lit, (size_t)t->lit_len, err, errlen);
+            break;
+        case T_SOFT:
+            rc = doc_unit_text(d, m->unit, " ", 1, err, errlen);
+            break;
+        case T_HARD:
+        case T_HTML:
+            if (t->kind == T_HARD && doc_unit_text(d, m->unit, " ", 1, err, errlen))
+                return -1;
+            rc = begin(m, t->a, t->b, &de);
+            if (!rc)
+                doc_end_elem(d, m->unit, de);
+            break;
+        case T_DELIM: {
+            for (int e = t->first_close; e >= 0 && !rc; e = b->elems[e].next_close)
+                rc = close_elem(m, e);
+            size_t la = t->a + (size_t)t->used_close, lb = t->b - (size_t)t->used_open;
+            if (!rc && lb > la)
+                rc = text(d, m->unit, b->buf + la, lb - la, err, errlen);
+            for (int e = t->first_open; e >= 0 && !rc; e = b->elems[e].next_open)
+                rc = open_elem(m, e);
+            break;
+        }
+        case T_OPEN:
+            rc = t->elem >= 0 ? open_elem(m, t->elem)
+                              : text(d, m->unit, b->buf + t->a, t->b - t->a, err, errlen);
+            break;
+        case T_CLOSE:
+            rc = close_elem(m, t->elem);
+            break;
+        case T_CODE:
+        case T_AUTO:
+            rc = verbatim(m, t, t->kind == T_CODE ? (size_t)t->code_k : 1, err, errlen);
+            break;
+        }
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
+int md_inline(doc *d, int unit, const md_line *lines, int n, const md_refs *refs,
+              md_inline_buf *b, char *err, size_t errlen)
+{
+    size_t total = 0;
+    for (int k = 0; k < n; k++)
+        total += lines[k].ce - lines[k].cs + 1;
+    if (total + 1 > b->cap) {
+        char *q = realloc(b->buf, total + 1);
+        if (!q)
+            return xerr(err, errlen, "out of memory");
+        b->buf = q;
+        b->cap = total + 1;
+    }
+    if (grow(&b->line_off, &b->cap_lines, n + 1, sizeof *b->line_off))
+        return xerr(err, errlen, "out of memory");
+    b->len = 0;
+    for (int k = 0; k < n; k++) {
+        if (k > 0)
+            b->buf[b->len++] = '\n';
+        b->line_off[k] = b->len;
+        memcpy(b->buf + b->len, d->src + lines[k].cs, lines[k].ce - lines[k].cs);
+        b->len += lines[k].ce - lines[k].cs;
+    }
+    b->buf[b->len] = '\0';
+    b->lines = lines;
+    b->n_lines = n;
+    b->n_toks = b->n_elems = b->n_delims = b->n_brackets = 0;
+    b->delim_last = -1;
+    b->watermark = 0;
+    b->ticks_scanned = 0;
+    for (size_t k = 0; k < sizeof b->absent / sizeof b->absent[0]; k++)
+        b->absent[k] = SIZE_MAX;
+    if (scan(b, refs))
+        return xerr(err, errlen, "out of memory");
+    md_emit m = {d, unit, b, 0, err, errlen};
+    return emit(&m);
+}
