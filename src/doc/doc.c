@@ -387,6 +387,28 @@ static int write_marks(const doc *d, int first, int n, write_fn write, void *use
     return n > 0 ? write_parts(d, d->mark_parts + first, n, write, user) : 0;
 }
 
+/* Whether the output is at the start of a line, for Markdown's escaping, after markup parts
+ * p[0..n) were written there (bol: it was before them): a part with a line ending leaves it at
+ * a line start when only a block quote's or list's continuation ("> ", blanks) follows. */
+static int marks_bol(const doc *d, int first, int n, int bol)
+{
+    for (int i = 0; i < n; i++) {
+        const doc_part *p = &d->mark_parts[first + i];
+        size_t k = p->unit < 0 ? p->len : 0;
+        if (p->unit >= 0) {
+            bol = 0;
+            continue;
+        }
+        while (k > 0 && p->s[k - 1] != '\n' && p->s[k - 1] != '\r')
+            k--;
+        if (k > 0)
+            bol = 1; /* from the last line ending on */
+        for (; k < p->len; k++)
+            bol &= p->s[k] == ' ' || p->s[k] == '\t' || p->s[k] == '>';
+    }
+    return bol;
+}
+
 /* The unit's text with its elements: a preorder walk, the open elements on a stack; an element
  * is opened once the walk reaches its start and closed when the next element is not inside
  * it (or at the end). A keep element writes its own content, and the words in its range and
@@ -398,6 +420,7 @@ static int write_unit(const doc *d, int unit, write_fn write, void *user)
     const char *s = u->out ? u->out : u->text;
     size_t len = u->out ? u->out_len : u->len, at = 0;
     int *stack = NULL, top = 0, rc = -1, skip_below = -1; /* skip_below: a keep element open */
+    int bol = 1; /* at the start of a line (Markdown's escaping: doc_markdown_escape) */
     if (u->n_ranges > 0 && !(stack = malloc(sizeof(int) * (size_t)u->n_ranges)))
         return -1;
     for (int i = 0; i <= u->n_ranges; i++) {
@@ -411,12 +434,16 @@ static int write_unit(const doc *d, int unit, write_fn write, void *user)
                 skip_below = -1;
                 at = end > at ? end : at;
             } else if (skip_below < 0 && end > at) {
-                if (write_text(u, s + at, end - at, at == 0, write, user))
+                if (write_text(u, s + at, end - at, bol, write, user))
                     goto done;
                 at = end;
+                bol = 0;
             }
-            if (skip_below < 0 && write_marks(d, m->close, m->n_close, write, user))
-                goto done;
+            if (skip_below < 0) {
+                if (write_marks(d, m->close, m->n_close, write, user))
+                    goto done;
+                bol = marks_bol(d, m->close, m->n_close, bol);
+            }
         }
         if (i == u->n_ranges)
             break;
@@ -424,21 +451,24 @@ static int write_unit(const doc *d, int unit, write_fn write, void *user)
         size_t start = u->ranges[i].start < len ? u->ranges[i].start : len;
         if (skip_below < 0) {
             if (start > at) {
-                if (write_text(u, s + at, start - at, at == 0, write, user))
+                if (write_text(u, s + at, start - at, bol, write, user))
                     goto done;
                 at = start;
+                bol = 0;
             }
             if (write_marks(d, m->open, m->n_open, write, user))
                 goto done;
+            bol = marks_bol(d, m->open, m->n_open, bol);
             if (m->n_keep > 0) {
                 if (write_marks(d, m->keep, m->n_keep, write, user))
                     goto done;
+                bol = marks_bol(d, m->keep, m->n_keep, bol);
                 skip_below = i;
             }
         }
         stack[top++] = i;
     }
-    rc = len > at ? write_text(u, s + at, len - at, at == 0, write, user) : 0;
+    rc = len > at ? write_text(u, s + at, len - at, bol, write, user) : 0;
 done:
     free(stack);
     return rc;
