@@ -22,8 +22,24 @@
 
 /* ---- the reference labels ---- */
 
-/* The label's normalized form (trimmed, blank runs as one space, ASCII lower case) in out
- * (at least len + 1 bytes); its length. */
+/* A code point's lower case for the labels' matching: ASCII, Latin-1, Latin Extended-A,
+ * Greek and Cyrillic capitals (Unicode's simple case folding there); others as they are. */
+static unsigned fold(unsigned c)
+{
+    if ((c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0xDE && c != 0xD7) ||
+        (c >= 0x391 && c <= 0x3AB && c != 0x3A2) || (c >= 0x410 && c <= 0x42F))
+        return c + 32;
+    if (c >= 0x400 && c <= 0x40F)
+        return c + 80;
+    if (c >= 0x100 && c <= 0x17F && c != 0x130 && c != 0x131 && c != 0x138 && c != 0x149 &&
+        c != 0x17F)
+        return (c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E) ? c + (c & 1)
+                                                                           : c | 1;
+    return c;
+}
+
+/* The label's normalized form (trimmed, blank runs as one space, case folded: fold, and
+ * ß / U+1E9E as "ss") in out (at least len + 1 bytes); its length. */
 static size_t label_norm(const char *s, size_t len, char *out)
 {
     size_t k = 0;
@@ -37,7 +53,29 @@ static size_t label_norm(const char *s, size_t len, char *out)
         if (space)
             out[k++] = ' ';
         space = 0;
-        out[k++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+        if (c < 0x80) {
+            out[k++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+            continue;
+        }
+        unsigned char c1 = i + 1 < len ? (unsigned char)s[i + 1] : 0;
+        unsigned char c2 = i + 2 < len ? (unsigned char)s[i + 2] : 0;
+        if ((c & 0xE0) == 0xC0 && (c1 & 0xC0) == 0x80) {
+            unsigned v = fold(((c & 0x1Fu) << 6) | (c1 & 0x3Fu));
+            if (v == 0xDF) {
+                out[k++] = 's';
+                out[k++] = 's';
+            } else {
+                out[k++] = (char)(0xC0 | (v >> 6));
+                out[k++] = (char)(0x80 | (v & 0x3F));
+            }
+            i++;
+        } else if (c == 0xE1 && c1 == 0xBA && c2 == 0x9E) { /* U+1E9E */
+            out[k++] = 's';
+            out[k++] = 's';
+            i += 2;
+        } else {
+            out[k++] = (char)c;
+        }
     }
     out[k] = '\0';
     return k;

@@ -39,6 +39,10 @@ typedef struct {
     int next_open;         /* the next element in its opener token's list */
     int next_close;        /* the next element in its closer token's list */
     int doc_elem;          /* the doc's element, once begun */
+    int ref;               /* a link by reference whose text is its label: 1 shortcut [text],
+                              2 collapsed [text][]; written as [text][label] (the label buf[la,
+                              lb) as in the source) so that the translated text still links */
+    size_t la, lb;
 } md_elem;
 
 typedef struct {
@@ -215,7 +219,7 @@ static int new_elem(md_inline_buf *b, size_t oa, size_t ob, size_t ca, size_t cb
 {
     if (grow(&b->elems, &b->cap_elems, b->n_elems + 1, sizeof *b->elems))
         return -1;
-    b->elems[b->n_elems] = (md_elem){oa, ob, ca, cb, -1, -1, -1};
+    b->elems[b->n_elems] = (md_elem){oa, ob, ca, cb, -1, -1, -1, 0, 0, 0};
     return b->n_elems++;
 }
 
@@ -759,14 +763,18 @@ static size_t close_bracket(md_inline_buf *b, size_t i, const md_refs *refs)
     }
     if (j < n && s[j] == '(')
         end = link_tail(b, j);
+    size_t ta = b->toks[br.tok].b;
+    int ref = 0;
     if (!end) {
-        size_t l = j < n && s[j] == '[' ? md_label(s + j, n - j) : 0;
-        size_t ta = b->toks[br.tok].b;
+        size_t l = j + 1 < n && s[j] == '[' && s[j + 1] == ']' ? 2
+                   : j < n && s[j] == '['                     ? md_label(s + j, n - j)
+                                                              : 0;
         if (l > 2) {
             if (md_refs_has(refs, s + j + 1, l - 2))
                 end = j + l;
         } else if (label_ok(s + ta, i - ta) && md_refs_has(refs, s + ta, i - ta)) {
             end = l == 2 ? j + 2 : i + 1; /* collapsed [text][], or shortcut [text] */
+            ref = l == 2 ? 2 : 1;
         }
     }
     b->n_brackets--;
@@ -779,6 +787,9 @@ static size_t close_bracket(md_inline_buf *b, size_t i, const md_refs *refs)
         return SIZE_MAX;
     b->toks[br.tok].elem = e;
     b->toks[b->n_toks - 1].elem = e;
+    b->elems[e].ref = ref;
+    b->elems[e].la = ta;
+    b->elems[e].lb = i;
     if (process_emphasis(b, br.delim_top))
         return SIZE_MAX;
     if (!br.image)
@@ -991,7 +1002,20 @@ static int close_elem(md_emit *m, int e)
         int x = m->b->stack[--m->top];
         md_elem *el = &m->b->elems[x];
         doc_end_elem(m->d, m->unit, el->doc_elem);
-        if (mark(m->d, m->unit, m->b, el->doc_elem, DOC_CLOSE, el->ca, el->cb, m->err, m->errlen))
+        int de = el->doc_elem, rc;
+        if (el->ref == 1) /* "]" + "[label]" */
+            rc = mark(m->d, m->unit, m->b, de, DOC_CLOSE, el->ca, el->cb, m->err, m->errlen) ||
+                 doc_mark_part(m->d, m->unit, de, DOC_CLOSE, -1, "[", 1, m->err, m->errlen) ||
+                 mark(m->d, m->unit, m->b, de, DOC_CLOSE, el->la, el->lb, m->err, m->errlen) ||
+                 doc_mark_part(m->d, m->unit, de, DOC_CLOSE, -1, "]", 1, m->err, m->errlen);
+        else if (el->ref == 2) /* "][" + "label" + "]" */
+            rc = mark(m->d, m->unit, m->b, de, DOC_CLOSE, el->ca, el->cb - 1, m->err,
+                      m->errlen) ||
+                 mark(m->d, m->unit, m->b, de, DOC_CLOSE, el->la, el->lb, m->err, m->errlen) ||
+                 mark(m->d, m->unit, m->b, de, DOC_CLOSE, el->cb - 1, el->cb, m->err, m->errlen);
+        else
+            rc = mark(m->d, m->unit, m->b, de, DOC_CLOSE, el->ca, el->cb, m->err, m->errlen);
+        if (rc)
             return -1;
         if (x == e)
             break;
@@ -1029,7 +1053,7 @@ static int verbatim(md_emit *m, const md_tok *t, size_t k, char *err, size_t err
         return -1;
     }
     doc_end_elem(m->d, m->unit, de);
-    return mark(m->d, m->unit, b, de, DOC_CLOSE, ce, t->b, err, errlen);
+    return mark(m->d, m->unit, b, de, DOC_CLOSE, t->b - k, t->b, err, errlen);
 }
 
 static int emit(md_emit *m)
