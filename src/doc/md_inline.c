@@ -818,8 +818,11 @@ static int scan(md_inline_buf *b, const md_refs *refs)
             break;
         }
         case '\\':
-            if (i + 1 < n && s[i + 1] == '\n') {
-                rc = flush(b, text, i) || add_tok(b, T_HARD, i, i + 2);
+            if (i + 1 < n && s[i + 1] == '\n') { /* blanks before it are the break's */
+                size_t sp = i;
+                while (sp > text && (s[sp - 1] == ' ' || s[sp - 1] == '\t'))
+                    sp--;
+                rc = flush(b, text, sp) || add_tok(b, T_HARD, sp, i + 2);
                 i += 2;
             } else if (i + 1 < n && md_punct((unsigned char)s[i + 1])) {
                 rc = flush(b, text, i) || add_lit(b, i, i + 2, s + i + 1, 1);
