@@ -185,6 +185,9 @@ typedef struct {
     size_t fence_len;
     int html_end;         /* L_HTML: its kind (1-7, spec 4.6) */
     long lineno;
+    size_t them_bad[3];   /* in the current line: where a thematic break of - * _ (in that
+                             order) was found impossible: any start at or before it fails too
+                             (SIZE_MAX: not looked) */
 } md_parser;
 
 static int grow(void *p, int *cap, int n, size_t sz)
@@ -244,7 +247,7 @@ static size_t ws1(const char *s, size_t n, size_t i, int *nl)
 
 /* A definition "[label]: dest 'title'" at s[0..n) (a paragraph's lines joined by '\n'): the
  * bytes it takes, up to and with its last line's '\n' (or n); 0 when none. */
-static size_t ref_def(const char *s, size_t n, md_refs *refs, int *oom)
+static size_t ref_def(const char *s, size_t n, md_refs *refs, size_t *no_close, int *oom)
 {
     size_t l = md_label(s, n), i, nl_pos;
     int nl;
@@ -280,15 +283,18 @@ static size_t ref_def(const char *s, size_t n, md_refs *refs, int *oom)
     size_t t = ws1(s, n, dest_end, &nl), end = 0;
     if (t > dest_end && t < n && (s[t] == '"' || s[t] == '\'' || s[t] == '(')) {
         char close = s[t] == '(' ? ')' : s[t];
+        size_t *memo = &no_close[close == '"' ? 0 : close == '\'' ? 1 : 2];
         size_t k = t + 1;
-        while (k < n && s[k] != close) {
+        while (k < n && k < *memo && s[k] != close) {
             if (s[k] == '\\' && k + 1 < n)
                 k++;
             else if (close == ')' && s[k] == '(')
                 break;
             k++;
         }
-        if (k < n && s[k] == close) {
+        if (k >= n && t + 1 < *memo) /* no closing quote after t: none after any later one */
+            *memo = t + 1;
+        if (k < n && k < *memo && s[k] == close) {
             k++;
             while (k < n && is_blank_char(s[k]))
                 k++;
@@ -338,8 +344,14 @@ static int end_para(md_parser *p, int as_leaf)
             j[at++] = '\n';
         }
         int oom = 0, taken = 0;
+        size_t no_close[3] = {SIZE_MAX, SIZE_MAX, SIZE_MAX}; /* (offsets into j) */
         for (;;) {
-            size_t l = ref_def(j + pos, at - pos, &p->refs, &oom);
+            size_t nc[3];
+            for (int q = 0; q < 3; q++)
+                nc[q] = no_close[q] == SIZE_MAX ? SIZE_MAX : no_close[q] <= pos ? 0 : no_close[q] - pos;
+            size_t l = ref_def(j + pos, at - pos, &p->refs, nc, &oom);
+            for (int q = 0; q < 3; q++)
+                no_close[q] = nc[q] == SIZE_MAX ? SIZE_MAX : nc[q] + pos;
             if (!l)
                 break;
             for (size_t k = pos; k < pos + l; k++)
@@ -379,17 +391,24 @@ static int indent(const char *s, size_t i, size_t e, int col, size_t *fp)
     return col - c0;
 }
 
-static int thematic(const char *s, size_t i, size_t e)
+/* A thematic break at s[i..e). Each list marker of a line asks again ("- - - ... a"): the
+ * first byte that rules it out is remembered, so a line costs one scan. */
+static int thematic(size_t *bad, const char *s, size_t i, size_t e)
 {
     char c = s[i];
     int k = 0;
     if (c != '-' && c != '*' && c != '_')
         return 0;
+    size_t *b = &bad[c == '-' ? 0 : c == '*' ? 1 : 2];
+    if (*b != SIZE_MAX && i <= *b)
+        return 0;
     for (; i < e; i++) {
         if (s[i] == c)
             k++;
-        else if (!is_blank_char(s[i]))
+        else if (!is_blank_char(s[i])) {
+            *b = i;
             return 0;
+        }
     }
     return k >= 3;
 }
@@ -712,22 +731,30 @@ static int atx(const char *s, size_t i, size_t e, size_t *cs, size_t *ce)
 }
 
 /* A line that starts a leaf block of its own (so cannot continue a paragraph lazily). */
-static int leaf_start(const char *s, size_t fp, size_t e, int ind)
+static int leaf_start(md_parser *p, const char *s, size_t fp, size_t e, int ind)
 {
     size_t a, b, len;
     char c;
     return ind < 4 && (atx(s, fp, e, &a, &b) || fence_open(s, fp, e, &c, &len) ||
-                       html_start(s + fp, e - fp, 0) || thematic(s, fp, e));
+                       html_start(s + fp, e - fp, 0) || thematic(p->them_bad, s, fp, e));
 }
 
 static int line(md_parser *p, size_t ls, size_t le)
 {
     const char *s = p->s;
-    size_t pos = ls, fp;
-    int col = 0, i = 0, ind;
+    size_t pos = ls, fp = SIZE_MAX, run_fp = SIZE_MAX;
+    int col = 0, i = 0, ind, run_col = 0;
+    p->them_bad[0] = p->them_bad[1] = p->them_bad[2] = SIZE_MAX;
     /* 1. the open containers */
     while (i < p->nc) {
-        ind = indent(s, pos, le, col, &fp);
+        if (run_fp != SIZE_MAX && pos <= run_fp) { /* still in the blanks measured last */
+            fp = run_fp;
+            ind = run_col - col;
+        } else {
+            ind = indent(s, pos, le, col, &fp);
+            run_fp = fp;
+            run_col = col + ind;
+        }
         if (fp >= le) { /* a blank rest: list items match, block quotes do not */
             int j = quote_from(p, i);
             if (j == p->nc && p->c[p->nc - 1].kind == 'L' && p->c[p->nc - 1].empty_start)
@@ -780,7 +807,7 @@ static int line(md_parser *p, size_t ls, size_t le)
         }
         int num;
         size_t mk = list_marker(s, fp, le, &num);
-        if (!mk || thematic(s, fp, le))
+        if (!mk || thematic(p->them_bad, s, fp, le))
             break;
         size_t cfp;
         int mcol = col + ind + (int)mk;
@@ -803,7 +830,7 @@ static int line(md_parser *p, size_t ls, size_t le)
     int blank = fp >= le;
     /* 3. a lazy paragraph line, or the unmatched containers closed */
     if (!opened && matched < p->nc) {
-        if (p->leaf == L_PARA && !blank && !leaf_start(s, fp, le, ind) &&
+        if (p->leaf == L_PARA && !blank && !leaf_start(p, s, fp, le, ind) &&
             !(ind < 4 && fp < le && s[fp] == '>'))
             return add_line(p, fp, le);
         if (close_from(p, matched))
@@ -856,7 +883,7 @@ static int line(md_parser *p, size_t ls, size_t le)
                 return add_leaf(p, first, l0 + (first - p->para_first));
             /* only definitions above it: "===" is a paragraph's text, "---" a break */
         }
-        if (thematic(s, fp, le))
+        if (thematic(p->them_bad, s, fp, le))
             return end_leaf(p);
         if (p->leaf == L_PARA && !opened && p->n_lines - p->para_first == 1) {
             md_line h = p->lines[p->para_first];

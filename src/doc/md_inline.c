@@ -998,9 +998,10 @@ static int open_elem(md_emit *m, int e)
 /* Ends element e (and, were any left open inside it, those first). */
 static int close_elem(md_emit *m, int e)
 {
-    int found = 0;
-    for (int k = 0; k < m->top; k++)
-        found |= m->b->stack[k] == e;
+    int found = 0; /* (it is the innermost open one but for broken input: looked for from the
+                      top, so a nesting 100,000 deep costs no more per element) */
+    for (int k = m->top - 1; k >= 0 && !found; k--)
+        found = m->b->stack[k] == e;
     while (found && m->top > 0) {
         int x = m->b->stack[--m->top];
         md_elem *el = &m->b->elems[x];
