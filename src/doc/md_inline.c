@@ -1090,9 +1090,18 @@ static int emit(md_emit *m)
                 doc_end_elem(d, m->unit, de);
             break;
         case T_DELIM: {
+            /* characters of a run left over by its elements are their markup, not text: the
+             * run is written whole, so its length (the rule of 3) and its neighbours stay */
+            size_t la = t->a + (size_t)t->used_close, lb = t->b - (size_t)t->used_open;
+            if (lb > la && t->first_open >= 0) {
+                b->elems[t->first_open].oa = la;
+                la = lb;
+            } else if (lb > la && t->last_close >= 0) {
+                b->elems[t->last_close].cb = lb;
+                la = lb;
+            }
             for (int e = t->first_close; e >= 0 && !rc; e = b->elems[e].next_close)
                 rc = close_elem(m, e);
-            size_t la = t->a + (size_t)t->used_close, lb = t->b - (size_t)t->used_open;
             if (!rc && lb > la)
                 rc = text(d, m->unit, b->buf + la, lb - la, err, errlen);
             for (int e = t->first_open; e >= 0 && !rc; e = b->elems[e].next_open)
