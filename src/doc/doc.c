@@ -223,13 +223,9 @@ static int md_clear(const doc_unit *u, int i, int p, size_t w0, size_t w1)
 {
     if (w1 <= w0)
         return 0;
-    for (int j = i - 1; j > p && j >= i - 64; j--)
-        if (u->ranges[j].parent == p && u->ranges[j].end > w0 &&
-            u->ranges[j].start < u->ranges[j].end)
-            return 0;
-    for (int j = i + 1; j < u->n_ranges && j <= i + 64; j++)
-        if (u->ranges[j].parent == p && u->ranges[j].start < w1 &&
-            u->ranges[j].end > u->ranges[j].start)
+    for (int j = i - 64 > p + 1 ? i - 64 : p + 1; j < u->n_ranges && j <= i + 64; j++)
+        if (j != i && u->ranges[j].parent == p && u->ranges[j].start < w1 &&
+            u->ranges[j].end > w0)
             return 0;
     return 1;
 }
@@ -258,6 +254,16 @@ static void md_fill_empty(doc_unit *u, const char *had)
             b1--;
         for (b0 = b1; b0 > lo && s[b0 - 1] != ' ';)
             b0--;
+        /* (a sibling inside the word takes its part: the rest of the word will do) */
+        for (int j = i - 64 > p + 1 ? i - 64 : p + 1; j < u->n_ranges && j <= i + 64; j++) {
+            const doc_range *q = &u->ranges[j];
+            if (j == i || q->parent != p)
+                continue;
+            if (q->start > a0 && q->start < a1)
+                a1 = q->start;
+            if (q->end > b0 && q->end < b1)
+                b0 = q->end;
+        }
         if (md_clear(u, i, p, a0, a1)) { /* (its empty descendants are clamped into it) */
             r->start = a0;
             r->end = a1;

@@ -134,15 +134,15 @@ static uint32_t cp_at(const char *s, size_t n, size_t i, size_t *len)
     const unsigned char *u = (const unsigned char *)s;
     uint32_t c = u[i];
     size_t k = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-    if (k == 1 || i + k > n) {
+    if (k == 1 || i + k > n) { /* an invalid byte reads as the U+FFFD it becomes */
         *len = 1;
-        return c;
+        return c < 0x80 ? c : 0xFFFD;
     }
     uint32_t v = c & (0x3F >> (k - 1));
     for (size_t j = 1; j < k; j++) {
         if ((u[i + j] & 0xC0) != 0x80) {
             *len = 1;
-            return c;
+            return 0xFFFD;
         }
         v = (v << 6) | (u[i + j] & 0x3F);
     }
@@ -159,7 +159,7 @@ static uint32_t cp_before(const char *s, size_t i)
     while (j > 0 && i - j < 4 && ((unsigned char)s[j] & 0xC0) == 0x80)
         j--;
     uint32_t c = cp_at(s, i, j, &len);
-    return j + len == i ? c : (unsigned char)s[i - 1];
+    return j + len == i ? c : (unsigned char)s[i - 1] < 0x80 ? (unsigned char)s[i - 1] : 0xFFFD;
 }
 
 /* Unicode whitespace (Zs, tab, line endings, form feed). */
