@@ -276,6 +276,14 @@ static void check_langs(void)
               !split_lang_no_spaces(NULL) && !split_lang_no_spaces("ko") &&
               !split_lang_no_spaces("th"),
           "Chinese and Japanese join sentences without spaces", "");
+    /* the other Chinese languages of ISO 639-3 written in Han characters, as NLLB and OPUS-MT
+     * name them; Min Nan (also written in Latin letters with spaces) and Korean are not */
+    check(split_lang_no_spaces("yue") && split_lang_no_spaces("yue_Hant") &&
+              split_lang_no_spaces("wuu") && split_lang_no_spaces("lzh") &&
+              split_lang_no_spaces("gan") && split_lang_no_spaces("hak") &&
+              split_lang_no_spaces("zho_Hant") && split_lang_no_spaces("cdo") &&
+              !split_lang_no_spaces("nan") && !split_lang_no_spaces("kor_Hang"),
+          "Cantonese, Wu, Classical Chinese, Gan, Hakka... join without spaces", "");
 }
 
 /* Cases passed of a public test set's (tests/data/split/pysbd.jsonl: pySBD's language tests,

@@ -3,6 +3,7 @@
  * texts' bytes and the token spans written out here. */
 #include "check.h"
 #include "doc/transfer.h"
+#include <stdlib.h>
 #include <string.h>
 
 /* Runs doc_transfer and compares each range with want[2 * i], want[2 * i + 1]. */
@@ -145,6 +146,37 @@ int main(void)
         doc_range r2[] = {{0, 9, -1}};
         check(doc_transfer(r2, 1, &a, "a", 1, "x", 1, err, sizeof err) != 0,
               "a range past the text is refused", "%s", err);
+    }
+    {
+        /* 50,000 sibling elements, one a word, over a text of 100,000 words translated as
+         * itself (each token aligned to its own): every element comes back on its own word.
+         * A scan of the tokens for each element would take 5e9 steps here. */
+        enum { W = 100000, E = 50000 };
+        size_t len = (size_t)W * 4; /* "abc " each */
+        char *text = malloc(len + 1);
+        int *sp = malloc(sizeof(int) * 2 * W), *al = malloc(sizeof(int) * W);
+        doc_range *r = malloc(sizeof *r * E);
+        for (int w = 0; w < W; w++) {
+            memcpy(text + 4 * (size_t)w, "abc ", 4);
+            sp[2 * w] = 4 * w;
+            sp[2 * w + 1] = 4 * w + 3;
+            al[w] = w;
+        }
+        text[len - 1] = '\0';
+        len--;
+        for (int e = 0; e < E; e++) /* every second word */
+            r[e] = (doc_range){(size_t)8 * e, (size_t)8 * e + 3, -1};
+        doc_alignment a = {sp, W, sp, W, al};
+        char err[256] = "";
+        int rc = doc_transfer(r, E, &a, text, len, text, len, err, sizeof err), bad = 0;
+        for (int e = 0; e < E; e++)
+            bad += r[e].start != (size_t)8 * e || r[e].end != (size_t)8 * e + 3;
+        check(rc == 0 && bad == 0, "50,000 elements over 100,000 words, each on its own word",
+              "rc %d %s, %d misplaced", rc, err, bad);
+        free(text);
+        free(sp);
+        free(al);
+        free(r);
     }
     return check_done();
 }

@@ -14,6 +14,7 @@
  * changes nothing in the output. */
 #include "cli/cli.h"
 #include "cli/cli_common.h"
+#include "cli/cli_doc.h"
 #include "cli/cli_output.h"
 #include "base/util.h"
 #include "xlate.h"
@@ -43,6 +44,7 @@ typedef struct {
     const char *source_lang; /* --source-lang: the sentence splitter's rules */
     int split;           /* XLATE_SPLIT_SENTENCES or XLATE_SPLIT_NONE (--split) */
     int paragraphs;      /* --paragraphs: lines up to a blank line are one paragraph */
+    int doc_fmt;         /* --format: DOCFMT_* (cli_doc.c), a whole document */
     xlate_decode_params dp;
     char *const *texts;
     int n_texts;
@@ -108,6 +110,10 @@ static void usage(FILE *f)
         "                          model's source language, else neutral rules)\n"
         "      --paragraphs        wrapped text: the lines up to a blank line are one\n"
         "                          paragraph, written as one line; blank lines kept\n"
+        "Documents:\n"
+        "      --format F          html or markdown: the input is one document (read\n"
+        "                          whole); it comes back with its markup as it was and\n"
+        "                          only its text translated (docs/DOCUMENTS.md)\n"
         "Decoding:\n"
         "      --beam-size K       beam search with K beams (default: the model's\n"
         "                          num_beams for an OPUS-MT model, else 1: greedy)\n"
@@ -179,7 +185,7 @@ static int parse_options(options *o, int argc, char **argv)
 {
     enum { O_IN_FMT = 256, O_OUT_FMT, O_BATCH, O_BATCH_TOK, O_THREADS, O_MAXLEN, O_MAXIN,
            O_BEAM, O_NBEST, O_LP, O_SCORES, O_VERSION, O_WINDOW, O_FAST, O_MINLEN,
-           O_COMPUTE, O_LANG, O_SRC_LANG, O_SPLIT, O_PARAS, O_ALIGN };
+           O_COMPUTE, O_LANG, O_SRC_LANG, O_SPLIT, O_PARAS, O_ALIGN, O_DOC };
     static const struct option longopts[] = {
         {"model", required_argument, 0, 'm'},
         {"input", required_argument, 0, 'i'},
@@ -204,6 +210,7 @@ static int parse_options(options *o, int argc, char **argv)
         {"split", required_argument, 0, O_SPLIT},
         {"paragraphs", no_argument, 0, O_PARAS},
         {"alignments", no_argument, 0, O_ALIGN},
+        {"format", required_argument, 0, O_DOC},
         {"quiet", no_argument, 0, 'q'},
         {"verbose", no_argument, 0, 'v'},
         {"version", no_argument, 0, O_VERSION},
@@ -266,6 +273,10 @@ static int parse_options(options *o, int argc, char **argv)
             break;
         case O_PARAS: o->paragraphs = 1; break;
         case O_ALIGN: o->dp.alignments = 1; break;
+        case O_DOC:
+            if ((o->doc_fmt = cli_doc_format(optarg)) < 0)
+                return -1;
+            break;
         case O_IN_FMT:
         case O_OUT_FMT: {
             const char *name = c == O_IN_FMT ? "--input-format" : "--output-format";
@@ -352,6 +363,16 @@ static int parse_options(options *o, int argc, char **argv)
     if (o->in_fmt == FMT_IDS && (o->paragraphs || o->source_lang)) {
         fprintf(stderr, "xlate: %s: only with text input (lines of ids are never split)\n",
                 o->paragraphs ? "--paragraphs" : "--source-lang");
+        return -1;
+    }
+    if (o->doc_fmt && (o->in_fmt != FMT_TEXT || o->out_fmt != FMT_TEXT || o->n_texts ||
+                       o->paragraphs || o->dp.n_best > 1)) {
+        fprintf(stderr, "xlate: --format: a document is text in, text out, one translation: "
+                "not with %s\n", o->in_fmt != FMT_TEXT    ? "--input-format ids"
+                                 : o->out_fmt != FMT_TEXT ? "--output-format ids or jsonl"
+                                 : o->n_texts             ? "TEXT arguments (give it on stdin or with -i)"
+                                 : o->paragraphs          ? "--paragraphs"
+                                                          : "--n-best");
         return -1;
     }
     if (o->n_texts && o->input) {
@@ -881,10 +902,11 @@ int cmd_translate(int argc, char **argv)
     r.progress = !o.quiet && r.in.regular && isatty(STDERR_FILENO) &&
                  (r.out.f != stdout || !isatty(STDOUT_FILENO));
 
-    status = stream(&r);
+    status = o.doc_fmt ? cli_doc(r.ctx, &r.lp, o.doc_fmt, &r.in, &r.out, o.quiet, o.verbose)
+                       : stream(&r);
     if (writer_close(&r.out) && status == XLATE_EXIT_OK)
         status = writer_error(&r.out, 1);
-    if (o.verbose)
+    if (o.verbose && !o.doc_fmt)
         report(&r);
 done:
     reader_close(&r.in);

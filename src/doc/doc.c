@@ -524,25 +524,87 @@ static int md_delims_only(const doc *d, const doc_mark *m)
     return 1;
 }
 
-/* The unit's text with its elements: a preorder walk, the open elements on a stack; an element
- * is opened once the walk reaches its start and closed when the next element is not inside
- * it (or at the end). A keep element writes its own content, and the words in its range and
- * its children are skipped. In Markdown, an emphasis the translation left empty is written
- * without its markup (skip). Units inside markup have no elements, so the recursion through
- * write_parts is one level deep. */
+typedef struct {
+    int parent, index;
+    size_t start;
+} child_key;
+
+static int by_parent_start(const void *a, const void *b)
+{
+    const child_key *x = a, *y = b;
+    if (x->parent != y->parent)
+        return x->parent < y->parent ? -1 : 1;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* order[0..n): the elements in the order the target text meets them: a preorder walk of the
+ * tree with each element's children by their target start (siblings do not overlap after
+ * doc_transfer, but a translation may swap them: "click the button" -> "den Knopf klicken"),
+ * source order between a void and a non-empty sibling at one point. Iterative, O(n log n). */
+static int target_order(const doc_unit *u, int *order)
+{
+    int n = u->n_ranges, k = 0, top = 0, rc = -1;
+    child_key *key = malloc(sizeof *key * (size_t)n);
+    int *first = malloc(sizeof(int) * ((size_t)n + 2)); /* [n + 2] parent p's children at
+                                                          key[first[p + 1] .. first[p + 2]) */
+    int *stack = malloc(sizeof(int) * ((size_t)n + 1)), *pos = malloc(sizeof(int) * ((size_t)n + 1));
+    if (!key || !first || !stack || !pos)
+        goto done;
+    for (int i = 0; i < n; i++)
+        key[i] = (child_key){u->ranges[i].parent, i, u->ranges[i].start};
+    qsort(key, (size_t)n, sizeof *key, by_parent_start);
+    memset(first, 0, sizeof(int) * ((size_t)n + 2));
+    for (int i = 0; i < n; i++)
+        first[key[i].parent + 2]++;
+    for (int p = 1; p < n + 2; p++)
+        first[p] += first[p - 1];
+    stack[0] = -1; /* the unit itself */
+    pos[0] = first[0];
+    top = 1;
+    while (top > 0) {
+        int e = stack[top - 1];
+        if (pos[top - 1] < first[e + 2]) {
+            int c = key[pos[top - 1]++].index;
+            order[k++] = c;
+            stack[top] = c;
+            pos[top++] = first[c + 1];
+        } else {
+            top--;
+        }
+    }
+    rc = k == n ? 0 : -1;
+done:
+    free(key);
+    free(first);
+    free(stack);
+    free(pos);
+    return rc;
+}
+
+/* The unit's text with its elements, in target order (target_order): the open elements on a
+ * stack; an element is opened once the walk reaches its start and closed when the next
+ * element is not inside it (or at the end). A keep element writes its own content, and the
+ * words in its range and its children are skipped. In Markdown, an emphasis the translation
+ * left empty is written without its markup (skip). Units inside markup have no elements, so
+ * the recursion through write_parts is one level deep. */
 static int write_unit(const doc *d, int unit, write_fn write, void *user)
 {
     const doc_unit *u = &d->units[unit];
     const char *s = u->out ? u->out : u->text;
     size_t len = u->out ? u->out_len : u->len, at = 0;
-    int *stack = NULL, top = 0, rc = -1, skip_below = -1; /* skip_below: a keep element open */
-    char *skip = NULL;                                     /* [n_ranges] markup not written */
+    int *stack = NULL, *order = NULL, top = 0, rc = -1;
+    int skip_below = -1; /* a keep element open: what is inside it is not written */
+    char *skip = NULL;   /* [n_ranges] markup not written */
     unit_out o = {d, write, user, u->escape == DOC_ESC_MARKDOWN, 1, NULL};
     if (u->n_ranges > 0 && (!(stack = malloc(sizeof(int) * (size_t)u->n_ranges)) ||
-                            !(skip = calloc((size_t)u->n_ranges, 1))))
+                            !(order = malloc(sizeof(int) * (size_t)u->n_ranges)) ||
+                            !(skip = calloc((size_t)u->n_ranges, 1)) || target_order(u, order)))
         goto done;
-    for (int i = 0; i <= u->n_ranges; i++) {
-        int parent = i < u->n_ranges ? u->ranges[i].parent : -1;
+    for (int k = 0; k <= u->n_ranges; k++) {
+        int i = k < u->n_ranges ? order[k] : -1;
+        int parent = i >= 0 ? u->ranges[i].parent : -1;
         /* close what does not hold element i */
         while (top > 0 && stack[top - 1] != parent) {
             int e = stack[--top];
@@ -559,7 +621,7 @@ static int write_unit(const doc *d, int unit, write_fn write, void *user)
             if (skip_below < 0 && !skip[e] && put_marks(&o, m->close, m->n_close))
                 goto done;
         }
-        if (i == u->n_ranges)
+        if (i < 0)
             break;
         const doc_mark *m = &u->marks[i];
         size_t start = u->ranges[i].start < len ? u->ranges[i].start : len;
@@ -585,6 +647,7 @@ static int write_unit(const doc *d, int unit, write_fn write, void *user)
 done:
     free(stack);
     free(skip);
+    free(order);
     return rc;
 }
 

@@ -1,7 +1,8 @@
 /* transfer.c — element ranges from a source text to its translation by the alignment
  * (transfer.h). Two passes: each element's own target range from the target tokens aligned to
  * its source tokens, then, parents before children, each range clipped into its parent and past
- * the siblings already placed, so that the ranges nest. */
+ * the siblings already placed, so that the ranges nest. O(n log n) in elements and tokens: a
+ * paragraph of thousands of links is not quadratic. */
 #include "doc/transfer.h"
 #include "base/util.h"
 #include <stdint.h>
@@ -57,55 +58,261 @@ static size_t place_point(const doc_alignment *a, size_t p, const char *src, siz
     return best;
 }
 
-/* Moves r[i] clear of the siblings placed before it: past one it starts inside, before one
- * that starts inside it; a point inside a sibling goes to its end. Returns 1 if it moved. */
-static int clear_siblings(doc_range *r, int i)
+/* Per source token, what its aligned target tokens cover; the source tokens with a core
+ * sorted by it, and a segment tree over them for a range's min and max: each element's range
+ * in O(log n), where a scan of the target tokens for each element made a paragraph of many
+ * links quadratic. Only when the cores do not overlap (every tokenizer's spans): otherwise the
+ * plain scan (own_range_scan) stands. */
+typedef struct {
+    int m;           /* source tokens with a non-empty core, in core order */
+    size_t *ss, *se; /* [m] their cores */
+    size_t *lo, *hi; /* [m] min start and max end of their aligned target cores (lo SIZE_MAX,
+                        hi 0: none) */
+    size_t *tlo, *thi; /* [2 * size] the segment tree over lo and hi (leaves at size + k) */
+    int size;
+    int *next;       /* [m + 1] the first token at or after k with aligned targets (m: none) */
+} src_index;
+
+static void index_free(src_index *x)
 {
-    int p = r[i].parent, moved = 0;
-    for (int k = p + 1; k < i; k++) {
-        size_t s0 = r[i].start, e0 = r[i].end;
-        if (r[k].parent != p)
-            continue;
-        if (r[i].start < r[k].end && r[k].start < r[i].end) {
-            if (r[i].start >= r[k].start) {
-                r[i].start = r[k].end;
-                if (r[i].end < r[i].start)
-                    r[i].end = r[i].start;
-            } else {
-                r[i].end = r[k].start;
-            }
-        } else if (r[i].start == r[i].end && r[k].start < r[i].start &&
-                   r[i].start < r[k].end) {
-            r[i].start = r[i].end = r[k].end;
-        }
-        moved |= r[i].start != s0 || r[i].end != e0;
+    free(x->ss);
+    free(x->se);
+    free(x->lo);
+    free(x->hi);
+    free(x->tlo);
+    free(x->thi);
+    free(x->next);
+}
+
+typedef struct {
+    size_t ss;
+    int k;
+} core_key;
+
+static int by_core(const void *a, const void *b)
+{
+    const core_key *x = a, *y = b;
+    return x->ss < y->ss ? -1 : x->ss > y->ss ? 1 : x->k - y->k;
+}
+
+/* Builds the index; 1 when built, 0 when the cores overlap (use the scan), -1 out of memory. */
+static int index_build(src_index *x, const doc_alignment *a, const char *src, size_t src_len,
+                       const char *tgt, size_t tgt_len)
+{
+    int n = a->n_src, m = 0, rc = -1;
+    core_key *key = malloc(sizeof *key * ((size_t)n + 1));
+    int *slot = malloc(sizeof(int) * ((size_t)n + 1)); /* source token -> its place, or -1 */
+    memset(x, 0, sizeof *x);
+    if (!key || !slot)
+        goto done;
+    for (int k = 0; k < n; k++) {
+        size_t s0, e0;
+        if (core(a->src_spans, k, src, src_len, &s0, &e0))
+            key[m++] = (core_key){s0, k};
     }
-    return moved;
+    qsort(key, (size_t)m, sizeof *key, by_core);
+    x->m = m;
+    for (x->size = 1; x->size < m; x->size *= 2)
+        ;
+    x->ss = malloc(sizeof(size_t) * ((size_t)m + 1));
+    x->se = malloc(sizeof(size_t) * ((size_t)m + 1));
+    x->lo = malloc(sizeof(size_t) * ((size_t)m + 1));
+    x->hi = malloc(sizeof(size_t) * ((size_t)m + 1));
+    x->tlo = malloc(sizeof(size_t) * 2 * (size_t)x->size);
+    x->thi = malloc(sizeof(size_t) * 2 * (size_t)x->size);
+    x->next = malloc(sizeof(int) * ((size_t)m + 1));
+    if (!x->ss || !x->se || !x->lo || !x->hi || !x->tlo || !x->thi || !x->next)
+        goto done;
+    for (int k = 0; k < n; k++)
+        slot[k] = -1;
+    for (int i = 0; i < m; i++) {
+        size_t s0, e0;
+        core(a->src_spans, key[i].k, src, src_len, &s0, &e0);
+        x->ss[i] = s0;
+        x->se[i] = e0;
+        x->lo[i] = SIZE_MAX;
+        x->hi[i] = 0;
+        slot[key[i].k] = i;
+        if (i > 0 && s0 < x->se[i - 1]) { /* overlapping cores */
+            rc = 0;
+            goto done;
+        }
+    }
+    for (int j = 0; j < a->n_tgt; j++) {
+        size_t ts, te;
+        int k = a->align[j];
+        if (k < 0 || k >= n || slot[k] < 0 || !core(a->tgt_spans, j, tgt, tgt_len, &ts, &te))
+            continue;
+        int i = slot[k];
+        x->lo[i] = ts < x->lo[i] ? ts : x->lo[i];
+        x->hi[i] = te > x->hi[i] ? te : x->hi[i];
+    }
+    for (int i = 0; i < x->size; i++) {
+        x->tlo[x->size + i] = i < m ? x->lo[i] : SIZE_MAX;
+        x->thi[x->size + i] = i < m ? x->hi[i] : 0;
+    }
+    for (int i = x->size - 1; i >= 1; i--) {
+        size_t l0 = x->tlo[2 * i], l1 = x->tlo[2 * i + 1];
+        size_t h0 = x->thi[2 * i], h1 = x->thi[2 * i + 1];
+        x->tlo[i] = l0 < l1 ? l0 : l1;
+        x->thi[i] = h0 > h1 ? h0 : h1;
+    }
+    x->next[m] = m;
+    for (int i = m - 1; i >= 0; i--)
+        x->next[i] = x->lo[i] != SIZE_MAX ? i : x->next[i + 1];
+    rc = 1;
+done:
+    free(key);
+    free(slot);
+    return rc;
+}
+
+/* The first place with ss >= p (sorted), or with se > p. */
+static int first_ss_at(const src_index *x, size_t p)
+{
+    int a = 0, b = x->m;
+    while (a < b) {
+        int c = a + (b - a) / 2;
+        if (x->ss[c] < p)
+            a = c + 1;
+        else
+            b = c;
+    }
+    return a;
+}
+
+static int first_se_after(const src_index *x, size_t p)
+{
+    int a = 0, b = x->m;
+    while (a < b) {
+        int c = a + (b - a) / 2;
+        if (x->se[c] <= p)
+            a = c + 1;
+        else
+            b = c;
+    }
+    return a;
+}
+
+/* min lo and max hi over places [a, b) */
+static void tree_query(const src_index *x, int a, int b, size_t *lo, size_t *hi)
+{
+    *lo = SIZE_MAX;
+    *hi = 0;
+    for (a += x->size, b += x->size; a < b; a /= 2, b /= 2) {
+        if (a & 1) {
+            *lo = x->tlo[a] < *lo ? x->tlo[a] : *lo;
+            *hi = x->thi[a] > *hi ? x->thi[a] : *hi;
+            a++;
+        }
+        if (b & 1) {
+            b--;
+            *lo = x->tlo[b] < *lo ? x->tlo[b] : *lo;
+            *hi = x->thi[b] > *hi ? x->thi[b] : *hi;
+        }
+    }
+}
+
+/* The target bytes aligned to the source tokens overlapping [a0, a1), by the scan. */
+static void own_range_scan(const doc_alignment *a, size_t a0, size_t a1, const char *src,
+                           size_t src_len, const char *tgt, size_t tgt_len, size_t *lo,
+                           size_t *hi)
+{
+    *lo = SIZE_MAX;
+    *hi = 0;
+    for (int j = 0; a1 > a0 && j < a->n_tgt; j++) {
+        size_t ss, se, ts, te;
+        int k = a->align[j];
+        if (k < 0 || k >= a->n_src || !core(a->src_spans, k, src, src_len, &ss, &se) ||
+            ss >= a1 || se <= a0 || !core(a->tgt_spans, j, tgt, tgt_len, &ts, &te))
+            continue;
+        *lo = ts < *lo ? ts : *lo;
+        *hi = te > *hi ? te : *hi;
+    }
+}
+
+/* The placed siblings of each parent, sorted by (start, end), in one pool: parent p's at
+ * pool[first[p + 1] ..], n_placed[p + 1] of them. Disjoint (each was cleared of those before
+ * it), so the one that can hold a point is the last to start at or before it. */
+typedef struct {
+    size_t *s, *e; /* [n] */
+    int *first;    /* [n + 1] */
+    int *count;    /* [n + 1] */
+} sibling_sets;
+
+/* Moves [*s, *e) clear of the placed siblings in set (base, cnt): a range that starts inside
+ * one starts at its end; one that holds another's start (or a void sibling's point) ends
+ * there; a point inside one goes to its end. */
+static void clear_of(const sibling_sets *z, int base, int cnt, size_t *s, size_t *e)
+{
+    for (;;) { /* the sibling holding *s, if any: the last to start at or before it */
+        int a = 0, b = cnt;
+        while (a < b) {
+            int c = a + (b - a) / 2;
+            if (z->s[base + c] <= *s)
+                a = c + 1;
+            else
+                b = c;
+        }
+        int k = a - 1;
+        /* of those starting at *s exactly, a non-empty one sorts last */
+        if (k >= 0 && z->e[base + k] > *s && (z->s[base + k] < *s || *e > *s)) {
+            *s = z->e[base + k];
+            if (*e < *s)
+                *e = *s;
+            continue;
+        }
+        if (*e > *s && a < cnt && z->s[base + a] < *e) /* a sibling starts inside */
+            *e = z->s[base + a];
+        return;
+    }
+}
+
+static void place_sibling(sibling_sets *z, int base, int *cnt, size_t s, size_t e)
+{
+    int a = 0, b = *cnt;
+    while (a < b) {
+        int c = a + (b - a) / 2;
+        if (z->s[base + c] < s || (z->s[base + c] == s && z->e[base + c] <= e))
+            a = c + 1;
+        else
+            b = c;
+    }
+    memmove(z->s + base + a + 1, z->s + base + a, sizeof(size_t) * (size_t)(*cnt - a));
+    memmove(z->e + base + a + 1, z->e + base + a, sizeof(size_t) * (size_t)(*cnt - a));
+    z->s[base + a] = s;
+    z->e[base + a] = e;
+    (*cnt)++;
 }
 
 int doc_transfer(doc_range *r, int n, const doc_alignment *a, const char *src, size_t src_len,
                  const char *tgt, size_t tgt_len, char *err, size_t errlen)
 {
+    src_index x = {0};
+    sibling_sets z = {0};
+    int rc = -1, built;
     for (int i = 0; i < n; i++)
         if (r[i].parent < -1 || r[i].parent >= i || r[i].start > r[i].end ||
             r[i].end > src_len)
             return xerr(err, errlen, "element %d: range [%zu, %zu) or parent %d out of order "
                         "(text of %zu bytes)", i, r[i].start, r[i].end, r[i].parent, src_len);
+    if ((built = index_build(&x, a, src, src_len, tgt, tgt_len)) < 0)
+        goto done;
     /* Each element's own range, from the source ranges (r is rewritten in place: an element's
      * source range is read before it is overwritten, and nothing reads it after). */
     for (int i = 0; i < n; i++) {
         size_t a0 = r[i].start, a1 = r[i].end, lo = SIZE_MAX, hi = 0;
-        for (int j = 0; a1 > a0 && j < a->n_tgt; j++) {
-            size_t ss, se, ts, te;
-            int k = a->align[j];
-            if (k < 0 || k >= a->n_src || !core(a->src_spans, k, src, src_len, &ss, &se) ||
-                ss >= a1 || se <= a0 || !core(a->tgt_spans, j, tgt, tgt_len, &ts, &te))
-                continue;
-            lo = ts < lo ? ts : lo;
-            hi = te > hi ? te : hi;
-        }
+        if (built && a1 > a0)
+            tree_query(&x, first_se_after(&x, a0), first_ss_at(&x, a1), &lo, &hi);
+        else if (a1 > a0)
+            own_range_scan(a, a0, a1, src, src_len, tgt, tgt_len, &lo, &hi);
         if (lo == SIZE_MAX) { /* void, empty, or aligned to nothing: a point */
-            lo = hi = place_point(a, a0, src, src_len, tgt, tgt_len);
+            if (built) {
+                int k = x.next[first_ss_at(&x, a0)];
+                lo = hi = k < x.m ? x.lo[k] : tgt_len;
+            } else {
+                lo = hi = place_point(a, a0, src, src_len, tgt, tgt_len);
+            }
         } else {
             /* whole words in the source: whole words in the target */
             if ((a0 == 0 || !is_word((unsigned char)src[a0 - 1])) &&
@@ -121,6 +328,16 @@ int doc_transfer(doc_range *r, int n, const doc_alignment *a, const char *src, s
         r[i].end = hi;
     }
     /* Nest them again: into the parent, then clear of the siblings already placed. */
+    z.s = malloc(sizeof(size_t) * ((size_t)n + 1));
+    z.e = malloc(sizeof(size_t) * ((size_t)n + 1));
+    z.first = calloc((size_t)n + 2, sizeof(int));
+    z.count = calloc((size_t)n + 2, sizeof(int));
+    if (!z.s || !z.e || !z.first || !z.count)
+        goto done;
+    for (int i = 0; i < n; i++)
+        z.first[r[i].parent + 2]++;
+    for (int p = 1; p < n + 2; p++)
+        z.first[p] += z.first[p - 1];
     for (int i = 0; i < n; i++) {
         int p = r[i].parent;
         size_t b0 = p < 0 ? 0 : r[p].start, b1 = p < 0 ? tgt_len : r[p].end;
@@ -132,14 +349,20 @@ int doc_transfer(doc_range *r, int n, const doc_alignment *a, const char *src, s
             r[i].start = b1;
         if (r[i].end < r[i].start)
             r[i].end = r[i].start;
-        /* until no sibling overlaps it (each pass moves it right or shortens it) */
-        for (int pass = 0; pass <= i && clear_siblings(r, i); pass++)
-            ;
+        clear_of(&z, z.first[p + 1], z.count[p + 1], &r[i].start, &r[i].end);
         /* a clipped range may now start or end on the space between two words */
         while (r[i].end > r[i].start && is_space((unsigned char)tgt[r[i].start]))
             r[i].start++;
         while (r[i].end > r[i].start && is_space((unsigned char)tgt[r[i].end - 1]))
             r[i].end--;
+        place_sibling(&z, z.first[p + 1], &z.count[p + 1], r[i].start, r[i].end);
     }
-    return 0;
+    rc = 0;
+done:
+    index_free(&x);
+    free(z.s);
+    free(z.e);
+    free(z.first);
+    free(z.count);
+    return rc ? xerr(err, errlen, "out of memory") : 0;
 }

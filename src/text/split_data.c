@@ -225,6 +225,10 @@ static const char *const code_aliases[][4] = {
     {"pt", "por", NULL, NULL}, {"ru", "rus", NULL, NULL},   {"el", "ell", "gre", NULL},
     {"hy", "hye", "arm", NULL},
     {"zh", "zho", "chi", "cmn"}, {"ja", "jpn", NULL, NULL},
+    /* ISO 639-3's Chinese languages written in Han characters (NLLB's yue_Hant, OPUS-MT's
+     * wuu, lzh): Chinese rules, no spaces. Min Nan (nan) is left out: it is also written in
+     * Latin letters (Pe̍h-ōe-jī), with spaces. */
+    {"zh", "yue", "wuu", "lzh"}, {"zh", "gan", "hak", "hsn"}, {"zh", "cjy", "cdo", "cpx"},
 };
 
 /* The primary subtag of lang, lowercased, into out (size 4): "en" from "EN-gb", "eng" from

@@ -126,19 +126,39 @@ def walk(node):
             todo.extend((depth + 1, c, inner) for c in reversed(n[2]))
 
 
+def inline_form(n, unwrap):
+    """An inline subtree as a string (tags, attributes, code text; unwrap tags left out)."""
+    if n[0] == "#text":
+        return ""
+    inner = "".join(sorted(inline_form(c, unwrap) for c in n[2]))
+    if n[0] in ("code", "pre"):
+        inner = repr("".join(c[1] for c in n[2] if c[0] == "#text"))
+    if n[0] in unwrap:
+        return inner
+    attrs = " ".join(f"{k}={v}" for k, v in n[1] if k in ("href", "src", "title", "class"))
+    return f"<{n[0]}{' ' + attrs if attrs else ''}>{inner}</{n[0]}>"
+
+
 def shape(node, unwrap=()):
     """The tree as (depth, line): tags with href/src/title/class, and the text of code; other
-    text left out. unwrap: tags left out (their children kept; depths then not compared)."""
+    text left out. Inside a leaf block (p, h1-h6, li, td, th) the inline elements as a sorted
+    list: a translation may put siblings in another order ("click the button" -> "den Knopf
+    klicken"), their nesting and number stay. unwrap: tags left out (their children kept)."""
     out = []
-    for depth, n, in_code in walk(node):
+    todo = [(0, node)]
+    while todo:
+        depth, n = todo.pop()
         if n[0] == "#text":
-            if in_code:
-                out.append((depth, "code-text " + repr(n[1])))
-            continue
-        if n[0] in unwrap:
             continue
         attrs = " ".join(f"{k}={v}" for k, v in n[1] if k in ("href", "src", "title", "class"))
-        out.append((0 if unwrap else depth, n[0] + (" " + attrs if attrs else "")))
+        out.append((depth, n[0] + (" " + attrs if attrs else "")))
+        if n[0] in BLOCKS or n[0] == "pre":
+            blocks = [c for c in n[2] if c[0] in BLOCKS or c[0] in ("ul", "ol", "blockquote", "pre")]
+            inline = sorted(inline_form(c, unwrap) for c in n[2] if c not in blocks)
+            out.append((depth + 1, "".join(inline) if n[0] != "pre" else inline_form(n, ())))
+            todo.extend((depth + 1, c) for c in reversed(blocks))
+        else:
+            todo.extend((depth + 1, c) for c in reversed(n[2]))
     return out
 
 
