@@ -13,75 +13,12 @@
  * Nothing recurses; every scan that could run to the end of the leaf remembers where it failed,
  * so a leaf costs time linear in its length (code spans: a table of the last run of each
  * backtick count; brackets: the opener watermark instead of deactivating each one). */
-#include "doc/md_internal.h"
+#include "doc/md_inline.h"
 #include "base/util.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { T_TEXT, T_LIT, T_SOFT, T_HARD, T_DELIM, T_OPEN, T_CLOSE, T_CODE, T_AUTO, T_HTML };
-
-typedef struct {
-    int kind;
-    size_t a, b;        /* the token's bytes in buf */
-    char lit[8];        /* T_LIT: the decoded text (an escape, an entity) */
-    int lit_len;
-    int elem;           /* T_OPEN / T_CLOSE: the link's element, -1 when it formed none */
-    int used_close;     /* T_DELIM: characters used, from the run's start, by closers */
-    int used_open;      /* T_DELIM: characters used, from the run's end, by openers */
-    int first_close, last_close; /* T_DELIM: elements it closes, in match order (inner first) */
-    int first_open;     /* T_DELIM: elements it opens, outer first */
-    int code_k;         /* T_CODE: the backtick count */
-} md_tok;
-
-typedef struct {
-    size_t oa, ob, ca, cb; /* the open and close markup in buf */
-    int next_open;         /* the next element in its opener token's list */
-    int next_close;        /* the next element in its closer token's list */
-    int doc_elem;          /* the doc's element, once begun */
-    int ref;               /* a link by reference whose text is its label: 1 shortcut [text],
-                              2 collapsed [text][]; written as [text][label] (the label buf[la,
-                              lb) as in the source) so that the translated text still links */
-    size_t la, lb;
-} md_elem;
-
-typedef struct {
-    int tok;
-    char c;
-    int count, orig;  /* characters left; the run's length */
-    int can_open, can_close;
-    int prev, next;   /* the live delimiters, a doubly linked list */
-} md_delim;
-
-typedef struct {
-    int tok;          /* its T_OPEN token */
-    int image;
-    int delim_top;    /* the last live delimiter when it was pushed (-1: none) */
-} md_bracket;
-
-struct md_inline_buf {
-    char *buf;
-    size_t len, cap;
-    size_t *line_off; /* [n] where each line starts in buf */
-    int cap_lines;
-    md_tok *toks;
-    int n_toks, cap_toks;
-    md_elem *elems;
-    int n_elems, cap_elems;
-    md_delim *delims;
-    int n_delims, cap_delims, delim_last;
-    md_bracket *brackets;
-    int n_brackets, cap_brackets;
-    int watermark;      /* "[" openers of an earlier token than this are inactive */
-    size_t *tick_last;  /* [cap_ticks] the start of the last backtick run of each count */
-    size_t cap_ticks;
-    int ticks_scanned;
-    size_t absent[8];   /* a terminator's search failed from here on (SIZE_MAX: unknown) */
-    int *stack;         /* pass 2: the open elements */
-    int cap_stack;
-    const md_line *lines; /* the leaf being parsed */
-    int n_lines;
-};
 
 static int grow(void *p, int *cap, int n, size_t sz)
 {
@@ -123,10 +60,6 @@ void md_inline_free(md_inline_buf *b)
 
 /* ---- character classes ---- */
 
-static int is_ws(unsigned char c)
-{
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
 
 /* The code point at s[i] (UTF-8; an invalid byte reads as itself) and, in *len, its bytes. */
 static uint32_t cp_at(const char *s, size_t n, size_t i, size_t *len)
@@ -165,7 +98,7 @@ static uint32_t cp_before(const char *s, size_t i)
 /* Unicode whitespace (Zs, tab, line endings, form feed). */
 static int u_space(uint32_t c)
 {
-    return c < 0x80 ? is_ws((unsigned char)c)
+    return c < 0x80 ? md_is_ws((unsigned char)c)
                     : c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
                           c == 0x202F || c == 0x205F || c == 0x3000;
 }
@@ -223,346 +156,6 @@ static int new_elem(md_inline_buf *b, size_t oa, size_t ob, size_t ca, size_t cb
     return b->n_elems++;
 }
 
-/* Finds needle from buf[from..) unless an earlier search for it (slot) failed at or before
- * from; SIZE_MAX when absent. */
-static size_t find(md_inline_buf *b, int slot, size_t from, const char *needle)
-{
-    size_t n = strlen(needle);
-    if (from >= b->absent[slot] || from > b->len)
-        return SIZE_MAX;
-    const char *p = memmem(b->buf + from, b->len - from, needle, n);
-    if (!p) {
-        b->absent[slot] = from;
-        return SIZE_MAX;
-    }
-    return (size_t)(p - b->buf);
-}
-
-enum { F_DQ, F_SQ, F_COMMENT, F_PI, F_CDATA, F_DECL, F_TITLE_DQ, F_TITLE_SQ };
-
-/* ---- HTML tags, autolinks, entities ---- */
-
-static int tag_start(unsigned char c)
-{
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
-}
-
-static int alnum(unsigned char c)
-{
-    return tag_start(c) || (c >= '0' && c <= '9');
-}
-
-/* An open or closing tag at s[0..n) (md_html_tag); quoted values found through b's memory of
- * failed searches when b is given (s is then b->buf + off). */
-static size_t html_tag(md_inline_buf *b, size_t off, const char *s, size_t n)
-{
-    size_t i = 1;
-    if (n < 3 || s[0] != '<')
-        return 0;
-    int closing = s[1] == '/';
-    i += (size_t)closing;
-    if (i >= n || !tag_start((unsigned char)s[i]))
-        return 0;
-    while (i < n && (alnum((unsigned char)s[i]) || s[i] == '-'))
-        i++;
-    if (closing) {
-        while (i < n && is_ws((unsigned char)s[i]))
-            i++;
-        return i < n && s[i] == '>' ? i + 1 : 0;
-    }
-    for (;;) {
-        size_t ws = i;
-        while (i < n && is_ws((unsigned char)s[i]))
-            i++;
-        if (i >= n)
-            return 0;
-        if (s[i] == '>')
-            return i + 1;
-        if (s[i] == '/')
-            return i + 1 < n && s[i + 1] == '>' ? i + 2 : 0;
-        unsigned char c = (unsigned char)s[i];
-        if (i == ws || !(tag_start(c) || c == '_' || c == ':'))
-            return 0;
-        while (i < n && (alnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '.' ||
-                         s[i] == ':' || s[i] == '-'))
-            i++;
-        size_t j = i;
-        while (j < n && is_ws((unsigned char)s[j]))
-            j++;
-        if (j >= n || s[j] != '=')
-            continue; /* an attribute without a value */
-        j++;
-        while (j < n && is_ws((unsigned char)s[j]))
-            j++;
-        if (j >= n)
-            return 0;
-        if (s[j] == '"' || s[j] == '\'') {
-            size_t e;
-            if (b) {
-                e = find(b, s[j] == '"' ? F_DQ : F_SQ, off + j + 1, s[j] == '"' ? "\"" : "'");
-                e = e == SIZE_MAX ? SIZE_MAX : e - off;
-            } else {
-                const char *q = memchr(s + j + 1, s[j], n - j - 1);
-                e = q ? (size_t)(q - s) : SIZE_MAX;
-            }
-            if (e == SIZE_MAX)
-                return 0;
-            i = e + 1;
-        } else {
-            size_t k = j;
-            while (k < n && !is_ws((unsigned char)s[k]) && !strchr("\"'=<>`", s[k]))
-                k++;
-            if (k == j)
-                return 0;
-            i = k;
-        }
-    }
-}
-
-size_t md_html_tag(const char *s, size_t n)
-{
-    return html_tag(NULL, 0, s, n);
-}
-
-/* Inline HTML at buf[i] (a tag, comment, processing instruction, declaration, CDATA): its
- * length, 0 when none. */
-static size_t inline_html(md_inline_buf *b, size_t i)
-{
-    const char *s = b->buf + i;
-    size_t n = b->len - i, e;
-    if (n >= 4 && memcmp(s, "<!--", 4) == 0) {
-        if (n >= 5 && (s[4] == '>' || (s[4] == '-' && n >= 6 && s[5] == '>')))
-            return 0;
-        e = find(b, F_COMMENT, i + 4, "-->");
-        return e == SIZE_MAX ? 0 : e + 3 - i;
-    }
-    if (n >= 2 && s[1] == '?') {
-        e = find(b, F_PI, i + 2, "?>");
-        return e == SIZE_MAX ? 0 : e + 2 - i;
-    }
-    if (n >= 9 && memcmp(s, "<![CDATA[", 9) == 0) {
-        e = find(b, F_CDATA, i + 9, "]]>");
-        return e == SIZE_MAX ? 0 : e + 3 - i;
-    }
-    if (n >= 3 && s[1] == '!' && tag_start((unsigned char)s[2])) {
-        e = find(b, F_DECL, i + 2, ">");
-        return e == SIZE_MAX ? 0 : e + 1 - i;
-    }
-    return html_tag(b, i, s, n);
-}
-
-/* An autolink <scheme:...> or <address@host> at s: its length, 0 when none. */
-static size_t autolink(const char *s, size_t n)
-{
-    size_t i = 1;
-    if (i < n && tag_start((unsigned char)s[i])) {
-        while (i < n && i <= 33 && (alnum((unsigned char)s[i]) || strchr("+.-", s[i])))
-            i++;
-        if (i >= 3 && i <= 33 && i < n && s[i] == ':') {
-            for (i++; i < n; i++) {
-                unsigned char c = (unsigned char)s[i];
-                if (c == '>')
-                    return i + 1;
-                if (c <= ' ' || c == '<' || c == 0x7F)
-                    break;
-            }
-        }
-    }
-    /* an e-mail address: local@label(.label)* */
-    for (i = 1; i < n && (alnum((unsigned char)s[i]) || strchr(".!#$%&'*+/=?^_`{|}~-", s[i]));
-         i++)
-        ;
-    if (i == 1 || i >= n || s[i] != '@')
-        return 0;
-    for (;;) {
-        size_t k = ++i;
-        while (i < n && i - k < 63 && (alnum((unsigned char)s[i]) || s[i] == '-'))
-            i++;
-        if (i == k || s[k] == '-' || s[i - 1] == '-' || i >= n)
-            return 0;
-        if (s[i] == '>')
-            return i + 1;
-        if (s[i] != '.')
-            return 0;
-    }
-}
-
-/* Appends the UTF-8 of code point c to out (at least 4 bytes); its length. */
-static int put_utf8(uint32_t c, char *out)
-{
-    if (c == 0 || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-        c = 0xFFFD;
-    if (c < 0x80) {
-        out[0] = (char)c;
-        return 1;
-    }
-    if (c < 0x800) {
-        out[0] = (char)(0xC0 | (c >> 6));
-        out[1] = (char)(0x80 | (c & 0x3F));
-        return 2;
-    }
-    if (c < 0x10000) {
-        out[0] = (char)(0xE0 | (c >> 12));
-        out[1] = (char)(0x80 | ((c >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (c & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | (c >> 18));
-    out[1] = (char)(0x80 | ((c >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((c >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (c & 0x3F));
-    return 4;
-}
-
-/* A character reference at s ("&...;"): its length and its text in out/out_len (out_len 0: a
- * well-formed name this table does not know). 0 when none. */
-static size_t entity(const char *s, size_t n, char *out, int *out_len)
-{
-    size_t i = 1;
-    *out_len = 0;
-    if (i < n && s[i] == '#') {
-        int hex = i + 1 < n && (s[i + 1] == 'x' || s[i + 1] == 'X');
-        size_t k = i = i + 1 + (size_t)hex;
-        uint32_t v = 0;
-        while (i < n && i - k < (hex ? 6u : 7u) &&
-               ((s[i] >= '0' && s[i] <= '9') ||
-                (hex && ((s[i] | 0x20) >= 'a' && (s[i] | 0x20) <= 'f')))) {
-            unsigned char c = (unsigned char)s[i];
-            v = v * (hex ? 16 : 10) + (uint32_t)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
-            i++;
-        }
-        if (i == k || i >= n || s[i] != ';')
-            return 0;
-        *out_len = put_utf8(v, out);
-        return i + 1;
-    }
-    while (i < n && i <= 32 && alnum((unsigned char)s[i]))
-        i++;
-    if (i < 3 || i >= n || s[i] != ';' || !tag_start((unsigned char)s[1]))
-        return 0;
-    const char *u = md_entity(s + 1, i - 1);
-    if (u) {
-        *out_len = (int)strlen(u);
-        memcpy(out, u, (size_t)*out_len);
-    }
-    return i + 1;
-}
-
-/* ---- links ---- */
-
-/* Skips spaces, tabs and at most one line ending from buf[i]. */
-static size_t skip_ws1(const md_inline_buf *b, size_t i)
-{
-    int nl = 0;
-    while (i < b->len && (b->buf[i] == ' ' || b->buf[i] == '\t' || (b->buf[i] == '\n' && !nl))) {
-        nl |= b->buf[i] == '\n';
-        i++;
-    }
-    return i;
-}
-
-/* An inline link's tail "(dest "title")" at buf[i] == '(': the index after its ')', 0 when
- * none. */
-static size_t link_tail(md_inline_buf *b, size_t i)
-{
-    const char *s = b->buf;
-    size_t n = b->len, j = skip_ws1(b, i + 1);
-    if (j < n && s[j] == '<') {
-        for (j++; j < n && s[j] != '>'; j++) {
-            if (s[j] == '\n' || s[j] == '<')
-                return 0;
-            if (s[j] == '\\' && j + 1 < n && md_punct((unsigned char)s[j + 1]))
-                j++;
-        }
-        if (j >= n)
-            return 0;
-        j++;
-    } else {
-        int depth = 0;
-        while (j < n) {
-            unsigned char c = (unsigned char)s[j];
-            if (c <= ' ' || c == 0x7F)
-                break;
-            if (c == '\\' && j + 1 < n && md_punct((unsigned char)s[j + 1])) {
-                j += 2;
-                continue;
-            }
-            if (c == '(' && ++depth > 32)
-                return 0;
-            if (c == ')' && depth-- == 0) {
-                depth = 0;
-                break;
-            }
-            j++;
-        }
-        if (depth != 0)
-            return 0;
-    }
-    size_t k = skip_ws1(b, j);
-    if (k < n && k > j && (s[k] == '"' || s[k] == '\'' || s[k] == '(')) {
-        char close = s[k] == '(' ? ')' : s[k];
-        int slot = s[k] == '"' ? F_TITLE_DQ : F_TITLE_SQ;
-        size_t e = k + 1;
-        for (;;) {
-            if (close == ')') { /* bounded by the next '(' or ')' */
-                while (e < n && s[e] != ')' && s[e] != '(')
-                    e += s[e] == '\\' && e + 1 < n ? 2 : 1;
-                if (e >= n || s[e] == '(')
-                    return 0;
-                break;
-            }
-            char q[2] = {close, 0};
-            e = find(b, slot, e, q);
-            if (e == SIZE_MAX)
-                return 0;
-            size_t bs = 0; /* an odd run of backslashes escapes it */
-            while (e - bs > k + 1 && s[e - bs - 1] == '\\')
-                bs++;
-            if (bs % 2 == 0)
-                break;
-            e++;
-        }
-        k = skip_ws1(b, e + 1);
-    }
-    return k < n && s[k] == ')' ? k + 1 : 0;
-}
-
-/* 1 when s[0..n) is a link label's content: at most 999 bytes, no unescaped bracket, not
- * blank. */
-static int label_ok(const char *s, size_t n)
-{
-    int blank = 1;
-    if (n > 999)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '\\' && i + 1 < n) {
-            i++;
-            blank = 0;
-            continue;
-        }
-        if (s[i] == '[' || s[i] == ']')
-            return 0;
-        blank &= is_ws((unsigned char)s[i]);
-    }
-    return !blank;
-}
-
-size_t md_label(const char *s, size_t n)
-{
-    if (n < 2 || s[0] != '[')
-        return 0;
-    for (size_t i = 1; i < n && i <= 1000; i++) {
-        if (s[i] == '\\' && i + 1 < n) {
-            i++;
-            continue;
-        }
-        if (s[i] == '[')
-            return 0;
-        if (s[i] == ']')
-            return label_ok(s + 1, i - 1) ? i + 1 : 0;
-    }
-    return 0;
-}
 
 /* ---- emphasis (spec appendix A, "process emphasis") ---- */
 
@@ -762,7 +355,7 @@ static size_t close_bracket(md_inline_buf *b, size_t i, const md_refs *refs)
         return i + 1;
     }
     if (j < n && s[j] == '(')
-        end = link_tail(b, j);
+        end = md_link_tail(b, j);
     size_t ta = b->toks[br.tok].b;
     int ref = 0;
     if (!end) {
@@ -772,7 +365,7 @@ static size_t close_bracket(md_inline_buf *b, size_t i, const md_refs *refs)
         if (l > 2) {
             if (md_refs_has(refs, s + j + 1, l - 2))
                 end = j + l;
-        } else if (label_ok(s + ta, i - ta) && md_refs_has(refs, s + ta, i - ta)) {
+        } else if (md_label_ok(s + ta, i - ta) && md_refs_has(refs, s + ta, i - ta)) {
             end = l == 2 ? j + 2 : i + 1; /* collapsed [text][], or shortcut [text] */
             ref = l == 2 ? 2 : 1;
         }
@@ -835,7 +428,7 @@ static int scan(md_inline_buf *b, const md_refs *refs)
         case '&': {
             char out[8];
             int ol;
-            if (!(l = entity(s + i, n - i, out, &ol))) {
+            if (!(l = md_char_ref(s + i, n - i, out, &ol))) {
                 i++;
                 continue;
             }
@@ -898,9 +491,9 @@ static int scan(md_inline_buf *b, const md_refs *refs)
             continue;
         }
         case '<':
-            if ((l = autolink(s + i, n - i)) != 0)
+            if ((l = md_autolink(s + i, n - i)) != 0)
                 rc = flush(b, text, i) || add_tok(b, T_AUTO, i, i + l);
-            else if ((l = inline_html(b, i)) != 0)
+            else if ((l = md_inline_html(b, i)) != 0)
                 rc = flush(b, text, i) || add_tok(b, T_HTML, i, i + l);
             else {
                 i++;
