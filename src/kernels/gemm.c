@@ -448,7 +448,10 @@ void linear_pack_int8_copy(linear *dst, void *mem, const linear *src, int p0, in
                     continue;
                 }
                 for (int c = 0; c < PANEL; c++) {
-                    int q = (int)rintf(v[c] * inv[c]);
+                    /* a column with an inf weight (model.c refuses those at load) gets zeros
+                     * and absq inf, an unbounded error the screen falls back on: never a
+                     * conversion of NaN to int */
+                    int q = isfinite(amax[c]) ? (int)rintf(v[c] * inv[c]) : 0;
                     dp[(size_t)(k / 4) * PANEL * 4 + c * 4 + k % 4] = (int8_t)q;
                     sum[c] += q < 0 ? -q : q;
                 }
@@ -459,7 +462,8 @@ void linear_pack_int8_copy(linear *dst, void *mem, const linear *src, int p0, in
         }
         for (int c = 0; c < PANEL && p * PANEL + c < N; c++) {
             scale[p * PANEL + c] = amax[c] / 127.0f;
-            absq[p * PANEL + c] = scale[p * PANEL + c] * (float)sum[c];
+            absq[p * PANEL + c] = isfinite(amax[c]) ? scale[p * PANEL + c] * (float)sum[c]
+                                                    : INFINITY;
         }
     }
 }
