@@ -228,8 +228,9 @@ int cmd_info(int argc, char **argv)
         } else if (argv[i][0] != '-' && !opt) {
             opt = argv[i];
         } else {
+            char q[200];
             fprintf(stderr, "xlate info: unexpected argument \"%s\" (see xlate info --help)\n",
-                    argv[i]);
+                    cli_quote(q, sizeof q, argv[i], strlen(argv[i])));
             free(in);
             return XLATE_EXIT_USAGE;
         }

@@ -222,4 +222,23 @@ if command -v script > /dev/null 2>&1; then
 else
   ok "progress line: # SKIP no script(1)"
 fi
+# --- word options echo a bad value quoted, escaped and cut at 40 bytes (issue 27: --target-lang,
+# --compute-type, --input/--output-format and `xlate info`'s argument printed it raw: a newline
+# forged a second stderr line, an escape reached the terminal, 10 kB went out whole)
+long=$(printf '%10000s' '' | tr ' ' z); forty=$(printf '%40s' '' | tr ' ' z)
+for c in "--compute-type" "--input-format" "--output-format"; do
+  for v in "$(printf 'f32\nxlate: forged')" "$(printf '\033[2J')" "$long"; do
+    "$XLATE" -m "$M" "$c" "$v" < /dev/null > "$T/out" 2> "$T/err"; rc=$?
+    case "$v" in f32*) shown='"f32\x0axlate: forged"'; what="a newline" ;;
+      z*) shown="\"$forty...\""; what="10 kB" ;; *) shown='"\x1b[2J"'; what="an escape" ;; esac
+    if [ "$rc" -eq 1 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && [ "$(wc -c < "$T/err")" -lt 300 ] &&
+       grep -qF -- "$shown" "$T/err" && ! LC_ALL=C grep -q '[^ -~]' "$T/err"; then
+      ok "$c with $what: exit 1, one line, the value quoted, escaped, cut"
+    else notok "$c with $what: exit 1, one line, the value quoted, escaped, cut" "exit $rc: $(head -c 300 "$T/err" | od -c | head -3)"; fi
+  done
+done
+"$XLATE" info "$M" "$(printf '\033[2Jx\ny')" > "$T/out" 2> "$T/err"; rc=$?
+if [ "$rc" -eq 1 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && grep -qF '"\x1b[2Jx\x0ay"' "$T/err"; then
+  ok "xlate info: an unexpected argument quoted and escaped"
+else notok "xlate info: an unexpected argument quoted and escaped" "exit $rc: $(od -c "$T/err" | head -3)"; fi
 finish
