@@ -101,3 +101,19 @@ int is_lang_code(const char *s)
             return 0;
     return 1;
 }
+
+const char *str_quote(char *out, size_t outlen, const char *s, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n && i < 40 && k + 8 < outlen; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\')
+            k += (size_t)snprintf(out + k, outlen - k, "\\%c", c);
+        else if (c >= 0x20 && c < 0x7f)
+            out[k++] = (char)c;
+        else
+            k += (size_t)snprintf(out + k, outlen - k, "\\x%02x", c);
+    }
+    snprintf(out + k, outlen - k, "%s", n > 40 ? "..." : "");
+    return out;
+}

@@ -24,6 +24,11 @@ char *path_join(const char *dir, const char *name);
  * "zh-Hant"): 1 to 15 bytes of ASCII letters, digits, '-' and '_'. */
 int is_lang_code(const char *s);
 
+/* out = s[0, n) for a message, in double quotes' stead: printable ASCII as it is, '"' and '\\'
+ * escaped, every other byte (NUL, VT, FF, DEL, non-ASCII) as \xHH, so a value shows whole on
+ * one line and cannot drive the terminal; the first 40 bytes, then "...". Returns out. */
+const char *str_quote(char *out, size_t outlen, const char *s, size_t n);
+
 /* Monotonic seconds. */
 double now_seconds(void);
 

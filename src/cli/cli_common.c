@@ -461,18 +461,7 @@ int writer_error(const writer *w, int quiet_epipe)
 
 const char *cli_quote(char *out, size_t outlen, const char *s, size_t n)
 {
-    size_t k = 0;
-    for (size_t i = 0; i < n && i < 40 && k + 8 < outlen; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\')
-            k += snprintf(out + k, outlen - k, "\\%c", c);
-        else if (c >= 0x20 && c < 0x7f)
-            out[k++] = (char)c;
-        else
-            k += snprintf(out + k, outlen - k, "\\x%02x", c);
-    }
-    snprintf(out + k, outlen - k, "%s", n > 40 ? "..." : "");
-    return out;
+    return str_quote(out, outlen, s, n);
 }
 
 /* Option numbers are written one way: an optional sign, then decimal digits (for a number: a
