@@ -23,6 +23,12 @@ int xerr(char *err, size_t errlen, const char *fmt, ...)
 
 int read_file(const char *path, char **data, size_t *len, char *err, size_t errlen)
 {
+    return read_file_max(path, READ_MAX_ANY, data, len, err, errlen);
+}
+
+int read_file_max(const char *path, size_t max, char **data, size_t *len, char *err,
+                  size_t errlen)
+{
     struct stat sb;
     char *buf = NULL;
     size_t n = 0;
@@ -38,6 +44,11 @@ int read_file(const char *path, char **data, size_t *len, char *err, size_t errl
     }
     if (!S_ISREG(sb.st_mode)) {
         xerr(err, errlen, "%s: not a regular file", path);
+        goto fail;
+    }
+    if ((unsigned long long)sb.st_size > max) {
+        xerr(err, errlen, "%s: %lld bytes, more than the %zu MB xlate reads of such a file "
+             "(refused from its size, unread)", path, (long long)sb.st_size, max >> 20);
         goto fail;
     }
     if (!(buf = malloc((size_t)sb.st_size + 1))) {

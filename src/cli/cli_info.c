@@ -176,7 +176,8 @@ static int gather(info *in)
     xlate_model_params mp = xlate_model_default_params();
 
     in->cpath = path_join(in->dir, "config.json");
-    if (!in->cpath || read_file(in->cpath, &in->config_text, &in->config_len, err, sizeof err) ||
+    if (!in->cpath || read_file_max(in->cpath, READ_MAX_JSON, &in->config_text,
+                                     &in->config_len, err, sizeof err) ||
         config_load(&in->c, in->cpath, warn_stderr, &quiet, err, sizeof err)) {
         fprintf(stderr, "xlate: %s\n", in->cpath ? err : "out of memory");
         return XLATE_EXIT_MODEL;

@@ -276,7 +276,7 @@ static int read_separate_vocabs(const char *dir, size_t dlen, const char *tv_pat
         rc = 0;
         goto done;
     }
-    if (read_file(path, &text, &len, err, errlen) ||
+    if (read_file_max(path, READ_MAX_JSON, &text, &len, err, errlen) ||
         !(root = json_parse_object(text, len, path, err, errlen)))
         goto done;
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "separate_vocabs")) && !cJSON_IsNull(v)) {
@@ -319,7 +319,7 @@ int config_load(model_config *c, const char *path, warn_fn warn, void *warn_user
     size_t len, gen_len = 0, dlen;
     int rc = -1, separate;
     memset(c, 0, sizeof *c);
-    if (read_file(path, &text, &len, err, errlen))
+    if (read_file_max(path, READ_MAX_JSON, &text, &len, err, errlen))
         return -1;
     type = peek_model_type(text, len);
     if (!type || strcmp(type, "marian") != 0) {
@@ -336,7 +336,7 @@ int config_load(model_config *c, const char *path, warn_fn warn, void *warn_user
     }
     snprintf(gen_path, dlen + 32, "%.*sgeneration_config.json", (int)dlen, path);
     snprintf(tv_path, dlen + 32, "%.*starget_vocab.json", (int)dlen, path);
-    if (file_exists(gen_path) && read_file(gen_path, &gen_text, &gen_len, err, errlen))
+    if (file_exists(gen_path) && read_file_max(gen_path, READ_MAX_JSON, &gen_text, &gen_len, err, errlen))
         goto done;
     if (read_separate_vocabs(path, dlen, tv_path, &separate, err, errlen))
         goto done;

@@ -45,7 +45,7 @@ static int read_tokenizer_config(hf_tok *t, const char *dir, char *err, size_t e
         rc = 0;
         goto done;
     }
-    if (read_file(path, &text, &len, err, errlen) ||
+    if (read_file_max(path, READ_MAX_JSON, &text, &len, err, errlen) ||
         !(root = json_parse_object(text, len, path, err, errlen)))
         goto done;
     /* MarianTokenizer.__init__'s unk_token "<unk>", eos_token "</s>", pad_token "<pad>": xlate

@@ -165,6 +165,20 @@ txt; fails "spm.model is a FIFO (no writer)" 2 "spm.model"
 textmodel; cp fuzz/models/bpe_bytes.model "$T/t/spm.model"
 txt; fails "spm.model of another vocabulary" 2 "spm.model: 600 pieces, but the config's src_vocab_size is 8000"
 
+# Files read whole (issue 27): a sparse file of 4 GiB was read before it was refused (4.2 GB of
+# memory, 28-50 s); now its size is checked first, naming the file and the bound.
+textmodel; rm "$T/t/spm.model"; truncate -s 4G "$T/t/spm.model"
+txt; fails "spm.model a sparse 4 GiB file: refused from its size" 2 "spm.model: 4294967296 bytes, more than the 256 MB xlate reads"
+textmodel; rm "$T/t/config.json"; cp "$TEXT/config.json" "$T/t/config.json"; truncate -s 17M "$T/t/config.json"
+txt; fails "config.json of 17 MB (spaces after the object): refused from its size" 2 "config.json: 17825792 bytes, more than the 16 MB"
+"$PYTHON" tools/make_marian.py "$T/mm" > /dev/null 2>&1
+for f in source.spm vocab.json generation_config.json tokenizer_config.json; do
+  rm -rf "$T/mx"; cp -r "$T/mm" "$T/mx"; truncate -s 4G "$T/mx/$f"
+  run "$T/out" "$T/err" "$XLATE" -m "$T/mx" -i "$T/en"
+  fails "MarianMT $f a sparse 4 GiB file: refused from its size" 2 "$f: 4294967296 bytes, more than the (256|16) MB xlate reads"
+done
+rm -rf "$T/mx" "$T/mm"
+
 # The model changed while xlate runs: the first line is answered, then the weights file is
 # removed, truncated, or overwritten in place (as `cp new old` does), then a second line comes.
 # Removing must not matter; truncating or overwriting may be refused, with a message, but must
