@@ -195,8 +195,17 @@ cJSON *json_parse_strict(const char *text, size_t len, const char *what, char *e
     }
     root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     if (!root) {
-        /* cJSON reports where it stopped through end (the error position) */
+        /* cJSON reports where it stopped through end (the error position). It skips every
+         * byte <= 0x20 as a blank, so it stops past a run of NULs or other control bytes (an
+         * all-NUL file: at its last byte); the first byte the rules refuse up to there comes
+         * first (issue 27) */
+        size_t lim;
         off = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
+        lim = off < len ? off + 1 : len;
+        while (lim < len && ((unsigned char)text[lim] & 0xC0) == 0x80)
+            lim++; /* the whole UTF-8 sequence at off */
+        if (check_text(text, lim, what, err, errlen))
+            return NULL;
         xerr(err, errlen, "%s: line %zu (byte %zu): not valid JSON", what, line_of(text, off),
              off);
         return NULL;
