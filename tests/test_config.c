@@ -207,6 +207,15 @@ int main(void)
           "cfg.json: line 1 (byte 12): control byte 0x00 between JSON tokens");
     bad_n("a NUL before the object", "\0{\"d_model\": 48}", 16,
           "cfg.json: line 1 (byte 0): control byte 0x00 between JSON tokens");
+    /* issue 27: a wrong-typed value is shown, not only its type ("got a number") */
+    bad("a number for a boolean: the value shown", with("tied_output", "1"),
+        "field \"tied_output\": expected true or false, got a number (1)");
+    bad("a number for a name: the value shown", with("activation", "2.5e3"),
+        "field \"activation\": expected one of \"relu\", \"gelu\", \"gelu_tanh\", got a number (2.5e3)");
+    bad("a string for a number: the value shown, escaped", with("layer_norm_eps", "\"1e-5\\n\""),
+        "field \"layer_norm_eps\": expected a number, got a string (\"1e-5\\x0a\")");
+    bad("a boolean for an integer: the value shown", with("d_model", "false"),
+        "field \"d_model\": expected an integer, got a boolean (false)");
     /* round 2's leftover, decided (docs/FORMAT.md "JSON"): one byte order mark at byte 0 is
      * let pass (above); anywhere else it is not JSON */
     bad("a byte order mark twice", "\xef\xbb\xbf\xef\xbb\xbf{" BASE "}", "line 1 (byte 3): not valid JSON");
