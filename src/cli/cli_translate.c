@@ -719,17 +719,8 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
     mp.warn = warn_stderr;
     mp.warn_user = &o->quiet;
     mp.compute_type = (xlate_compute_type)o->compute_type;
-    if (xlate_model_load(&r->model, dir, &mp, err, sizeof err)) {
-        /* memory, not the model, is missing: the status says so, with the limit */
-        int oom = strstr(err, "out of memory") || strstr(err, strerror(ENOMEM));
-        struct rlimit rl;
-        if (oom && getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-            fprintf(stderr, "xlate: %s (loading the model; the address-space limit, ulimit -v, "
-                    "is %llu MB)\n", err, (unsigned long long)(rl.rlim_cur >> 20));
-        else
-            fprintf(stderr, "xlate: %s\n", err);
-        return oom ? XLATE_EXIT_INTERNAL : XLATE_EXIT_MODEL;
-    }
+    if (xlate_model_load(&r->model, dir, &mp, err, sizeof err))
+        return cli_load_failed("xlate", err); /* 5 when memory, not the model, is missing */
     r->info = xlate_model_get_info(r->model);
     cli_name_weights(dir, r->info.weights);
     if (!r->info.has_tokenizer && (o->in_fmt == FMT_TEXT || o->out_fmt == FMT_TEXT)) {
