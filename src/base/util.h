@@ -18,8 +18,8 @@ int xerr(char *err, size_t errlen, const char *fmt, ...)
  * more than the M MB ..."; issue 27: a sparse 4 GiB vocab.json was read whole, 4.2 GB and
  * 28-50 s, before its JSON was refused). read_file: max READ_MAX_ANY. */
 #define READ_MAX_JSON ((size_t)16 << 20)   /* config.json and the other small JSON files */
-#define READ_MAX_VOCAB ((size_t)256 << 20) /* vocab.json (OPUS-MT's: 1-2 MB) */
-#define READ_MAX_SPM ((size_t)256 << 20)   /* a SentencePiece model (the largest common: ~5 MB) */
+#define READ_MAX_VOCAB ((size_t)256 << 20) /* vocab.json */
+#define READ_MAX_SPM ((size_t)256 << 20)   /* a SentencePiece model */
 #define READ_MAX_ANY ((size_t)1 << 30)
 int read_file_max(const char *path, size_t max, char **data, size_t *len, char *err,
                   size_t errlen);
