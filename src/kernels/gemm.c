@@ -696,7 +696,8 @@ INLINE T_AVX2 void body_avx2_bf16(const pk_job *j, int r0, int p0, float *tile, 
         }
 }
 
-static T_AVX2 NO_ASAN void tile_avx2_bf16(const pk_job *j, int r0, int rr, int p0, int pw, void *tile)
+static T_AVX2 NO_ASAN void tile_avx2_bf16(const pk_job *j, int r0, int rr, int p0, int pw,
+                                           void *tile)
 {
     switch (rr * 16 + pw) {
     case 0x11: body_avx2_bf16(j, r0, p0, tile, WT_BF16, 1, 1); break;
