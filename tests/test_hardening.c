@@ -14,6 +14,7 @@
 #include "../fuzz/fuzz_vocab.c"
 #include "../fuzz/fuzz_marian_config.c"
 #include "../fuzz/fuzz_split.c"
+#include "../fuzz/fuzz_torch_bin.c"
 #include "check.h"
 #include "model/config.h"
 #include <dirent.h>
@@ -147,6 +148,7 @@ int main(void)
         {"spm_model", fuzz_spm_model}, {"spm_text", fuzz_spm_text},
         {"ids_cli", fuzz_ids_cli},     {"vocab", fuzz_vocab},
         {"marian_config", fuzz_marian_config}, {"split", fuzz_split},
+        {"torch_bin", fuzz_torch_bin},
     };
     fuzz_ids_setup(); /* its temporary files, made here so that this process removes them */
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {

@@ -6,6 +6,7 @@
 #include "model/config.h"
 #include "model/family.h"
 #include "model/safetensors.h"
+#include "model/weights.h"
 #include "base/util.h"
 #include "xlate.h"
 #include <cJSON.h>
@@ -21,6 +22,7 @@ enum { N_DTYPES = 16 };
 typedef struct {
     char dir[4096];
     char *cpath, *wpath;
+    const char *wname;        /* the weights file opened (weights.h: may not be c.weights) */
     char *config_text;        /* config.json as read */
     size_t config_len;
     model_config c;
@@ -103,7 +105,7 @@ static void print_text(const info *in)
         }
     }
     file_line(in->dir, "config.json", "config", "");
-    file_line(in->dir, c->weights, "weights", "");
+    file_line(in->dir, in->wname ? in->wname : c->weights, "weights", "");
     if (c->vocab) {
         file_line(in->dir, c->vocab, "vocabulary", "");
         if (c->target_vocab)
@@ -152,7 +154,7 @@ static int print_json(const info *in)
             ok = cJSON_AddNumberToObject(d, st_dtype_name((st_dtype)t),
                                          (double)in->per_dtype[t]) != NULL;
     ok = ok && (files = cJSON_AddObjectToObject(o, "files"));
-    ok = ok && add_file(files, in->dir, "config.json") && add_file(files, in->dir, c->weights);
+    ok = ok && add_file(files, in->dir, "config.json") && add_file(files, in->dir, in->wname ? in->wname : c->weights);
     if (ok && c->tokenizer)
         ok = add_file(files, in->dir, c->tokenizer);
     if (ok && c->target_tokenizer)
@@ -183,7 +185,8 @@ static int gather(info *in)
     }
     in->have_config = 1;
     in->wpath = path_join(in->dir, in->c.weights);
-    if (!in->wpath || st_open(&in->f, in->wpath, err, sizeof err)) {
+    if (!in->wpath || weights_open(&in->f, in->dir, in->c.weights, in->c.family != family_xlate(),
+                                   &in->wname, err, sizeof err)) {
         fprintf(stderr, "xlate: %s\n", in->wpath ? err : "out of memory");
         return XLATE_EXIT_MODEL;
     }
