@@ -48,7 +48,7 @@ xlate_model_params xlate_model_default_params(void)
 
 xlate_decode_params xlate_decode_default_params(void)
 {
-    xlate_decode_params p = {1, 1, 1.0f, 0, 0, 0, 0, 0, -1};
+    xlate_decode_params p = {1, 1, 1.0f, 0, 0, 0, 0, 0, -1, -1};
     return p;
 }
 
@@ -392,6 +392,9 @@ int xlate_decode_params_check(const xlate_model *m, const xlate_decode_params *p
     if (p->max_length > 0 && p->min_length > p->max_length)
         return xerr(err, errlen, "min_length %d exceeds max_length %d", p->min_length,
                     p->max_length);
+    if (p->forced_bos_id < -1 || p->forced_bos_id >= m->w.cfg.tgt_vocab)
+        return xerr(err, errlen, "forced_bos_id: expected -1 or an id below the target "
+                    "vocabulary (%d), got %d", m->w.cfg.tgt_vocab, p->forced_bos_id);
     return check_alignment_layer(m, p->alignment_layer, err, errlen);
 }
 
@@ -459,8 +462,11 @@ static const float *positions(xlate_ctx *ctx, int src, int rows, char *err, size
             xerr(err, errlen, "out of memory");
             return NULL;
         }
-        model_sinusoid(t, ctx->sin_rows, rows, c->d_model, c->positions == POS_SIN_INTERLEAVED,
-                       c->pos_f64);
+        if (c->positions == POS_SIN_M2M)
+            model_sinusoid_m2m(t, ctx->sin_rows, rows, c->d_model, c->pos_offset);
+        else
+            model_sinusoid(t, ctx->sin_rows, rows, c->d_model,
+                           c->positions == POS_SIN_INTERLEAVED, c->pos_f64);
         ctx->sin_pos = t;
         ctx->sin_rows = rows;
     }
@@ -733,8 +739,13 @@ int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src
     sp.rules.eos_id = c->eos_id;
     sp.rules.pad_id = c->pad_id;
     sp.rules.min_length = p->min_length;
+    if (p->forced_bos_id >= 0 || c->gen.has_forced_bos) {
+        sp.rules.force_bos = 1;
+        sp.rules.bos_forced = p->forced_bos_id >= 0 ? p->forced_bos_id : c->gen.forced_bos;
+    }
     if (c->gen.hf_beam) { /* a Hugging Face model: generate()'s processors and beam rules */
-        sp.rules.ban_pad = 1;
+        /* MarianMTModel.adjust_logits_during_generation bans pad; M2M100 has no such rule */
+        sp.rules.ban_pad = c->family == family_marian();
         sp.rules.force_eos = c->gen.forced_eos;
         sp.rules.n_bad = c->gen.n_bad;
         sp.rules.bad_off = c->gen.bad_off;

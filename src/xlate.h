@@ -129,6 +129,10 @@ typedef struct {
                              its heads, gives them; default -1: the penultimate layer (the only
                              one of a 1-layer decoder), after Garg et al. 2019 (DEVELOPERS.md,
                              "Decisions worth knowing") */
+    int forced_bos_id;    /* the first generated token is this id (transformers'
+                             forced_bos_token_id: an M2M100 / NLLB model's target language,
+                             xlate_model_lang_token); -1 (default): the model's own, if its
+                             files name one, else none */
 } xlate_decode_params;
 
 xlate_decode_params xlate_decode_default_params(void);

@@ -64,7 +64,9 @@ static void print_text(const info *in)
     char extra[64] = "";
     printf("%-18s %s\n", "model", in->dir);
     printf("%-18s %s\n", "family", strcmp(c->family->name, "marian") == 0
-           ? "marian (Hugging Face MarianMT / OPUS-MT)" : "xlate (tools/convert.py layout)");
+           ? "marian (Hugging Face MarianMT / OPUS-MT)"
+           : strcmp(c->family->name, "m2m100") == 0 ? "m2m100 (Hugging Face M2M100 / NLLB-200)"
+           : "xlate (tools/convert.py layout)");
     printf("%-18s transformer, %d encoder + %d decoder layers, %s-norm, %s\n", "architecture",
            c->encoder_layers, c->decoder_layers, c->pre_norm ? "pre" : "post",
            activation_name(c->activation));

@@ -397,6 +397,25 @@ void model_sinusoid(float *pe, int p0, int p1, int d, int interleaved, int f64)
     }
 }
 
+void model_sinusoid_m2m(float *pe, int p0, int p1, int d, int offset)
+{
+    /* modeling_m2m_100.py get_embedding, in float32 as torch computes it: the frequency
+     * exp(float(i) * float(-ln(10000) / (d/2 - 1))), the angle float(row) * frequency, then
+     * sin / cos (each rounded once from double: torch's vectorized float functions are within
+     * an ulp of that) */
+    int half = d / 2;
+    float step = (float)(-log(10000.0) / (double)(half - 1));
+    for (int i = 0; i < half; i++) {
+        float freq = (float)exp((double)((float)i * step));
+        for (int p = p0; p < p1; p++) {
+            float a = (float)(p + offset) * freq;
+            float *row = pe + (size_t)p * d;
+            row[i] = (float)sin((double)a);
+            row[half + i] = (float)cos((double)a);
+        }
+    }
+}
+
 /* Whether the file has a tensor of that name (no check, nothing bound). */
 static int has(binder *b, const char *name) { return st_find(b->f, name) != NULL; }
 
