@@ -35,9 +35,29 @@ Followed: transformers v4.40, huggingface/transformers at 593e8aa5:
     NoBadWords and MinLength, before ForcedEOS.
 The decoder starts from decoder_start_token_id (eos, 2); every decoder token is a real token
 (no pad before eos), so decoder position t is padding_idx + 1 + t.
+The tokenizers (class Tokenizer), v4.40:
+  models/nllb/tokenization_nllb.py NllbTokenizer: __init__ "self.fairseq_offset = 1",
+    "_added_tokens_decoder = {0: bos_token, 1: pad_token, 2: eos_token, 3: unk_token}", the
+    additional_special_tokens (FAIRSEQ_LANGUAGE_CODES) added after vocab_size =
+    len(sp_model) + fairseq_offset, <mask> after them; _tokenize "self.sp_model.encode(text,
+    out_type=str)"; _convert_token_to_id "spm_id + self.fairseq_offset if spm_id else
+    self.unk_token_id"; set_src_lang_special_tokens: legacy_behaviour: prefix [], suffix
+    [eos, src_lang_code], else prefix [src_lang_code], suffix [eos]; _convert_id_to_token
+    "self.sp_model.IdToPiece(index - self.fairseq_offset)"; convert_tokens_to_string
+    "\"\".join(tokens).replace(SPIECE_UNDERLINE, \" \").strip()";
+  models/m2m_100/tokenization_m2m_100.py M2M100Tokenizer: "self.encoder = load_json(vocab_file)",
+    "self.lang_token_to_id = {self.get_lang_token(lang_code): self.encoder_size + i ...}",
+    get_lang_token "__{lang}__"; _convert_token_to_id: a language token's id, else
+    "self.encoder.get(token, self.encoder[self.unk_token])"; convert_tokens_to_string: runs of
+    tokens through "self.sp_model.decode(current_sub_tokens)", ".strip()";
+    set_src_lang_special_tokens: prefix [lang_code_id], suffix [eos];
+  tokenization_utils.py: decode(skip_special_tokens=True) drops all_special_ids (the specials,
+    the language codes, <mask>) in convert_ids_to_tokens, then clean_up_tokenization when
+    clean_up_tokenization_spaces (the same replacements as marian_reference.Tokenizer.decode).
 
 Usage: m2m100_reference.py DIR [--beam K] [--max-length N] [--forced-bos ID] < id lines
 (source ids as the tokenizer gives them, without the eos, which is appended); prints target ids.
+With --source-lang CODE --target-lang CODE: text lines in, text out.
 """
 import argparse
 import math
@@ -72,6 +92,73 @@ def read_weights(d):
     if os.path.exists(p):
         return read_safetensors(p)
     return {k: v.float() for k, v in torch.load(os.path.join(d, "pytorch_model.bin")).items()}
+
+
+CLEANUP = ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"),
+           (" 'm", "'m"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re"))
+
+
+class Tokenizer:
+    """NllbTokenizer or M2M100Tokenizer (v4.40) over sentencepiece (+ vocab.json)."""
+
+    def __init__(self, d):
+        import sentencepiece as spm
+        self.sp = spm.SentencePieceProcessor(model_file=os.path.join(d, "sentencepiece.bpe.model"))
+        tc = load_json(os.path.join(d, "tokenizer_config.json"), {})
+        stm = load_json(os.path.join(d, "special_tokens_map.json"), {})
+        self.nllb = tc.get("tokenizer_class", "").startswith("Nllb") or not os.path.exists(
+            os.path.join(d, "vocab.json"))
+        self.cleanup = tc.get("clean_up_tokenization_spaces", True)
+        self.legacy = bool(tc.get("legacy_behaviour", False)) and self.nllb
+        toks = tc.get("additional_special_tokens") or stm.get("additional_special_tokens")
+        toks = [t["content"] if isinstance(t, dict) else t for t in toks]
+        self.bos, self.pad, self.eos, self.unk = 0, 1, 2, 3
+        if self.nllb:
+            first = len(self.sp) + 1
+            self.codes = {t: first + k for k, t in enumerate(toks)}
+            self.mask = first + len(toks)
+            self.special = {0, 1, 2, 3, self.mask} | set(self.codes.values())
+        else:
+            self.encoder = load_json(os.path.join(d, "vocab.json"))
+            self.decoder = {v: k for k, v in self.encoder.items()}
+            self.unk = self.encoder["<unk>"]
+            first = len(self.encoder)
+            self.codes = {t.strip("_"): first + k for k, t in enumerate(toks)}
+            self.special = {self.encoder[t] for t in ("<s>", "<pad>", "</s>", "<unk>")} | \
+                set(self.codes.values())
+        self.src_lang = tc.get("src_lang") or ("eng_Latn" if self.nllb else "en")
+
+    def encode(self, text, src_lang):
+        """(ids before the eos, ids after it): the source is ids + [eos] + suffix."""
+        pieces = self.sp.encode(text, out_type=str)
+        if self.nllb:
+            ids = [self.sp.PieceToId(p) + 1 if self.sp.PieceToId(p) else self.unk for p in pieces]
+        else:
+            ids = [self.encoder.get(p, self.unk) for p in pieces]
+        lang = self.codes[src_lang]
+        return (ids, [lang]) if self.legacy else ([lang] + ids, [])
+
+    def decode(self, ids):
+        ids = [i for i in ids if i not in self.special]
+        if self.nllb:
+            s = "".join(self.sp.IdToPiece(i - 1) for i in ids).replace("\u2581", " ").strip()
+        else:
+            # _convert_id_to_token: "self.decoder.get(index, self.unk_token)" (an id past
+            # vocab.json and the language tokens: a madeup word, a padding row); then
+            # convert_tokens_to_string: "if token in self.all_special_tokens: out_string +=
+            # self.sp_model.decode(current_sub_tokens) + token" (the "<unk>" text itself)
+            out, cur = "", []
+            for t in (self.decoder.get(i, "<unk>") for i in ids):
+                if t in ("<s>", "<pad>", "</s>", "<unk>"):
+                    out += self.sp.decode(cur) + t
+                    cur = []
+                else:
+                    cur.append(t)
+            s = (out + self.sp.decode(cur)).strip()
+        if self.cleanup:
+            for a, b in CLEANUP:
+                s = s.replace(a, b)
+        return s
 
 
 class M2M100(Marian):
@@ -136,9 +223,12 @@ class M2M100(Marian):
     def attn(self, x, mem, name, heads, causal):
         return super().attn(x, x if mem is None else mem, name, heads, causal)
 
+    suffix = []  # tokens after the eos (NLLB legacy_behaviour: the source language)
+
     @torch.no_grad()
     def encode(self, ids):
-        """ids: source ids with the eos. [1, S, d]."""
+        """ids: source ids with the eos (then self.suffix). [1, S, d]."""
+        ids = ids + self.suffix
         t = torch.tensor([ids])
         x = self.src_emb[t] * self.scale + self.positions(len(ids))
         for l in range(self.enc_layers):
@@ -182,16 +272,26 @@ def main(argv=None):
                          "model's max_length - 1")
     ap.add_argument("--forced-bos", type=int, default=None,
                     help="forced_bos_token_id (default: generation_config.json's)")
+    ap.add_argument("--source-lang", default=None)
+    ap.add_argument("--target-lang", default=None)
+    ap.add_argument("--ids", action="store_true", help="with --target-lang: print ids")
     a = ap.parse_args(argv)
     m = M2M100(a.dir)
+    tok = Tokenizer(a.dir) if a.target_lang else None
     if a.forced_bos is not None:
         m.gen["forced_bos_token_id"] = a.forced_bos
+    if tok:
+        m.gen["forced_bos_token_id"] = tok.codes[a.target_lang]
     K = a.beam or m.gen["num_beams"]
     ml = (a.max_length + 1) if a.max_length else m.gen["max_length"]
     for line in sys.stdin.read().split("\n")[:-1]:
-        src = [int(x) for x in line.split()]
+        if tok:
+            src, m.suffix = tok.encode(line, a.source_lang or tok.src_lang)
+        else:
+            src = [int(x) for x in line.split()]
         ids = m.greedy(src, ml) if K == 1 else m.beam(src, K, ml)[0][1]
-        print(" ".join(map(str, strip_eos(ids, m.eos))), flush=True)
+        ids = strip_eos(ids, m.eos)
+        print(tok.decode(ids) if tok and not a.ids else " ".join(map(str, ids)), flush=True)
     return 0
 
 

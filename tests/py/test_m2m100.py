@@ -12,7 +12,16 @@ directory (nothing committed; expected ids computed here by PyTorch, never by xl
             storage under four names)
   sizes     the decoder's layers, heads and ffn all unlike the encoder's, gelu
   m2m       M2M100 vocabulary layout (vocab.json, __xx__ codes), both weight files
-Checked: greedy ids and beam 4 ids equal on >= 99.5% / 99% of 60 random sources for two
+  legacy    NLLB with legacy_behaviour (the source is tokens </s> [src_lang])
+Checked: the tokenizers: `xlate encode -m` equals the reference (tools/m2m100_reference.py
+Tokenizer: sentencepiece with NLLB's fairseq offset, or vocab.json) on 1000 + 300 Multi30k
+lines and the tokenizer stress file, `xlate decode -m` equals the reference decode on 305 id
+sequences (specials, language codes, <mask> among them): 100%; text translations equal to the
+reference (tokenize, generate with the target language forced, decode) on >= 99% of 60 lines,
+greedy and beam 4, NLLB eng_Latn -> deu_Latn, legacy eng_Latn -> fra_Latn, M2M100 en -> fr,
+German as the source (deu_Latn -> eng_Latn, de -> ro); --target-lang missing, unknown codes
+(usage errors naming the closest codes); `xlate info` lists the codes;
+ids: greedy and beam 4 ids equal on >= 99.5% / 99% of 60 random sources for two
 target languages each; the model's own num_beams (4) is the default; early_stopping true with
 beam 5; a model with max_length 12 stops where the reference stops; `xlate info` names the
 family and the sinusoidal-m2m100 positions; bad config.json values refused naming the field.
@@ -40,7 +49,15 @@ VARIANTS = {
               "--dec-heads", "6", "--ffn", "40", "--dec-ffn", "96", "--act", "gelu",
               "--seed", "5"],
     "m2m": ["--flavor", "m2m100", "--format", "both", "--seed", "6"],
+    "legacy": ["--legacy", "--seed", "7"],
 }
+DATA = os.path.join(TOP, "tests", "data")
+TEST_EN = open(os.path.join(DATA, "multi30k", "test_2016_flickr.en"),
+               encoding="utf-8").read().split("\n")[:-1]
+TEST_DE = open(os.path.join(DATA, "multi30k", "test_2016_flickr.de"),
+               encoding="utf-8").read().split("\n")[:-1]
+UNICODE = open(os.path.join(DATA, "tokenizer", "unicode.txt"),
+               encoding="utf-8").read().split("\n")[:-1]
 
 
 def make(tmp, name):
@@ -115,6 +132,75 @@ def parity(name, d, srcs, tgt, beams=(1, 4)):
     return m
 
 
+def run(args, inp):
+    if args[0] not in ("encode", "decode"):
+        args = ["-q"] + args
+    p = subprocess.run([XLATE] + args, input=inp.encode("utf-8"), capture_output=True)
+    if p.returncode:
+        raise RuntimeError(f"xlate {' '.join(args)}: exit {p.returncode}: {p.stderr.decode()}")
+    return p.stdout.decode("utf-8").split("\n")[:-1]
+
+
+def tokenizer_checks(name, d):
+    tok = R.Tokenizer(d)
+    lines = TEST_EN + TEST_DE[:300] + [x for x in UNICODE if x.strip()]
+    want = [" ".join(map(str, tok.encode(x, tok.src_lang)[0][0 if tok.legacy else 1:]))
+            for x in lines]
+    got = run(["encode", "-m", d], "\n".join(lines) + "\n")
+    same = sum(a == b for a, b in zip(got, want))
+    share(f"{name}: xlate encode = the reference tokenizer (sentencepiece + "
+          f"{'the fairseq offset' if tok.nllb else 'vocab.json'}) on {len(lines)} lines",
+          same if len(got) == len(want) else 0, len(lines), 1.0)
+    r = random.Random(5)
+    V = json.load(open(os.path.join(d, "config.json")))["vocab_size"]
+    top = V  # M2M100: the 8 madeupword ids past the language tokens too
+    seqs = [[r.randrange(0, top) for _ in range(r.randrange(0, 20))] for _ in range(300)]
+    seqs += [[4, tok.eos, 5], [tok.codes[list(tok.codes)[0]], 9, 10], [tok.unk] * 3, [],
+             [x for x in range(4, 40)]]
+    want = [tok.decode(s) for s in seqs]
+    got = run(["decode", "-m", d], "".join(" ".join(map(str, s)) + "\n" for s in seqs))
+    same = sum(a == b for a, b in zip(got, want))
+    share(f"{name}: xlate decode = the reference decode (specials and language codes "
+          f"skipped, {'pieces joined' if tok.nllb else 'DecodePieces'}, strip, clean-up) on "
+          f"{len(seqs)} id sequences below {top} (vocab_size {V})",
+          same if len(got) == len(want) else 0, len(seqs), 1.0)
+    return tok
+
+
+def text_parity(name, d, tok, src_lang, tgt_lang, lines, beams=(1, 4)):
+    m = R.M2M100(d)
+    m.gen["forced_bos_token_id"] = tok.codes[tgt_lang]
+    ml = m.gen["max_length"]
+    for K in beams:
+        want = []
+        for x in lines:
+            src, m.suffix = tok.encode(x, src_lang)
+            ids = m.greedy(src, ml) if K == 1 else m.beam(src, K, ml)[0][1]
+            want.append(tok.decode(R.strip_eos(ids, m.eos)))
+        m.suffix = []
+        got = run(["-m", d, "--split", "none", "--beam-size", str(K), "--source-lang",
+                   src_lang, "--target-lang", tgt_lang], "\n".join(lines) + "\n")
+        share(f"{name}: {src_lang} -> {tgt_lang}, {'greedy' if K == 1 else f'beam {K}'}: "
+              f"text as the reference", sum(a == b for a, b in zip(got, want))
+              if len(got) == len(want) else 0, len(lines), 0.99)
+
+
+def cli_checks(d):
+    def usage(args, want):
+        p = subprocess.run([XLATE, "-m", d] + args + ["A dog."], capture_output=True)
+        msg = p.stderr.decode()
+        check(f"xlate {' '.join(args)}: usage error (exit 1) naming {want}",
+              lambda: None if p.returncode == 1 and all(w in msg for w in want)
+              else f"exit {p.returncode}: {msg}")
+    usage([], ["--target-lang", "202 languages"])
+    usage(["--target-lang", "fr"], ["fr", "fra_Latn"])
+    usage(["--target-lang", "deu_latn"], ["deu_latn", "deu_Latn"])
+    usage(["--target-lang", "deu_Latn", "--source-lang", "engl"], ["engl", "eng_Latn"])
+    info = subprocess.run([XLATE, "info", d], capture_output=True, text=True).stdout
+    check("xlate info lists the 202 language codes", lambda: None if "202: ace_Arab" in info
+          and "zul_Latn" in info else info[:400])
+
+
 def error_checks(tmp, d):
     def bad(what, edit, want):
         b = os.path.join(tmp, "bad")
@@ -148,6 +234,17 @@ def main():
     tmp = tempfile.mkdtemp(prefix="xlate_m2m100_")
     try:
         dirs = {k: make(tmp, k) for k in VARIANTS}
+        lines = TEST_EN[:60]
+        for name, src, tgt in (("nllb", "eng_Latn", "deu_Latn"), ("legacy", "eng_Latn", "fra_Latn"),
+                               ("m2m", "en", "fr")):
+            tok = tokenizer_checks(name, dirs[name])
+            text_parity(name, dirs[name], tok, src, tgt, lines)
+        tok = R.Tokenizer(dirs["nllb"])
+        text_parity("nllb, German source", dirs["nllb"], tok, "deu_Latn", "eng_Latn",
+                    TEST_DE[:60], beams=(1,))
+        tok = R.Tokenizer(dirs["m2m"])
+        text_parity("m2m, German source", dirs["m2m"], tok, "de", "ro", TEST_DE[:60], beams=(1,))
+        cli_checks(dirs["nllb"])
         for name, d in dirs.items():
             srcs, langs = sources(d)
             parity(name, d, srcs, langs[2])
