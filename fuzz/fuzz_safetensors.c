@@ -5,6 +5,8 @@
  * are unique and found by st_find; a bound model has exactly the parameter count the config
  * implies (computed here from docs/FORMAT.md's table) and every bound float is readable and
  * finite; failures leave a message and no leak. */
+#ifndef XLATE_FUZZ_SAFETENSORS_C /* fuzz_torch_bin.c includes it for its helpers */
+#define XLATE_FUZZ_SAFETENSORS_C
 #include "model/config.h"
 #include "fuzz.h"
 #include "model/model.h"
@@ -234,3 +236,4 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     return fuzz_safetensors(data, size);
 }
 #endif
+#endif /* XLATE_FUZZ_SAFETENSORS_C */

@@ -11,6 +11,9 @@ Seeds per target:
   safetensors  complete weights for each of the three tiny configs in fuzz_safetensors.c
                (F32, F16, BF16; one with metadata and an unused integer tensor), and a few
                broken headers
+  torch_bin    the same tiny weights as pytorch_model.bin images written by torch.save (F32, F16,
+               BF16; Module-style OrderedDict; tied names sharing one storage; a transposed
+               view; an offset view), a few broken ones
   spm_model    models trained here with spm_train: BPE + byte fallback (identity), unigram
                with a small custom charsmap (TSV rules), char, word, user-defined and control
                symbols with whitespace as suffix; each a few KB (no 240 KB nfkc charsmap)
@@ -169,6 +172,48 @@ def safetensors_seeds():
     h = (b'{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},'
          b'"b":{"dtype":"U8","shape":[],"data_offsets":[8,9]}}')
     put("safetensors", struct.pack("<Q", len(h)) + h + bytes(9), "two-small")
+
+
+def torch_bin_seeds():
+    """torch.save of the tiny configs' tensors into memory (the archive's folder is then
+    "archive", and the bytes do not depend on a file name)."""
+    import collections
+    import io
+    import torch
+    rng = random.Random(11)
+
+    def save(sd):
+        b = io.BytesIO()
+        torch.save(sd, b)
+        return b.getvalue()
+
+    def tensors(c, dt):
+        sd = collections.OrderedDict()
+        for name, shape in tensors_for(c):
+            n = 1
+            for x in shape:
+                n *= x
+            t = torch.tensor([round(rng.uniform(-1, 1), 3) for _ in range(n)]).reshape(shape)
+            sd[name] = t.to(dt)
+        return sd
+
+    for i, (c, dt) in enumerate(zip(TINY, [torch.float32, torch.float16, torch.bfloat16])):
+        put("torch_bin", save(tensors(c, dt)), "tiny%d-%s" % (i, str(dt).split(".")[1]))
+    sd = tensors(TINY[0], torch.float32)
+    # tied names sharing one storage, a transposed (strided) view, a view at an offset
+    sd["decoder.embed.weight"] = sd["encoder.embed.weight"]
+    sd["output.weight"] = sd["encoder.embed.weight"]
+    w = sd["encoder.layers.0.self_attn.q.weight"]
+    sd["encoder.layers.0.self_attn.q.weight"] = w.t().contiguous().t()
+    big = torch.cat([sd["encoder.layers.0.ffn.fc1.bias"], sd["encoder.layers.0.ffn.fc2.bias"]])
+    sd["encoder.layers.0.ffn.fc1.bias"] = big[:4]
+    sd["encoder.layers.0.ffn.fc2.bias"] = big[4:]
+    put("torch_bin", save(sd), "tiny0-shared-strided")
+    m = torch.nn.Sequential(torch.nn.Linear(2, 3))
+    put("torch_bin", save(m.state_dict()), "module-metadata")
+    put("torch_bin", save({}), "empty")
+    good = save(tensors(TINY[0], torch.float16))
+    put("torch_bin", good[: len(good) // 2], "cut-half")
 
 
 def strict_json_seeds():
@@ -333,6 +378,7 @@ def main():
         shutil.rmtree(CORPUS)
     configs()
     safetensors_seeds()
+    torch_bin_seeds()
     strict_json_seeds()
     spm_seeds()
     text_seeds()

@@ -6,6 +6,7 @@
 #include "decode/search.h"
 #include "text/spm.h"
 #include "text/hf_tok.h"
+#include "text/m2m_tok.h"
 #include "model/family.h"
 #include "decode/transformer.h"
 #include "base/util.h"
@@ -23,6 +24,8 @@ struct xlate_model {
     spm_model *tgt_spm; /* = src_spm when the config names one tokenizer */
     hf_tok hf;          /* a Hugging Face directory's tokenizer (config vocab set) */
     int has_hf;
+    m2m_tok m2m;        /* an M2M100 / NLLB directory's tokenizer */
+    int has_m2m;
     const char **langs; /* [hf.n_langs] language codes (without >> <<), into lang_buf */
     char *lang_buf;
 };
@@ -48,7 +51,7 @@ xlate_model_params xlate_model_default_params(void)
 
 xlate_decode_params xlate_decode_default_params(void)
 {
-    xlate_decode_params p = {1, 1, 1.0f, 0, 0, 0, 0, 0, -1};
+    xlate_decode_params p = {1, 1, 1.0f, 0, 0, 0, 0, 0, -1, -1, -1};
     return p;
 }
 
@@ -150,7 +153,13 @@ int xlate_model_load(xlate_model **out, const char *dir, const xlate_model_param
         return -1;
     }
     c = &m->w.cfg;
-    if (p->load_tokenizers && c->vocab) {
+    if (p->load_tokenizers && c->family == family_m2m100()) {
+        if (m2m_tok_load(&m->m2m, dir, m2m_tok_is_nllb(dir), c->src_vocab, c->eos_id,
+                         c->pad_id, err, errlen))
+            goto fail;
+        m->has_m2m = 1;
+        m->w.cfg.unk_id = m->m2m.unk;
+    } else if (p->load_tokenizers && c->vocab) {
         if (hf_tok_load(&m->hf, dir, c->tokenizer, c->target_tokenizer, c->vocab,
                         c->target_vocab, c->src_vocab, c->tgt_vocab, c->eos_id, c->pad_id, err,
                         errlen))
@@ -191,6 +200,7 @@ void xlate_model_free(xlate_model *m)
         spm_free(m->tgt_spm);
     spm_free(m->src_spm);
     hf_tok_free(&m->hf);
+    m2m_tok_free(&m->m2m);
     free(m->langs);
     free(m->lang_buf);
     model_free(&m->w);
@@ -225,9 +235,11 @@ xlate_model_info xlate_model_get_info(const xlate_model *m)
     i.shared_embeddings = c->shared_embeddings;
     i.tied_output = c->tied_output;
     i.family = c->family->name;
-    i.has_tokenizer = m->src_spm != NULL || m->has_hf;
-    i.n_langs = m->has_hf ? m->hf.n_langs : 0;
-    i.langs = m->langs;
+    i.has_tokenizer = m->src_spm != NULL || m->has_hf || m->has_m2m;
+    i.n_langs = m->has_hf ? m->hf.n_langs : m->has_m2m ? m->m2m.n_langs : 0;
+    i.langs = m->has_m2m ? m->m2m.lang_ptr : m->langs;
+    i.lang_forced = c->family == family_m2m100();
+    i.lang_after_eos = m->has_m2m && m->m2m.legacy;
     i.gen_num_beams = c->gen.num_beams;
     i.gen_max_length = c->gen.max_length;
     i.gen_length_penalty = c->gen.length_penalty;
@@ -237,7 +249,8 @@ xlate_model_info xlate_model_get_info(const xlate_model *m)
     i.gen_forced_eos = c->gen.forced_eos;
     i.gen_bad_words = c->gen.n_bad;
     i.source_lang = c->source_lang ? c->source_lang
-                    : m->has_hf && m->hf.source_lang[0] ? m->hf.source_lang : NULL;
+                    : m->has_hf && m->hf.source_lang[0] ? m->hf.source_lang
+                    : m->has_m2m ? m->m2m.src_lang : NULL;
     i.target_lang = c->target_lang ? c->target_lang
                     : m->has_hf && m->hf.target_lang[0] ? m->hf.target_lang : NULL;
     return i;
@@ -245,7 +258,17 @@ xlate_model_info xlate_model_get_info(const xlate_model *m)
 
 int xlate_lang_id(const xlate_model *m, const char *lang)
 {
+    if (m->has_m2m)
+        return m2m_tok_lang(&m->m2m, lang);
     return m->has_hf ? hf_tok_lang(&m->hf, lang) : -1;
+}
+
+void xlate_lang_suggest(const xlate_model *m, const char *lang, char *buf, size_t n)
+{
+    if (n)
+        buf[0] = 0;
+    if (m->has_m2m && n)
+        m2m_tok_suggest(&m->m2m, lang, buf, n, 5);
 }
 
 xlate_decode_params xlate_model_decode_defaults(const xlate_model *m)
@@ -262,6 +285,8 @@ xlate_decode_params xlate_model_decode_defaults(const xlate_model *m)
 int xlate_tokenize(const xlate_model *m, const char *text, size_t len, int **ids, int *n,
                    char *err, size_t errlen)
 {
+    if (m->has_m2m)
+        return m2m_tok_encode(&m->m2m, text, len, ids, NULL, n, err, errlen);
     if (m->has_hf)
         return hf_tok_encode(&m->hf, text, len, ids, n, err, errlen);
     if (!m->src_spm)
@@ -279,6 +304,8 @@ int xlate_tokenize_spans(const xlate_model *m, const char *text, size_t len, int
     if (len > (size_t)INT_MAX - 64)
         return xerr(err, errlen, "text of %zu bytes: spans are ints, at most %d", len,
                     INT_MAX - 64);
+    if (m->has_m2m)
+        return m2m_tok_encode(&m->m2m, text, len, ids, spans, n, err, errlen);
     if (m->has_hf)
         return hf_tok_encode_spans(&m->hf, text, len, ids, spans, n, err, errlen);
     if (!m->src_spm)
@@ -291,6 +318,8 @@ int xlate_detokenize(const xlate_model *m, const int *ids, int n, char **text, c
                      size_t errlen)
 {
     size_t len;
+    if (m->has_m2m)
+        return m2m_tok_decode(&m->m2m, ids, n, text, err, errlen);
     if (m->has_hf)
         return hf_tok_decode(&m->hf, ids, n, text, err, errlen);
     if (!m->tgt_spm)
@@ -305,12 +334,26 @@ int xlate_detokenize(const xlate_model *m, const int *ids, int n, char **text, c
  * that only the next token keeps from the strip falls to that token), then trimmed of leading
  * whitespace: in order, never overlapping. n decodes of up to n tokens: at most 512 x 512
  * pieces a sentence. */
-static int hf_decode_spans(const hf_tok *t, const int *ids, int n, char **text, int **spans,
-                           char *err, size_t errlen)
+typedef int (*whole_decode_fn)(const xlate_model *m, const int *ids, int n, char **text,
+                               char *err, size_t errlen);
+static int hf_whole(const xlate_model *m, const int *ids, int n, char **text, char *err,
+                    size_t errlen)
+{
+    return hf_tok_decode(&m->hf, ids, n, text, err, errlen);
+}
+static int m2m_whole(const xlate_model *m, const int *ids, int n, char **text, char *err,
+                     size_t errlen)
+{
+    return m2m_tok_decode(&m->m2m, ids, n, text, err, errlen);
+}
+
+/* (The M2M100 / NLLB decode also strips and cleans up the whole text: the same rule.) */
+static int hf_decode_spans(const xlate_model *t, whole_decode_fn dec, const int *ids, int n,
+                           char **text, int **spans, char *err, size_t errlen)
 {
     size_t len, prev = 0;
     int *sp;
-    if (hf_tok_decode(t, ids, n, text, err, errlen))
+    if (dec(t, ids, n, text, err, errlen))
         return -1;
     if (n == 0)
         return 0;
@@ -326,7 +369,7 @@ static int hf_decode_spans(const hf_tok *t, const int *ids, int n, char **text, 
         if (k == n - 1) {
             end = len;
         } else {
-            if (hf_tok_decode(t, ids, k + 1, &part, err, errlen)) {
+            if (dec(t, ids, k + 1, &part, err, errlen)) {
                 free(sp);
                 free(*text);
                 *text = NULL;
@@ -354,8 +397,10 @@ int xlate_detokenize_spans(const xlate_model *m, const int *ids, int n, char **t
     size_t len;
     *text = NULL;
     *spans = NULL;
+    if (m->has_m2m)
+        return hf_decode_spans(m, m2m_whole, ids, n, text, spans, err, errlen);
     if (m->has_hf)
-        return hf_decode_spans(&m->hf, ids, n, text, spans, err, errlen);
+        return hf_decode_spans(m, hf_whole, ids, n, text, spans, err, errlen);
     if (!m->tgt_spm)
         return xerr(err, errlen, "the model has no tokenizer (config field \"tokenizer\"): "
                     "use the target ids");
@@ -392,6 +437,12 @@ int xlate_decode_params_check(const xlate_model *m, const xlate_decode_params *p
     if (p->max_length > 0 && p->min_length > p->max_length)
         return xerr(err, errlen, "min_length %d exceeds max_length %d", p->min_length,
                     p->max_length);
+    if (p->source_suffix_id < -1 || p->source_suffix_id >= m->w.cfg.src_vocab)
+        return xerr(err, errlen, "source_suffix_id: expected -1 or an id below the source "
+                    "vocabulary (%d), got %d", m->w.cfg.src_vocab, p->source_suffix_id);
+    if (p->forced_bos_id < -1 || p->forced_bos_id >= m->w.cfg.tgt_vocab)
+        return xerr(err, errlen, "forced_bos_id: expected -1 or an id below the target "
+                    "vocabulary (%d), got %d", m->w.cfg.tgt_vocab, p->forced_bos_id);
     return check_alignment_layer(m, p->alignment_layer, err, errlen);
 }
 
@@ -459,8 +510,11 @@ static const float *positions(xlate_ctx *ctx, int src, int rows, char *err, size
             xerr(err, errlen, "out of memory");
             return NULL;
         }
-        model_sinusoid(t, ctx->sin_rows, rows, c->d_model, c->positions == POS_SIN_INTERLEAVED,
-                       c->pos_f64);
+        if (c->positions == POS_SIN_M2M)
+            model_sinusoid_m2m(t, ctx->sin_rows, rows, c->d_model, c->pos_offset);
+        else
+            model_sinusoid(t, ctx->sin_rows, rows, c->d_model,
+                           c->positions == POS_SIN_INTERLEAVED, c->pos_f64);
         ctx->sin_pos = t;
         ctx->sin_rows = rows;
     }
@@ -480,22 +534,24 @@ void xlate_ctx_set_batch_invariant(xlate_ctx *ctx, int on)
 /* Copies the sources with eos appended (and checks them) into one block; *ids_out[i] points
  * into it. */
 static int with_eos(const model_config *c, int n, const int *const *src, const int *src_len,
-                    int **block, int ***rows, int **lens, size_t *total, char *err, size_t errlen)
+                    int suffix, int **block, int ***rows, int **lens, size_t *total, char *err,
+                    size_t errlen)
 {
     size_t N = 0;
+    int extra = 1 + (suffix >= 0); /* the eos, and a token after it (NLLB legacy) */
     *block = NULL;
     *rows = NULL;
     *lens = NULL;
     for (int i = 0; i < n; i++) {
-        if (src_len[i] < 0 || src_len[i] > c->max_positions - 1)
+        if (src_len[i] < 0 || src_len[i] > c->max_positions - extra)
             return xerr(err, errlen, "sentence %d: %d source tokens, the model takes at most %d "
                         "(max_positions %d, eos included)", i + 1, src_len[i],
-                        c->max_positions - 1, c->max_positions);
+                        c->max_positions - extra, c->max_positions);
         for (int k = 0; k < src_len[i]; k++)
             if (src[i][k] < 0 || src[i][k] >= c->src_vocab)
                 return xerr(err, errlen, "sentence %d, token %d: id %d outside the source "
                             "vocabulary [0, %d)", i + 1, k + 1, src[i][k], c->src_vocab);
-        N += src_len[i] + 1;
+        N += (size_t)src_len[i] + extra;
     }
     *block = malloc((N ? N : 1) * sizeof **block);
     *rows = malloc((n ? n : 1) * sizeof **rows);
@@ -511,8 +567,10 @@ static int with_eos(const model_config *c, int n, const int *const *src, const i
         (*rows)[i] = *block + N;
         memcpy(*block + N, src[i], src_len[i] * sizeof(int));
         (*block)[N + src_len[i]] = c->eos_id;
-        (*lens)[i] = src_len[i] + 1;
-        N += src_len[i] + 1;
+        if (suffix >= 0)
+            (*block)[N + src_len[i] + 1] = suffix;
+        (*lens)[i] = src_len[i] + extra;
+        N += (size_t)src_len[i] + extra;
     }
     *total = N;
     return 0;
@@ -554,7 +612,7 @@ int xlate_encode(xlate_ctx *ctx, int n, const int *const *src, const int *src_le
 {
     int *block, **rows, *lens, rc;
     size_t N;
-    if (with_eos(&ctx->m->w.cfg, n, src, src_len, &block, &rows, &lens, &N, err, errlen))
+    if (with_eos(&ctx->m->w.cfg, n, src, src_len, -1, &block, &rows, &lens, &N, err, errlen))
         return -1;
     rc = run_encoder(ctx, n, rows, lens, N, err, errlen);
     if (rc == 0)
@@ -733,8 +791,13 @@ int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src
     sp.rules.eos_id = c->eos_id;
     sp.rules.pad_id = c->pad_id;
     sp.rules.min_length = p->min_length;
+    if (p->forced_bos_id >= 0 || c->gen.has_forced_bos) {
+        sp.rules.force_bos = 1;
+        sp.rules.bos_forced = p->forced_bos_id >= 0 ? p->forced_bos_id : c->gen.forced_bos;
+    }
     if (c->gen.hf_beam) { /* a Hugging Face model: generate()'s processors and beam rules */
-        sp.rules.ban_pad = 1;
+        /* MarianMTModel.adjust_logits_during_generation bans pad; M2M100 has no such rule */
+        sp.rules.ban_pad = c->family == family_marian();
         sp.rules.force_eos = c->gen.forced_eos;
         sp.rules.n_bad = c->gen.n_bad;
         sp.rules.bad_off = c->gen.bad_off;
@@ -745,7 +808,7 @@ int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src
                             : c->gen.early_stopping == EARLY_STOP_FALSE ? SEARCH_EARLY_FALSE
                                                                         : SEARCH_EARLY_NEVER;
     }
-    if (with_eos(c, n, src, src_len, &block, &rows, &lens, &N, err, errlen))
+    if (with_eos(c, n, src, src_len, p->source_suffix_id, &block, &rows, &lens, &N, err, errlen))
         return -1;
     if (!(max_len = malloc(n * sizeof *max_len))) {
         xerr(err, errlen, "out of memory");
@@ -803,7 +866,7 @@ static int forced_run(xlate_ctx *ctx, int n, const int *const *src, const int *s
     }
     if (cap > c->max_positions)
         return xerr(err, errlen, "target longer than max_positions %d", c->max_positions);
-    if (with_eos(c, n, src, src_len, &block, &rows, &lens, &N, err, errlen))
+    if (with_eos(c, n, src, src_len, -1, &block, &rows, &lens, &N, err, errlen))
         return -1;
     tok = malloc(n * sizeof *tok);
     slot = malloc(n * sizeof *slot);

@@ -76,9 +76,18 @@ typedef struct {
     const char *activation, *norm_placement, *positions;
     const char *weights;       /* the weights file, relative to the model directory */
     int shared_embeddings, tied_output;
-    const char *family;        /* "xlate" or "marian" (Hugging Face MarianMT) */
-    int n_langs;               /* target languages of a multilingual model (>>xx<< tokens) */
-    const char *const *langs;  /* [n_langs] their codes, e.g. "fra" */
+    const char *family;        /* "xlate", "marian" (Hugging Face MarianMT) or "m2m100"
+                                  (M2M100, NLLB-200) */
+    int n_langs;               /* target languages of a multilingual model (>>xx<< tokens; an
+                                  M2M100 / NLLB model's language codes) */
+    const char *const *langs;  /* [n_langs] their codes, e.g. "fra", "eng_Latn", "en" */
+    int lang_forced;           /* 1 (M2M100, NLLB): the target language's token is forced as
+                                  the first generated token (decode forced_bos_id) and the
+                                  source language's token marks the source: in front of it
+                                  (xlate_lines_params.target_lang_id), or after its eos when
+                                  lang_after_eos (decode source_suffix_id); 0 (MarianMT): the
+                                  target language's >>xx<< token goes in front of the source */
+    int lang_after_eos;        /* NLLB legacy_behaviour */
     /* the model's own generation settings (generation_config.json / config.json); 0, NULL
        when it has none */
     int gen_num_beams, gen_max_length; /* max_length as Hugging Face counts it (with the start) */
@@ -91,8 +100,12 @@ typedef struct {
 } xlate_model_info;
 xlate_model_info xlate_model_get_info(const xlate_model *m);
 
-/* The source id of the language token ">>lang<<" of a multilingual model, or -1. */
+/* The source id of the language token ">>lang<<" of a multilingual model (an M2M100 / NLLB
+ * model's token for the code "lang"), or -1. */
 int xlate_lang_id(const xlate_model *m, const char *lang);
+/* Up to 5 of the model's language codes close to `lang`, ", "-joined into buf (for a message
+ * about an unknown code); the first codes when none is close; "" without languages. */
+void xlate_lang_suggest(const xlate_model *m, const char *lang, char *buf, size_t n);
 
 /* Text <-> ids with the model's SentencePiece models. Arrays and strings are malloc'd. */
 int xlate_tokenize(const xlate_model *m, const char *text, size_t len, int **ids, int *n,
@@ -141,6 +154,12 @@ typedef struct {
                              its heads, gives them; default -1: the penultimate layer (the only
                              one of a 1-layer decoder), after Garg et al. 2019 (DEVELOPERS.md,
                              "Decisions worth knowing") */
+    int forced_bos_id;    /* the first generated token is this id (transformers'
+                             forced_bos_token_id: an M2M100 / NLLB model's target language,
+                             xlate_lang_id); -1 (default): the model's own, if its files name
+                             one, else none */
+    int source_suffix_id; /* a token after the eos of every source (NLLB legacy_behaviour: the
+                             source language's); -1 (default): none */
 } xlate_decode_params;
 
 xlate_decode_params xlate_decode_default_params(void);

@@ -109,8 +109,8 @@ int main(void)
     bad("top level not an object", "[1, 2]", "expected a JSON object");
     bad("missing model_type", "{\"d_model\": 4}", "missing field \"model_type\"");
     bad("wrong model_type", "{\"model_type\": \"gpt\"}",
-        "field \"model_type\": expected \"transformer\" (xlate's layout) or \"marian\" (Hugging Face "
-        "MarianMT), got \"gpt\"");
+        "field \"model_type\": expected \"transformer\" (xlate's layout), \"marian\" (Hugging Face "
+        "MarianMT) or \"m2m_100\" (M2M100, NLLB), got \"gpt\"");
     bad("missing d_model", "{\"model_type\": \"transformer\", \"heads\": 2}", "missing field \"d_model\"");
     bad("missing eos_id",
         "{\"model_type\": \"transformer\", \"d_model\": 48, \"heads\": 3, \"ffn_dim\": 80, "

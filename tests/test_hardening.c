@@ -16,6 +16,7 @@
 #include "../fuzz/fuzz_split.c"
 #include "../fuzz/fuzz_html.c"
 #include "../fuzz/fuzz_markdown.c"
+#include "../fuzz/fuzz_torch_bin.c"
 #include "check.h"
 #include "model/config.h"
 #include <dirent.h>
@@ -151,6 +152,7 @@ int main(void)
         {"marian_config", fuzz_marian_config}, {"split", fuzz_split},
         {"html", fuzz_html},
         {"markdown", fuzz_markdown},
+        {"torch_bin", fuzz_torch_bin},
     };
     fuzz_ids_setup(); /* its temporary files, made here so that this process removes them */
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {

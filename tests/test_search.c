@@ -387,7 +387,7 @@ static void processor_checks(void)
 
     /* the chain on one row, directly */
     {
-        logits_rules rules = {EOS, PAD, 3, 1, 1, 0, NULL, NULL};
+        logits_rules rules = {EOS, PAD, 3, 1, 1, 0, NULL, NULL, 0, -1};
         logits_chain chain;
         float row[V] = {1, 2, 3, 4, 5, 6};
         logits_row lr = {&rules, V, 1, 5, NULL};
@@ -404,6 +404,26 @@ static void processor_checks(void)
         memset(&rules, 0, sizeof rules);
         logits_chain_init(&chain, &rules);
         check(chain.n == 0, "logits chain: no rule, no processor", "got %d", chain.n);
+        /* transformers' ForcedBOSTokenLogitsProcessor: at the first step (cur_len 1) every
+         * score -inf but the forced token's 0; later steps untouched */
+        rules.force_bos = 1;
+        rules.bos_forced = C;
+        rules.eos_id = EOS;
+        logits_chain_init(&chain, &rules);
+        {
+            float r0[V] = {1, 2, 3, 4, 5, 6}, r1[V] = {1, 2, 3, 4, 5, 6};
+            int others = 0;
+            lr.pos = 0;
+            logits_apply(&chain, &lr, r0);
+            for (int v = 0; v < V; v++)
+                others += v != C && isinf(r0[v]) && r0[v] < 0;
+            lr.pos = 1;
+            logits_apply(&chain, &lr, r1);
+            check(chain.n == 1 && r0[C] == 0 && others == V - 1 && r1[C] == 5 && r1[A] == 3,
+                  "logits chain: force_bos makes the first token the forced one (log-prob 0), "
+                  "then leaves the rows alone", "chain %d, forced %g, %d others -inf, next %g",
+                  chain.n, r0[C], others, r1[C]);
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 #include "model/config.h"
 #include "model/family.h"
 #include "model/safetensors.h"
+#include "model/weights.h"
 #include "base/util.h"
 #include "xlate.h"
 #include <cJSON.h>
@@ -21,6 +22,7 @@ enum { N_DTYPES = 16 };
 typedef struct {
     char dir[4096];
     char *cpath, *wpath;
+    const char *wname;        /* the weights file opened (weights.h: may not be c.weights) */
     char *config_text;        /* config.json as read */
     size_t config_len;
     model_config c;
@@ -62,7 +64,9 @@ static void print_text(const info *in)
     char extra[64] = "";
     printf("%-18s %s\n", "model", in->dir);
     printf("%-18s %s\n", "family", strcmp(c->family->name, "marian") == 0
-           ? "marian (Hugging Face MarianMT / OPUS-MT)" : "xlate (tools/convert.py layout)");
+           ? "marian (Hugging Face MarianMT / OPUS-MT)"
+           : strcmp(c->family->name, "m2m100") == 0 ? "m2m100 (Hugging Face M2M100 / NLLB-200)"
+           : "xlate (tools/convert.py layout)");
     printf("%-18s transformer, %d encoder + %d decoder layers, %s-norm, %s\n", "architecture",
            c->encoder_layers, c->decoder_layers, c->pre_norm ? "pre" : "post",
            activation_name(c->activation));
@@ -103,7 +107,7 @@ static void print_text(const info *in)
         }
     }
     file_line(in->dir, "config.json", "config", "");
-    file_line(in->dir, c->weights, "weights", "");
+    file_line(in->dir, in->wname ? in->wname : c->weights, "weights", "");
     if (c->vocab) {
         file_line(in->dir, c->vocab, "vocabulary", "");
         if (c->target_vocab)
@@ -152,7 +156,7 @@ static int print_json(const info *in)
             ok = cJSON_AddNumberToObject(d, st_dtype_name((st_dtype)t),
                                          (double)in->per_dtype[t]) != NULL;
     ok = ok && (files = cJSON_AddObjectToObject(o, "files"));
-    ok = ok && add_file(files, in->dir, "config.json") && add_file(files, in->dir, c->weights);
+    ok = ok && add_file(files, in->dir, "config.json") && add_file(files, in->dir, in->wname ? in->wname : c->weights);
     if (ok && c->tokenizer)
         ok = add_file(files, in->dir, c->tokenizer);
     if (ok && c->target_tokenizer)
@@ -182,7 +186,8 @@ static int gather(info *in)
         return cli_load_failed("xlate", in->cpath ? err : "out of memory");
     in->have_config = 1;
     in->wpath = path_join(in->dir, in->c.weights);
-    if (!in->wpath || st_open(&in->f, in->wpath, err, sizeof err))
+    if (!in->wpath || weights_open(&in->f, in->dir, in->c.weights, in->c.family != family_xlate(),
+                                   &in->wname, err, sizeof err))
         return cli_load_failed("xlate", in->wpath ? err : "out of memory");
     in->have_weights = 1;
     for (int i = 0; i < in->f.n; i++) {

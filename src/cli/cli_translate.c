@@ -107,7 +107,9 @@ static void usage(FILE *f)
         "                          translated on its own; jsonl adds \"sentences\") or\n"
         "                          none (a line is one segment: pre-split corpora)\n"
         "      --source-lang L     the splitter's rules (en, de, fr...; default: the\n"
-        "                          model's source language, else neutral rules)\n"
+        "                          model's source language, else neutral rules);\n"
+        "                          NLLB-200, M2M100: the source language's code\n"
+        "                          (default: the tokenizer's src_lang)\n"
         "      --paragraphs        wrapped text: the lines up to a blank line are one\n"
         "                          paragraph, written as one line; blank lines kept\n"
         "Documents:\n"
@@ -128,7 +130,9 @@ static void usage(FILE *f)
         "                          3 * (source tokens + 1) + 10, at most max_positions;\n"
         "                          OPUS-MT: the model's max_length - 1)\n"
         "      --target-lang L     multilingual OPUS-MT models: put >>L<< in front of\n"
-        "                          each sentence (xlate info lists the languages)\n"
+        "                          each sentence; NLLB-200, M2M100: the target\n"
+        "                          language, required (eng_Latn, en; xlate info\n"
+        "                          lists the languages)\n"
         "      --min-length N      no eos before N tokens (default 0); raises the\n"
         "                          default --max-length to N + 1 where it is lower\n"
         "      --max-input-length N\n"
@@ -726,6 +730,46 @@ static void report(const run *r)
 }
 
 /* Loads the model and checks the options against it. Returns the exit status. */
+/* An M2M100 / NLLB model (lang_forced): --target-lang's token is forced as the first
+ * generated token; the source language's (--source-lang, else the tokenizer's src_lang) goes
+ * in front of each text source, or after its eos under NLLB's legacy_behaviour. Lines of ids
+ * carry their own source language token. A missing or unknown code is a usage error that
+ * names the codes closest to it. */
+static int setup_forced_langs(run *r, options *o)
+{
+    const char *src = o->source_lang ? o->source_lang : r->info.source_lang;
+    int tgt;
+    char near[256];
+    if (!o->target_lang && o->in_fmt != FMT_TEXT)
+        return 0; /* lines of ids: their own tokens, the model's forced_bos_token_id if any */
+    if (!o->target_lang) {
+        fprintf(stderr, "xlate: this model translates into any of its %d languages: give "
+                "--target-lang CODE, a code like %s (xlate info lists them)\n",
+                r->info.n_langs, r->info.source_lang ? r->info.source_lang : "the model's");
+        return -1;
+    }
+    if ((tgt = xlate_lang_id(r->model, o->target_lang)) < 0) {
+        xlate_lang_suggest(r->model, o->target_lang, near, sizeof near);
+        fprintf(stderr, "xlate: --target-lang %s: not one of the model's %d language codes; "
+                "the closest: %s\n", o->target_lang, r->info.n_langs, near);
+        return -1;
+    }
+    o->dp.forced_bos_id = tgt;
+    if (o->in_fmt != FMT_TEXT)
+        return 0;
+    if (!src || (r->lang_id = xlate_lang_id(r->model, src)) < 0) {
+        xlate_lang_suggest(r->model, src ? src : "eng_Latn", near, sizeof near);
+        fprintf(stderr, "xlate: --source-lang %s: not one of the model's %d language codes; "
+                "the closest: %s\n", src ? src : "(none)", r->info.n_langs, near);
+        return -1;
+    }
+    if (r->info.lang_after_eos) {
+        o->dp.source_suffix_id = r->lang_id;
+        r->lang_id = -1;
+    }
+    return 0;
+}
+
 static int setup(run *r, options *o, char *dir, size_t dirlen)
 {
     char err[XLATE_ERRLEN];
@@ -765,7 +809,9 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
             o->dp.scores = 1;
     }
     r->lang_id = -1;
-    if (o->target_lang) {
+    if (r->info.lang_forced && setup_forced_langs(r, o))
+        return XLATE_EXIT_USAGE;
+    if (o->target_lang && !r->info.lang_forced) {
         r->lang_id = xlate_lang_id(r->model, o->target_lang);
         if (r->lang_id < 0) {
             char list[1024] = "", q[200];
@@ -795,8 +841,10 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
     r->lp.max_input_length = o->max_input_length > 0 ? (int)o->max_input_length : 0;
     r->lp.target_lang_id = r->lang_id;
     r->lp.split = o->in_fmt == FMT_TEXT ? o->split : XLATE_SPLIT_NONE;
-    r->lp.source_lang = o->source_lang;
-    r->lp.target_lang = o->target_lang && is_lang_code(o->target_lang) ? o->target_lang : NULL;
+    /* an M2M100 / NLLB code ("eng_Latn") is no splitter language: the model's own rules */
+    r->lp.source_lang = r->info.lang_forced ? NULL : o->source_lang;
+    r->lp.target_lang = o->target_lang && is_lang_code(o->target_lang) && !r->info.lang_forced
+                        ? o->target_lang : NULL;
     r->fmt.model = r->model;
     r->fmt.has_tokenizer = r->info.has_tokenizer;
     r->fmt.fmt = o->out_fmt;

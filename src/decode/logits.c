@@ -38,6 +38,18 @@ static void bad_words(const logits_row *r, float *logits)
     }
 }
 
+/* The first token a row generates is the forced one: every other logit -inf, its 0
+ * (logits_process.py ForcedBOSTokenLogitsProcessor: at cur_len 1, the start token alone). */
+static int force_bos_on(const logits_rules *r) { return r->force_bos; }
+static void force_bos(const logits_row *r, float *logits)
+{
+    if (r->pos != 0 || r->rules->bos_forced < 0 || r->rules->bos_forced >= r->vocab)
+        return;
+    for (int v = 0; v < r->vocab; v++)
+        logits[v] = -INFINITY;
+    logits[r->rules->bos_forced] = 0;
+}
+
 /* The last token a row may generate is eos: every other logit -inf, eos's 0 (so its
  * log-probability is 0, and a min_length ban before it is overridden). */
 static int force_eos_on(const logits_rules *r) { return r->force_eos; }
@@ -59,6 +71,8 @@ static const struct {
     {"min_length", min_length_on, min_length_ban},
     {"ban_pad", ban_pad_on, ban_pad},
     {"bad_words", bad_words_on, bad_words},
+    {"force_bos", force_bos_on, force_bos}, /* generate()'s order: after MinLength, before
+                                               ForcedEOS (utils.py _get_logits_processor) */
     {"force_eos", force_eos_on, force_eos},
 };
 

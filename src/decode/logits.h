@@ -23,6 +23,10 @@ typedef struct {
                        one-token sequence: always); a sequence [eos] is ignored */
     const int *bad_off; /* [n_bad + 1] offsets into bad_ids */
     const int *bad_ids;
+    int force_bos;  /* 1: the first generated token is bos_forced, with log-probability 0
+                       (transformers' ForcedBOSTokenLogitsProcessor: M2M100's target
+                       language) */
+    int bos_forced;
 } logits_rules;
 
 /* One row of one step, as a processor sees it. */

@@ -1,5 +1,6 @@
 /* config.c — parse and validate config.json with cJSON. Every message names the field. */
 #include "model/config.h"
+#include "model/config_hf.h"
 #include "model/family.h"
 #include "base/json.h"
 #include "base/util.h"
@@ -68,7 +69,10 @@ const char *activation_name(activation_kind a)
 {
     return a == ACT_SILU ? "swish" : activation_names[a];
 }
-const char *positions_name(position_kind p) { return position_names[p]; }
+const char *positions_name(position_kind p)
+{
+    return p == POS_SIN_M2M ? "sinusoidal-m2m100" : position_names[p];
+}
 
 static int set_field(model_config *c, const field_spec *f, const cJSON *v, const char *name,
                      char *err, size_t errlen)
@@ -135,8 +139,8 @@ static int set_field(model_config *c, const field_spec *f, const cJSON *v, const
     return xerr(err, errlen, "%s: internal error on field \"%s\"", name, f->name);
 }
 
-static int check_special(const model_config *c, const char *field, int id, const char *name,
-                         char *err, size_t errlen)
+int check_special(const model_config *c, const char *field, int id, const char *name,
+                  char *err, size_t errlen)
 {
     if (id >= c->src_vocab || id >= c->tgt_vocab)
         return xerr(err, errlen,
@@ -203,13 +207,13 @@ int config_parse(model_config *c, const char *json, size_t len, const char *name
     c->family = family_xlate();
     item = cJSON_GetObjectItemCaseSensitive(root, "model_type");
     if (!item) {
-        xerr(err, errlen, "%s: missing field \"model_type\" (expected \"transformer\" or "
-             "\"marian\")", name);
+        xerr(err, errlen, "%s: missing field \"model_type\" (expected \"transformer\", "
+             "\"marian\" or \"m2m_100\")", name);
         goto done;
     }
     if (!cJSON_IsString(item) || strcmp(item->valuestring, "transformer") != 0) {
-        xerr(err, errlen, "%s: field \"model_type\": expected \"transformer\" (xlate's layout) "
-             "or \"marian\" (Hugging Face MarianMT), got %s%.64s%s",
+        xerr(err, errlen, "%s: field \"model_type\": expected \"transformer\" (xlate's layout), "
+             "\"marian\" (Hugging Face MarianMT) or \"m2m_100\" (M2M100, NLLB), got %s%.64s%s",
              name, cJSON_IsString(item) ? "\"" : json_type_name(item),
              cJSON_IsString(item) ? item->valuestring : "", cJSON_IsString(item) ? "\"" : "");
         goto done;
@@ -322,6 +326,10 @@ int config_load(model_config *c, const char *path, warn_fn warn, void *warn_user
     if (read_file_max(path, READ_MAX_JSON, &text, &len, err, errlen))
         return -1;
     type = peek_model_type(text, len);
+    if (type && strcmp(type, "m2m_100") == 0) {
+        rc = config_load_m2m100(c, path, text, len, err, errlen);
+        goto done;
+    }
     if (!type || strcmp(type, "marian") != 0) {
         rc = config_parse(c, text, len, path, warn, warn_user, err, errlen);
         goto done;
@@ -355,8 +363,8 @@ done:
 
 /* Field `key` of obj as an integer in [lo, hi]: *out = dflt when absent (or null and
  * null_ok). 0, or -1 with a message naming the file and field. */
-static int hf_int(const cJSON *obj, const char *key, int dflt, int null_ok, int lo, int hi,
-                  int *out, const char *name, char *err, size_t errlen)
+int hf_int(const cJSON *obj, const char *key, int dflt, int null_ok, int lo, int hi, int *out,
+           const char *name, char *err, size_t errlen)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
     char where[96];
@@ -373,8 +381,8 @@ static int hf_int(const cJSON *obj, const char *key, int dflt, int null_ok, int 
     return 0;
 }
 
-static int hf_bool(const cJSON *obj, const char *key, int dflt, int *out, const char *name,
-                   char *err, size_t errlen)
+int hf_bool(const cJSON *obj, const char *key, int dflt, int *out, const char *name, char *err,
+            size_t errlen)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!v) {
@@ -430,8 +438,8 @@ static int hf_check_unsupported(const cJSON *g, const char *name, char *err, siz
 
 /* The generation fields of `g` (generation_config.json, or config.json when there is none:
  * is_config) into c->gen, as transformers' GenerationConfig reads them. */
-static int hf_generation(model_config *c, const cJSON *g, int is_config, const char *name,
-                         char *err, size_t errlen)
+int hf_generation(model_config *c, const cJSON *g, int is_config, const char *name, char *err,
+                  size_t errlen)
 {
     gen_config *gc = &c->gen;
     const cJSON *v, *seq, *id;

@@ -5,7 +5,10 @@
 #include "kernels/linear.h" /* activation_kind */
 #include <stddef.h>
 
-typedef enum { POS_SIN_INTERLEAVED, POS_SIN_CONCAT, POS_LEARNED } position_kind;
+/* POS_SIN_M2M: M2M100's table (modeling_m2m_100.py get_embedding): frequency i of d/2 is
+ * exp(-i * ln(10000) / (d/2 - 1)), sin in the first half, cos in the second, and position p of a
+ * sequence reads row p + pos_offset (padding_idx + 1). Not an xlate config.json value. */
+typedef enum { POS_SIN_INTERLEAVED, POS_SIN_CONCAT, POS_LEARNED, POS_SIN_M2M } position_kind;
 
 struct model_family;
 
@@ -24,6 +27,8 @@ typedef struct {
                              renormalization), early_stopping, K best finished kept */
     int renormalize;      /* renormalize_logits: beam scores log-softmaxed again after the
                              processors (generate's LogitNormalization, last processor) */
+    int has_forced_bos;   /* 1: forced_bos is given (forced_bos_token_id; M2M100 only) */
+    int forced_bos;       /* the first generated token (M2M100: a target language) */
 } gen_config;
 
 enum { EARLY_STOP_TRUE, EARLY_STOP_FALSE, EARLY_STOP_NEVER };
@@ -58,6 +63,7 @@ typedef struct {
     char *target_tokenizer; /* owned; NULL when absent (then = tokenizer) */
     const struct model_family *family; /* the tensor names and file layout (family.h) */
     int pos_f64;            /* sinusoids computed in double, rounded to float (Hugging Face) */
+    int pos_offset;         /* POS_SIN_M2M: the table row of position 0 (padding_idx + 1) */
     char *vocab;            /* owned; vocab.json-style piece -> id map of the source (and the
                                target unless target_vocab); NULL: spm ids are the model's */
     char *target_vocab;     /* owned; NULL: = vocab */
@@ -81,6 +87,11 @@ int config_load(model_config *c, const char *path, warn_fn warn, void *warn_user
 int config_parse_marian(model_config *c, const char *json, size_t len, const char *name,
                         const char *gen_json, size_t gen_len, const char *gen_name,
                         int has_target_vocab, char *err, size_t errlen);
+/* The same for an M2M100 / NLLB-200 config.json (model_type "m2m_100", config_m2m.c), with the
+ * directory's generation_config.json when there is one (gen_json may be NULL). */
+int config_parse_m2m100(model_config *c, const char *json, size_t len, const char *name,
+                        const char *gen_json, size_t gen_len, const char *gen_name, char *err,
+                        size_t errlen);
 void config_free(model_config *c);
 
 const char *activation_name(activation_kind a);

@@ -10,7 +10,7 @@
 #define XLATE_FAMILY_H
 
 typedef struct model_family {
-    const char *name;            /* "xlate", "marian" */
+    const char *name;            /* "xlate", "marian", "m2m100" */
     const char *model_type;      /* config.json's model_type */
     const char *src_embed;       /* [Vs, d] when embeddings are shared */
     const char *src_embed_alt;   /* tried when src_embed is absent (NULL: none) */
@@ -32,5 +32,6 @@ typedef struct model_family {
 
 const model_family *family_xlate(void);
 const model_family *family_marian(void);
+const model_family *family_m2m100(void);
 
 #endif

@@ -7,6 +7,7 @@
  * arena's floats, then a filling pass into an arena of exactly that size. */
 #include "model/model.h"
 #include "model/family.h"
+#include "model/weights.h"
 #include "kernels/simd.h"
 #include "kernels/cpu.h"
 #include "base/util.h"
@@ -422,6 +423,25 @@ void model_sinusoid(float *pe, int p0, int p1, int d, int interleaved, int f64)
     }
 }
 
+void model_sinusoid_m2m(float *pe, int p0, int p1, int d, int offset)
+{
+    /* modeling_m2m_100.py get_embedding, in float32 as torch computes it: the frequency
+     * exp(float(i) * float(-ln(10000) / (d/2 - 1))), the angle float(row) * frequency, then
+     * sin / cos (each rounded once from double: torch's vectorized float functions are within
+     * an ulp of that) */
+    int half = d / 2;
+    float step = (float)(-log(10000.0) / (double)(half - 1));
+    for (int i = 0; i < half; i++) {
+        float freq = (float)exp((double)((float)i * step));
+        for (int p = p0; p < p1; p++) {
+            float a = (float)(p + offset) * freq;
+            float *row = pe + (size_t)p * d;
+            row[i] = (float)sin((double)a);
+            row[half + i] = (float)cos((double)a);
+        }
+    }
+}
+
 /* Whether the file has a tensor of that name (no check, nothing bound). */
 static int has(binder *b, const char *name) { return st_find(b->f, name) != NULL; }
 
@@ -606,7 +626,7 @@ int model_load(model_weights *m, const char *dir, weight_type ct, warn_fn warn,
 {
     model_config cfg;
     st_file f;
-    char *cpath = path_join(dir, "config.json"), *wpath = NULL;
+    char *cpath = path_join(dir, "config.json");
     int rc = -1;
     memset(m, 0, sizeof *m);
     memset(&f, 0, sizeof f);
@@ -614,32 +634,15 @@ int model_load(model_weights *m, const char *dir, weight_type ct, warn_fn warn,
         return xerr(err, errlen, "out of memory");
     if (config_load(&cfg, cpath, warn, warn_user, err, errlen))
         goto done;
-    if (!(wpath = path_join(dir, cfg.weights))) {
-        config_free(&cfg);
-        xerr(err, errlen, "out of memory");
-        goto done;
-    }
-    if (access(wpath, F_OK) != 0 && cfg.family == family_marian()) {
-        /* a hub repository that has only the PyTorch pickle: say how to convert it */
-        char *bin = path_join(dir, "pytorch_model.bin");
-        if (bin && access(bin, F_OK) == 0) {
-            xerr(err, errlen, "%s: no %s, only pytorch_model.bin: convert it once with "
-                 "tools/convert.py --hf %s (writes %s; xlate does not read pickles)", dir,
-                 cfg.weights, dir, cfg.weights);
-            free(bin);
-            config_free(&cfg);
-            goto done;
-        }
-        free(bin);
-    }
-    if (st_open(&f, wpath, err, errlen)) {
+    /* a Hugging Face directory may hold its weights as model.safetensors, pytorch_model.bin
+     * or shards of either (weights.h); xlate's own names its file in config.json */
+    if (weights_open(&f, dir, cfg.weights, cfg.family != family_xlate(), NULL, err, errlen)) {
         config_free(&cfg);
         goto done;
     }
     rc = model_bind_as(m, &cfg, &f, ct, warn, warn_user, err, errlen);
 done:
     free(cpath);
-    free(wpath);
     return rc;
 }
 

@@ -75,6 +75,9 @@ int model_bind_as(model_weights *m, model_config *cfg, st_file *f, weight_type c
  * angles and sines in double, rounded to float (Hugging Face's MarianSinusoidalPositionalEmbedding
  * builds its table with numpy so). */
 void model_sinusoid(float *pe, int p0, int p1, int d, int interleaved, int f64);
+/* Rows [p0, p1) of M2M100's position table (POS_SIN_M2M, config.h): position p is the table's
+ * row p + offset (offset = padding_idx + 1), as modeling_m2m_100.py computes it in float32. */
+void model_sinusoid_m2m(float *pe, int p0, int p1, int d, int offset);
 void model_free(model_weights *m);
 
 #endif

@@ -232,12 +232,13 @@ done:
     return rc;
 }
 
-int st_open(st_file *f, const char *path, char *err, size_t errlen)
+int st_map(const char *path, void **out, size_t *size, char *err, size_t errlen)
 {
     struct stat sb;
     void *map = NULL;
     int fd;
-    memset(f, 0, sizeof *f);
+    *out = NULL;
+    *size = 0;
     fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO must not hang the open */
     if (fd < 0)
         return xerr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
@@ -255,14 +256,43 @@ int st_open(st_file *f, const char *path, char *err, size_t errlen)
         }
     }
     close(fd);
-    if (st_parse(f, map, (size_t)sb.st_size, path, err, errlen)) {
+    *out = map;
+    *size = (size_t)sb.st_size;
+    return 0;
+}
+
+int st_open(st_file *f, const char *path, char *err, size_t errlen)
+{
+    void *map;
+    size_t size;
+    memset(f, 0, sizeof *f);
+    if (st_map(path, &map, &size, err, errlen))
+        return -1;
+    if (st_parse(f, map, size, path, err, errlen)) {
         if (map)
-            munmap(map, (size_t)sb.st_size);
+            munmap(map, size);
         f->map = NULL;
         st_close(f);
         return -1;
     }
     f->mapped = map != NULL;
+    return 0;
+}
+
+int st_add_region(st_file *f, void *p, size_t size, int mapped, char *err, size_t errlen)
+{
+    st_region *r = realloc(f->regions, (size_t)(f->n_regions + 1) * sizeof *r);
+    if (!r) {
+        if (mapped && p)
+            munmap(p, size);
+        else if (!mapped)
+            free(p);
+        return xerr(err, errlen, "%s: out of memory", f->path ? f->path : "weights");
+    }
+    f->regions = r;
+    r[f->n_regions].p = p;
+    r[f->n_regions].size = size;
+    r[f->n_regions++].mapped = mapped;
     return 0;
 }
 
@@ -274,15 +304,37 @@ void st_close(st_file *f)
         munmap(f->map, f->size);
     for (int i = 0; i < f->n; i++)
         free(f->tensors[i].name);
+    for (int i = 0; i < f->n_regions; i++)
+        if (f->regions[i].mapped && f->regions[i].p)
+            munmap(f->regions[i].p, f->regions[i].size);
+        else if (!f->regions[i].mapped)
+            free(f->regions[i].p);
+    free(f->regions);
     free(f->tensors);
     free(f->path);
     memset(f, 0, sizeof *f);
 }
 
+/* Whether [p, p + n) lies inside one mapping of f. */
+static int in_mapping(const st_file *f, const void *p, size_t n)
+{
+    const char *c = p;
+    if (f->mapped && f->map && c >= (const char *)f->map &&
+        c <= (const char *)f->map + f->size && n <= (size_t)((const char *)f->map + f->size - c))
+        return 1;
+    for (int i = 0; i < f->n_regions; i++) {
+        const char *b = f->regions[i].p;
+        if (f->regions[i].mapped && b && c >= b && c <= b + f->regions[i].size &&
+            n <= (size_t)(b + f->regions[i].size - c))
+            return 1;
+    }
+    return 0;
+}
+
 void st_release(const st_file *f, const void *p, size_t n)
 {
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a, e;
-    if (!f->mapped || !p || !n)
+    if (!p || !n || !in_mapping(f, p, n))
         return;
     a = ((uintptr_t)p + page - 1) & ~(page - 1);
     e = ((uintptr_t)p + n) & ~(page - 1);

@@ -20,13 +20,24 @@ typedef struct {
     const void *data; /* inside the mapping; not aligned beyond 1 byte in general */
 } st_tensor;
 
+/* More memory a file's tensors may point into (model/weights.c, model/torch_bin.c): the
+ * mappings of the other shards of a sharded checkpoint, views a pytorch_model.bin stores with
+ * strides (copied out contiguous). Owned by the st_file, released by st_close. */
+typedef struct {
+    void *p;
+    size_t size;
+    int mapped; /* 1: munmap'd; 0: free'd */
+} st_region;
+
 typedef struct {
     char *path;        /* owned; used in messages */
     void *map;         /* the mmap'd (or caller's) bytes */
     size_t size;
     int mapped;        /* 1 when map must be munmap'd */
-    st_tensor *tensors; /* [n], sorted by data offset */
+    st_tensor *tensors; /* [n], sorted by name */
     int n;
+    st_region *regions; /* [n_regions] */
+    int n_regions;
 } st_file;
 
 /* Maps and indexes path. */
@@ -35,10 +46,16 @@ int st_open(st_file *f, const char *path, char *err, size_t errlen);
 int st_parse(st_file *f, const void *data, size_t size, const char *name, char *err,
              size_t errlen);
 void st_close(st_file *f);
+/* Maps a regular file read-only (opened non-blocking: a FIFO fails instead of hanging). An empty
+ * file gives *map NULL, *size 0. */
+int st_map(const char *path, void **map, size_t *size, char *err, size_t errlen);
+/* Adds a region to f (taken over: freed by st_close, and on failure here too). */
+int st_add_region(st_file *f, void *p, size_t size, int mapped, char *err, size_t errlen);
 
 /* Tells the kernel that bytes [p, p + n) of a mapped file will not be read again soon: its whole
  * pages leave the process's resident set (they stay in the page cache, and come back if read).
- * Nothing when the file is not mapped. */
+ * Nothing unless [p, p + n) lies inside one of f's mappings (never on copied memory, whose
+ * pages would come back as zeros). */
 void st_release(const st_file *f, const void *p, size_t n);
 
 const st_tensor *st_find(const st_file *f, const char *name);

@@ -383,6 +383,19 @@ static size_t metaspace_to_space(char *s, size_t n)
     return w;
 }
 
+size_t hf_tok_finish_text(char *s, size_t n, int clean)
+{
+    size_t a = 0, l;
+    n = metaspace_to_space(s, n);
+    while (a < n && (l = space_len((unsigned char *)s + a, n - a)))
+        a += l;
+    while (n > a && (l = space_len_back((unsigned char *)s + a, n - a)))
+        n -= l;
+    memmove(s, s + a, n - a);
+    n -= a;
+    return clean ? cleanup(s, n) : n;
+}
+
 /* transformers v4.40, rule by rule (README.md "OPUS-MT models" lists them with their tests):
  * 1. tokenization_utils.py PreTrainedTokenizer.convert_ids_to_tokens,
  *    "if skip_special_tokens and index in self.all_special_ids: continue": all_special_ids are
@@ -465,18 +478,7 @@ int hf_tok_decode(const hf_tok *t, const int *ids, int n, char **text, char *err
         memcpy(buf + bn, p, pl);
         bn += pl;
     }
-    on = metaspace_to_space(out, on); /* rule 4 */
-    {
-        size_t a = 0, l;
-        while (a < on && (l = space_len((unsigned char *)out + a, on - a)))
-            a += l;
-        while (on > a && (l = space_len_back((unsigned char *)out + a, on - a)))
-            on -= l;
-        memmove(out, out + a, on - a);
-        on -= a;
-    }
-    if (t->cleanup)
-        on = cleanup(out, on); /* rule 5 */
+    on = hf_tok_finish_text(out, on, t->cleanup); /* rules 4, 5 */
     out[on] = '\0';
     *text = out;
     out = NULL;

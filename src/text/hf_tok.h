@@ -44,6 +44,10 @@ int hf_tok_encode_spans(const hf_tok *t, const char *text, size_t len, int **ids
                         int *n, char *err, size_t errlen);
 /* Text of target ids, malloc'd and NUL-terminated. */
 int hf_tok_decode(const hf_tok *t, const int *ids, int n, char **text, char *err, size_t errlen);
+/* s[0, n) finished as transformers finishes a decoded text: every U+2581 a space, Python's
+ * str.strip (Unicode whitespace), then clean_up_tokenization when clean; in place, returns the
+ * new length. (Shared with the M2M100 / NLLB tokenizers, m2m_tok.c.) */
+size_t hf_tok_finish_text(char *s, size_t n, int clean);
 /* The id of ">>lang<<" in vocab.json, or -1. */
 int hf_tok_lang(const hf_tok *t, const char *lang);
 

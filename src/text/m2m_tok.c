@@ -1,0 +1,511 @@
+/* m2m_tok.c — NllbTokenizer and M2M100Tokenizer (transformers v4.40), rule by rule:
+ *
+ * NLLB (models/nllb/tokenization_nllb.py):
+ *   __init__: `self.fairseq_offset = 1`, `_added_tokens_decoder = {0: bos, 1: pad, 2: eos,
+ *     3: unk}`; additional_special_tokens default FAIRSEQ_LANGUAGE_CODES, each an added token
+ *     after the vocabulary (vocab_size = len(sp_model) + fairseq_offset), <mask> after them
+ *     (hub tokenizer_config.json files carry these ids in added_tokens_decoder: used when
+ *     present);
+ *   _tokenize: `self.sp_model.encode(text, out_type=str)`;
+ *   _convert_token_to_id: `spm_id = self.sp_model.PieceToId(token); return spm_id +
+ *     self.fairseq_offset if spm_id else self.unk_token_id`;
+ *   set_src_lang_special_tokens: legacy_behaviour: prefix [], suffix [eos, src_lang_code];
+ *     else prefix [src_lang_code], suffix [eos] (the caller adds them);
+ *   _convert_id_to_token: `self.sp_model.IdToPiece(index - self.fairseq_offset)`;
+ *   convert_tokens_to_string: `"".join(tokens).replace(SPIECE_UNDERLINE, " ").strip()`.
+ * M2M100 (models/m2m_100/tokenization_m2m_100.py):
+ *   __init__: `self.encoder = load_json(vocab_file)`; `self.lang_token_to_id =
+ *     {self.get_lang_token(lang_code): self.encoder_size + i ...}` with get_lang_token
+ *     `f"__{lang}__"`;
+ *   _convert_token_to_id: a language token's id, else `self.encoder.get(token,
+ *     self.encoder[self.unk_token])`;
+ *   _convert_id_to_token: a language token, else `self.decoder.get(index, self.unk_token)`;
+ *   convert_tokens_to_string: runs of pieces through `self.sp_model.decode(...)`, `.strip()`;
+ *   set_src_lang_special_tokens: prefix [lang_code_id], suffix [eos].
+ * Both decode with skip_special_tokens (tokenization_utils.py convert_ids_to_tokens: every
+ * id in all_special_ids is dropped: the specials, the language codes, <mask>) and then
+ * clean_up_tokenization when clean_up_tokenization_spaces (default true). */
+#include "text/m2m_tok.h"
+#include "text/hf_tok.h"
+#include "base/json.h"
+#include "base/util.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#define MAX_LANGS 4096
+
+static cJSON *read_json(const char *dir, const char *name, int *absent, char *err, size_t errlen)
+{
+    char *path = path_join(dir, name), *text = NULL;
+    size_t len;
+    cJSON *root = NULL;
+    *absent = 0;
+    if (!path) {
+        xerr(err, errlen, "out of memory");
+        return NULL;
+    }
+    if (access(path, F_OK) != 0)
+        *absent = 1;
+    else if (!read_file(path, &text, &len, err, errlen))
+        root = json_parse_object(text, len, path, err, errlen);
+    free(text);
+    free(path);
+    return root;
+}
+
+/* An added token's text: a string, or an AddedToken object's "content". */
+static const char *token_text(const cJSON *v)
+{
+    if (cJSON_IsObject(v))
+        v = cJSON_GetObjectItemCaseSensitive(v, "content");
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* added_tokens_decoder's id of `text`, or -1. */
+static int added_id(const cJSON *dec, const char *text)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, dec) {
+        const char *s = token_text(e);
+        char *end;
+        long id = strtol(e->string, &end, 10);
+        if (s && strcmp(s, text) == 0 && *end == 0 && end != e->string && id >= 0)
+            return (int)id;
+    }
+    return -1;
+}
+
+static int load_langs(m2m_tok *t, const cJSON *cfg, const cJSON *map, const char *dir,
+                      char *err, size_t errlen)
+{
+    const cJSON *list = cfg ? cJSON_GetObjectItemCaseSensitive(cfg, "additional_special_tokens")
+                            : NULL, *e;
+    const cJSON *dec = cfg ? cJSON_GetObjectItemCaseSensitive(cfg, "added_tokens_decoder") : NULL;
+    int n, k = 0, first = t->nllb ? t->sp_size + 1 : t->v.n;
+    if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) == 0)
+        list = map ? cJSON_GetObjectItemCaseSensitive(map, "additional_special_tokens") : NULL;
+    if (!cJSON_IsArray(list) || (n = cJSON_GetArraySize(list)) == 0)
+        return xerr(err, errlen, "%s: no language codes: neither tokenizer_config.json nor "
+                    "special_tokens_map.json lists additional_special_tokens", dir);
+    if (n > MAX_LANGS)
+        return xerr(err, errlen, "%s: %d language codes (at most %d)", dir, n, MAX_LANGS);
+    t->lang = calloc((size_t)n, sizeof *t->lang);
+    t->lang_id = calloc((size_t)n, sizeof *t->lang_id);
+    t->lang_ptr = calloc((size_t)n, sizeof *t->lang_ptr);
+    if (!t->lang || !t->lang_id || !t->lang_ptr)
+        return xerr(err, errlen, "out of memory");
+    cJSON_ArrayForEach(e, list) {
+        const char *s = token_text(e);
+        size_t l = s ? strlen(s) : 0;
+        int id;
+        if (!s || l == 0 || l >= sizeof t->lang[0] + (t->nllb ? 0 : 4))
+            return xerr(err, errlen, "%s: additional_special_tokens[%d]: not a language code",
+                        dir, k);
+        if (!t->nllb) { /* "__en__" -> "en" */
+            if (l < 5 || strncmp(s, "__", 2) != 0 || strcmp(s + l - 2, "__") != 0)
+                return xerr(err, errlen, "%s: additional_special_tokens[%d]: \"%.40s\" is not "
+                            "a language token \"__xx__\"", dir, k, s);
+            snprintf(t->lang[k], sizeof t->lang[k], "%.*s", (int)(l - 4), s + 2);
+        } else {
+            snprintf(t->lang[k], sizeof t->lang[k], "%s", s);
+        }
+        id = dec ? added_id(dec, s) : -1;
+        if (id < 0)
+            id = first + k;
+        if (id >= t->n_ids || (t->nllb && id <= t->sp_size) || (!t->nllb && id < t->v.n))
+            return xerr(err, errlen, "%s: language token \"%.40s\": id %d is not past the "
+                        "pieces and inside the model's vocabulary (%d)", dir, s, id, t->n_ids);
+        t->lang_id[k] = id;
+        t->lang_ptr[k] = t->lang[k];
+        k++;
+    }
+    t->n_langs = k;
+    if (t->nllb) {
+        t->mask = dec ? added_id(dec, "<mask>") : -1;
+        if (t->mask < 0)
+            t->mask = first + k;
+    }
+    return 0;
+}
+
+int m2m_tok_is_nllb(const char *dir)
+{
+    char e[8];
+    int absent, nllb;
+    cJSON *cfg = read_json(dir, "tokenizer_config.json", &absent, e, sizeof e);
+    const cJSON *v = cfg ? cJSON_GetObjectItemCaseSensitive(cfg, "tokenizer_class") : NULL;
+    if (cJSON_IsString(v) && strncmp(v->valuestring, "Nllb", 4) == 0)
+        nllb = 1;
+    else if (cJSON_IsString(v) && strncmp(v->valuestring, "M2M100", 6) == 0)
+        nllb = 0;
+    else { /* facebook/m2m100_* ship vocab.json; facebook/nllb-200-* do not */
+        char *p = path_join(dir, "vocab.json");
+        nllb = !p || access(p, F_OK) != 0;
+        free(p);
+    }
+    cJSON_Delete(cfg);
+    return nllb;
+}
+
+int m2m_tok_load(m2m_tok *t, const char *dir, int nllb, int n_ids, int eos_id, int pad_id,
+                 char *err, size_t errlen)
+{
+    cJSON *cfg = NULL, *map = NULL;
+    const cJSON *v;
+    char *path = NULL;
+    int absent, rc = -1;
+    memset(t, 0, sizeof *t);
+    t->nllb = nllb;
+    t->n_ids = n_ids;
+    t->cleanup = 1;
+    t->mask = -1;
+    if (!(path = path_join(dir, "sentencepiece.bpe.model")))
+        return xerr(err, errlen, "out of memory");
+    if (spm_load(&t->spm, path, err, errlen))
+        goto done;
+    if (nllb) {
+        t->sp_size = spm_vocab_size(t->spm);
+        t->bos = 0, t->pad = 1, t->eos = 2, t->unk = 3;
+        if (t->sp_size + 1 > n_ids) {
+            xerr(err, errlen, "%s: %d pieces + the offset exceed config.json's vocab_size %d",
+                 path, t->sp_size, n_ids);
+            goto done;
+        }
+    } else {
+        char *vp = path_join(dir, "vocab.json"), *text = NULL;
+        size_t len;
+        cJSON *root = NULL;
+        int count = 0;
+        if (!vp || read_file(vp, &text, &len, err, errlen) ||
+            !(root = json_parse_object(text, len, vp, err, errlen))) {
+            if (!vp)
+                xerr(err, errlen, "out of memory");
+            free(vp);
+            free(text);
+            goto done;
+        }
+        count = cJSON_GetArraySize(root);
+        cJSON_Delete(root);
+        absent = vocab_parse(&t->v, text, len, vp, count, "size", err, errlen);
+        free(text);
+        if (absent) {
+            free(vp);
+            goto done;
+        }
+        t->bos = vocab_find(&t->v, "<s>", 3);
+        t->pad = vocab_find(&t->v, "<pad>", 5);
+        t->eos = vocab_find(&t->v, "</s>", 4);
+        t->unk = vocab_find(&t->v, "<unk>", 5);
+        if (t->unk < 0 || t->v.n > n_ids) {
+            xerr(err, errlen, "%s: %s", vp, t->unk < 0 ? "no \"<unk>\" piece"
+                 : "more pieces than config.json's vocab_size");
+            free(vp);
+            goto done;
+        }
+        free(vp);
+    }
+    if (t->eos != eos_id || t->pad != pad_id) {
+        xerr(err, errlen, "%s: the tokenizer's %s is id %d, config.json's %s %d", dir,
+             t->eos != eos_id ? "</s>" : "<pad>", t->eos != eos_id ? t->eos : t->pad,
+             t->eos != eos_id ? "eos_token_id" : "pad_token_id", t->eos != eos_id ? eos_id
+                                                                                  : pad_id);
+        goto done;
+    }
+    cfg = read_json(dir, "tokenizer_config.json", &absent, err, errlen);
+    if (!cfg && !absent)
+        goto done;
+    map = read_json(dir, "special_tokens_map.json", &absent, err, errlen);
+    if (!map && !absent)
+        goto done;
+    if (cfg) {
+        if ((v = cJSON_GetObjectItemCaseSensitive(cfg, "clean_up_tokenization_spaces")) &&
+            cJSON_IsBool(v))
+            t->cleanup = cJSON_IsTrue(v);
+        if ((v = cJSON_GetObjectItemCaseSensitive(cfg, "legacy_behaviour")) && cJSON_IsBool(v))
+            t->legacy = nllb && cJSON_IsTrue(v);
+        if ((v = cJSON_GetObjectItemCaseSensitive(cfg, "src_lang")) && cJSON_IsString(v))
+            snprintf(t->src_lang, sizeof t->src_lang, "%s", v->valuestring);
+    }
+    if (load_langs(t, cfg, map, dir, err, errlen))
+        goto done;
+    if (!t->src_lang[0]) /* NllbTokenizer's default "eng_Latn"; M2M100Tokenizer's "en" */
+        snprintf(t->src_lang, sizeof t->src_lang, "%s", nllb ? "eng_Latn" : "en");
+    rc = 0;
+done:
+    cJSON_Delete(cfg);
+    cJSON_Delete(map);
+    free(path);
+    if (rc)
+        m2m_tok_free(t);
+    return rc;
+}
+
+void m2m_tok_free(m2m_tok *t)
+{
+    if (!t)
+        return;
+    spm_free(t->spm);
+    vocab_free(&t->v);
+    free(t->lang);
+    free(t->lang_id);
+    free(t->lang_ptr);
+    memset(t, 0, sizeof *t);
+}
+
+int m2m_tok_encode(const m2m_tok *t, const char *text, size_t len, int **ids, int **spans,
+                   int *n, char *err, size_t errlen)
+{
+    char *buf = NULL;
+    size_t *offs = NULL;
+    int rc;
+    *ids = NULL;
+    if (t->nllb) { /* PieceToId of each piece, + the offset; spm's unk (0) -> <unk> */
+        int unk = spm_unk_id(t->spm);
+        rc = spans ? spm_encode_spans(t->spm, text, len, ids, spans, n, err, errlen)
+                   : spm_encode(t->spm, text, len, ids, n, err, errlen);
+        if (rc)
+            return -1;
+        for (int i = 0; i < *n; i++)
+            (*ids)[i] = (*ids)[i] == unk ? t->unk : (*ids)[i] + 1;
+        return 0;
+    }
+    /* M2M100: each piece's vocab.json id, <unk> when it has none */
+    if (spm_encode_pieces(t->spm, text, len, &buf, &offs, spans, n, err, errlen))
+        return -1;
+    if (!(*ids = malloc((size_t)(*n ? *n : 1) * sizeof **ids))) {
+        free(buf);
+        free(offs);
+        if (spans) {
+            free(*spans);
+            *spans = NULL;
+        }
+        return xerr(err, errlen, "out of memory");
+    }
+    for (int i = 0; i < *n; i++) {
+        int id = vocab_find(&t->v, buf + offs[i], offs[i + 1] - offs[i]);
+        (*ids)[i] = id >= 0 ? id : t->unk;
+    }
+    free(buf);
+    free(offs);
+    return 0;
+}
+
+static int is_special(const m2m_tok *t, int id)
+{
+    if (id == t->bos || id == t->pad || id == t->eos || id == t->unk || id == t->mask)
+        return 1;
+    for (int k = 0; k < t->n_langs; k++)
+        if (t->lang_id[k] == id)
+            return 1;
+    return 0;
+}
+
+/* M2M100's convert_tokens_to_string when an id has no piece (past vocab.json and the language
+ * tokens: a madeup word, a padding row): _convert_id_to_token gives "<unk>", a special
+ * token's text, which cuts the pieces: each run through DecodePieces, then "<unk>" itself. */
+static int m2m_decode_runs(const m2m_tok *t, const int *ids, int n, char **text, size_t *len,
+                           char *err, size_t errlen)
+{
+    size_t cap = 64, on = 0;
+    char *out = malloc(cap);
+    int i = 0;
+    if (!out)
+        return xerr(err, errlen, "out of memory");
+    while (i <= n) {
+        int j = i;
+        char *part = NULL, *pieces = NULL;
+        size_t pl = 0, bn = 0, *offs = malloc((size_t)(n + 1) * sizeof *offs);
+        int np = 0, cut;
+        if (!offs || !(pieces = malloc(1))) {
+            free(offs);
+            free(out);
+            return xerr(err, errlen, "out of memory");
+        }
+        for (; j < n; j++) { /* the run up to the next id without a piece */
+            const char *p;
+            size_t l;
+            char *q;
+            if (is_special(t, ids[j]))
+                continue;
+            if (ids[j] >= t->v.n || !(p = t->v.piece[ids[j]]))
+                break;
+            l = strlen(p);
+            if (!(q = realloc(pieces, bn + l + 1))) {
+                free(pieces);
+                free(offs);
+                free(out);
+                return xerr(err, errlen, "out of memory");
+            }
+            pieces = q;
+            offs[np++] = bn;
+            memcpy(pieces + bn, p, l);
+            bn += l;
+        }
+        offs[np] = bn;
+        cut = j < n;
+        if (spm_decode_pieces(t->spm, pieces, offs, np, &part, &pl, err, errlen)) {
+            free(pieces);
+            free(offs);
+            free(out);
+            return -1;
+        }
+        free(pieces);
+        free(offs);
+        if (on + pl + 6 > cap) {
+            char *q;
+            while (on + pl + 6 > cap)
+                cap *= 2;
+            if (!(q = realloc(out, cap))) {
+                free(part);
+                free(out);
+                return xerr(err, errlen, "out of memory");
+            }
+            out = q;
+        }
+        memcpy(out + on, part, pl);
+        on += pl;
+        free(part);
+        if (cut) {
+            memcpy(out + on, "<unk>", 5);
+            on += 5;
+        }
+        i = j + 1;
+    }
+    out[on] = 0;
+    *text = out;
+    *len = on;
+    return 0;
+}
+
+int m2m_tok_decode(const m2m_tok *t, const int *ids, int n, char **text, char *err,
+                   size_t errlen)
+{
+    char *buf = NULL, *out = NULL;
+    size_t bn = 0, bcap = 64, *offs = malloc((size_t)(n + 1) * sizeof *offs), on = 0;
+    int np = 0, rc = -1, unk_cuts = 0;
+    *text = NULL;
+    if (!offs || !(buf = malloc(bcap)))
+        goto oom;
+    for (int i = 0; i < n; i++) {
+        const char *p;
+        size_t pl;
+        if (ids[i] < 0 || ids[i] >= t->n_ids) {
+            xerr(err, errlen, "id %d (at position %d) is out of range [0, %d)", ids[i], i,
+                 t->n_ids);
+            goto done;
+        }
+        if (is_special(t, ids[i]))
+            continue;
+        /* NLLB: IdToPiece(id - 1) (past the pieces: none, skipped as <unk> would be);
+         * M2M100: vocab.json's piece, else <unk>, a special: skipped */
+        p = t->nllb ? (ids[i] - 1 < t->sp_size ? spm_id_to_piece(t->spm, ids[i] - 1) : NULL)
+                    : (ids[i] < t->v.n ? t->v.piece[ids[i]] : NULL);
+        if (!p) {
+            unk_cuts += !t->nllb;
+            continue;
+        }
+        pl = strlen(p);
+        if (bn + pl + 1 > bcap) {
+            char *q;
+            while (bn + pl + 1 > bcap)
+                bcap *= 2;
+            if (!(q = realloc(buf, bcap)))
+                goto oom;
+            buf = q;
+        }
+        offs[np++] = bn;
+        memcpy(buf + bn, p, pl);
+        bn += pl;
+    }
+    offs[np] = bn;
+    if (t->nllb) { /* "".join(tokens) */
+        if (!(out = malloc(bn + 1)))
+            goto oom;
+        memcpy(out, buf, bn);
+        on = bn;
+    } else if (spm_decode_pieces(t->spm, buf, offs, np, &out, &on, err, errlen)) {
+        goto done;
+    }
+    if (!t->nllb && unk_cuts) { /* the runs between "<unk>" texts decoded one by one */
+        free(out);
+        out = NULL;
+        if (m2m_decode_runs(t, ids, n, &out, &on, err, errlen))
+            goto done;
+    }
+    on = hf_tok_finish_text(out, on, t->cleanup);
+    out[on] = '\0';
+    *text = out;
+    out = NULL;
+    rc = 0;
+    goto done;
+oom:
+    xerr(err, errlen, "out of memory decoding %d ids", n);
+done:
+    free(out);
+    free(buf);
+    free(offs);
+    return rc;
+}
+
+int m2m_tok_lang(const m2m_tok *t, const char *code)
+{
+    for (int k = 0; k < t->n_langs; k++)
+        if (strcmp(t->lang[k], code) == 0)
+            return t->lang_id[k];
+    return -1;
+}
+
+/* Levenshtein distance of a and b (ASCII case folded), capped at 9. */
+static int distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    int row[32], prev;
+    if (la > 30 || lb > 30)
+        return 9;
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        prev = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int cur = row[j], ca = a[i - 1] | 0x20, cb = b[j - 1] | 0x20;
+            int best = prev + (ca != cb);
+            if (row[j] + 1 < best)
+                best = row[j] + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            prev = cur;
+        }
+    }
+    return row[lb] < 9 ? row[lb] : 9;
+}
+
+void m2m_tok_suggest(const m2m_tok *t, const char *code, char *buf, size_t n, int max)
+{
+    size_t used = 0;
+    int shown = 0;
+    buf[0] = 0;
+    /* the closest first: the same code but for case; codes that start with the given one
+     * ("fr": fra_Latn) or whose language part it starts with; edit distance 1, 2; codes
+     * sharing the first 3 letters */
+    for (int d = 0; d <= 4 && shown < max; d++)
+        for (int k = 0; k < t->n_langs && shown < max; k++) {
+            int dist = distance(code, t->lang[k]);
+            size_t cl = strlen(code), ll = strcspn(t->lang[k], "_");
+            int pre = dist > 0 && cl >= 2 && (strncasecmp(t->lang[k], code, cl) == 0 ||
+                                              (ll >= 2 && strncasecmp(code, t->lang[k], ll) == 0));
+            int near = d == 0 ? dist == 0 : d == 1 ? pre : d < 4 ? !pre && dist == d - 1
+                     : dist > 2 && !pre && strncmp(code, t->lang[k], 3) == 0;
+            if (!near || used >= n)
+                continue;
+            used += (size_t)snprintf(buf + used, n - used, "%s%s", shown ? ", " : "",
+                                     t->lang[k]);
+            shown++;
+        }
+    for (int k = 0; !shown && k < t->n_langs && k < max && used < n; k++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", k ? ", " : "", t->lang[k]);
+}

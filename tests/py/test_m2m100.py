@@ -1,0 +1,274 @@
+"""xlate on Hugging Face M2M100 / NLLB-200 directories (model_type "m2m_100"), against the
+oracle tools/m2m100_reference.py (this project's PyTorch M2M100ForConditionalGeneration and
+generate(), transformers v4.40, written from modeling_m2m_100.py rule by rule), on ids: the
+source ids as the tokenizer would give them (a language token first, as NLLB's non-legacy
+tokenizer puts it), the target language forced as the first generated token
+(forced_bos_token_id from generation_config.json).
+
+Random models in the exact hub layout are made by tools/make_m2m100.py in a temporary
+directory (nothing committed; expected ids computed here by PyTorch, never by xlate):
+  nllb      NLLB vocabulary layout, f32, model.safetensors
+  nllb_bin  f16, pytorch_model.bin only (the embeddings tied as transformers saves them: one
+            storage under four names)
+  sizes     the decoder's layers, heads and ffn all unlike the encoder's, gelu
+  m2m       M2M100 vocabulary layout (vocab.json, __xx__ codes), both weight files
+  legacy    NLLB with legacy_behaviour (the source is tokens </s> [src_lang])
+Checked: the tokenizers: `xlate encode -m` equals the reference (tools/m2m100_reference.py
+Tokenizer: sentencepiece with NLLB's fairseq offset, or vocab.json) on 1000 + 300 Multi30k
+lines and the tokenizer stress file, `xlate decode -m` equals the reference decode on 305 id
+sequences (specials, language codes, <mask> among them): 100%; text translations equal to the
+reference (tokenize, generate with the target language forced, decode) on >= 99% of 60 lines,
+greedy and beam 4, NLLB eng_Latn -> deu_Latn, legacy eng_Latn -> fra_Latn, M2M100 en -> fr,
+German as the source (deu_Latn -> eng_Latn, de -> ro); --target-lang missing, unknown codes
+(usage errors naming the closest codes); `xlate info` lists the codes;
+ids: greedy and beam 4 ids equal on >= 99.5% / 99% of 60 random sources for two
+target languages each; the model's own num_beams (4) is the default; early_stopping true with
+beam 5; a model with max_length 12 stops where the reference stops; `xlate info` names the
+family and the sinusoidal-m2m100 positions; bad config.json values refused naming the field.
+Run by tests/run.sh with env XLATE and Debian's /usr/bin/python3.
+"""
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(TOP, "tools"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import m2m100_reference as R  # noqa: E402
+from checks import check, done, ok, not_ok  # noqa: E402
+
+XLATE = os.path.abspath(os.path.join(TOP, os.environ.get("XLATE", "./xlate")))
+VARIANTS = {
+    "nllb": ["--seed", "3"],
+    "nllb_bin": ["--format", "bin", "--dtype", "f16", "--seed", "4"],
+    "sizes": ["--d", "48", "--layers", "1", "--dec-layers", "3", "--heads", "2",
+              "--dec-heads", "6", "--ffn", "40", "--dec-ffn", "96", "--act", "gelu",
+              "--seed", "5"],
+    "m2m": ["--flavor", "m2m100", "--format", "both", "--seed", "6"],
+    "legacy": ["--legacy", "--seed", "7"],
+}
+DATA = os.path.join(TOP, "tests", "data")
+TEST_EN = open(os.path.join(DATA, "multi30k", "test_2016_flickr.en"),
+               encoding="utf-8").read().split("\n")[:-1]
+TEST_DE = open(os.path.join(DATA, "multi30k", "test_2016_flickr.de"),
+               encoding="utf-8").read().split("\n")[:-1]
+UNICODE = open(os.path.join(DATA, "tokenizer", "unicode.txt"),
+               encoding="utf-8").read().split("\n")[:-1]
+
+
+def make(tmp, name):
+    d = os.path.join(tmp, name)
+    subprocess.run([sys.executable, os.path.join(TOP, "tools", "make_m2m100.py"), d] +
+                   VARIANTS[name], check=True, stderr=subprocess.DEVNULL)
+    return d
+
+
+def edit_json(path, fn):
+    obj = json.load(open(path, encoding="utf-8"))
+    fn(obj)
+    json.dump(obj, open(path, "w", encoding="utf-8"))
+
+
+def lang_ids(d):
+    """(source language ids, target language ids) of d's vocabulary: NLLB's codes after the
+    pieces (sp_size + 1 + k), M2M100's after vocab.json."""
+    c = json.load(open(os.path.join(d, "tokenizer_config.json")))
+    import sentencepiece as spm
+    n_sp = spm.SentencePieceProcessor(
+        model_file=os.path.join(d, "sentencepiece.bpe.model")).get_piece_size()
+    if c["tokenizer_class"] == "NllbTokenizer":
+        first = n_sp + 1
+        names = c["additional_special_tokens"]
+        pick = ["eng_Latn", "deu_Latn", "fra_Latn", "ron_Latn"]
+    else:
+        first = len(json.load(open(os.path.join(d, "vocab.json"))))
+        names = [t.strip("_") for t in c["additional_special_tokens"]]
+        pick = ["en", "de", "fr", "ro"]
+    return [first + names.index(p) for p in pick], first - 1
+
+
+def sources(d, n=60, seed=1):
+    langs, last_piece = lang_ids(d)
+    r = random.Random(seed)
+    return [[r.choice(langs[:2])] + [r.randrange(4, last_piece) for _ in range(r.randrange(1, 25))]
+            for _ in range(n)], langs
+
+
+def xlate_ids(d, srcs, args):
+    inp = "".join(" ".join(map(str, s)) + "\n" for s in srcs)
+    p = subprocess.run([XLATE, "-q", "-m", d, "--input-format", "ids", "--output-format", "ids"]
+                       + args, input=inp.encode(), capture_output=True)
+    if p.returncode:
+        raise RuntimeError(p.stderr.decode())
+    return [[int(x) for x in line.split()] for line in p.stdout.decode().split("\n")[:-1]]
+
+
+def share(what, same, total, need):
+    if total and same / total >= need:
+        ok(f"{what}: {same}/{total} identical (>= {need:.1%})")
+    else:
+        not_ok(what, f"{same}/{total} identical, need {need:.1%}")
+
+
+def parity(name, d, srcs, tgt, beams=(1, 4)):
+    edit_json(os.path.join(d, "generation_config.json"),
+              lambda g: g.__setitem__("forced_bos_token_id", tgt))
+    m = R.M2M100(d)
+    ml = m.gen["max_length"]
+    for K in beams:
+        want = [R.strip_eos(m.greedy(s, ml) if K == 1 else m.beam(s, K, ml)[0][1], m.eos)
+                for s in srcs]
+        got = xlate_ids(d, srcs, ["--beam-size", str(K)])
+        share(f"{name}, target id {tgt}, {'greedy' if K == 1 else f'beam {K}'}: ids as the "
+              f"reference", sum(a == b for a, b in zip(got, want)), len(srcs),
+              0.995 if K == 1 else 0.99)
+        if K == 1:
+            check(f"{name}, target id {tgt}: the first generated token is the target language",
+                  lambda: None if all(g and g[0] == tgt for g in got) else "not forced")
+    return m
+
+
+def run(args, inp):
+    if args[0] not in ("encode", "decode"):
+        args = ["-q"] + args
+    p = subprocess.run([XLATE] + args, input=inp.encode("utf-8"), capture_output=True)
+    if p.returncode:
+        raise RuntimeError(f"xlate {' '.join(args)}: exit {p.returncode}: {p.stderr.decode()}")
+    return p.stdout.decode("utf-8").split("\n")[:-1]
+
+
+def tokenizer_checks(name, d):
+    tok = R.Tokenizer(d)
+    lines = TEST_EN + TEST_DE[:300] + [x for x in UNICODE if x.strip()]
+    want = [" ".join(map(str, tok.encode(x, tok.src_lang)[0][0 if tok.legacy else 1:]))
+            for x in lines]
+    got = run(["encode", "-m", d], "\n".join(lines) + "\n")
+    same = sum(a == b for a, b in zip(got, want))
+    share(f"{name}: xlate encode = the reference tokenizer (sentencepiece + "
+          f"{'the fairseq offset' if tok.nllb else 'vocab.json'}) on {len(lines)} lines",
+          same if len(got) == len(want) else 0, len(lines), 1.0)
+    r = random.Random(5)
+    V = json.load(open(os.path.join(d, "config.json")))["vocab_size"]
+    top = V  # M2M100: the 8 madeupword ids past the language tokens too
+    seqs = [[r.randrange(0, top) for _ in range(r.randrange(0, 20))] for _ in range(300)]
+    seqs += [[4, tok.eos, 5], [tok.codes[list(tok.codes)[0]], 9, 10], [tok.unk] * 3, [],
+             [x for x in range(4, 40)]]
+    want = [tok.decode(s) for s in seqs]
+    got = run(["decode", "-m", d], "".join(" ".join(map(str, s)) + "\n" for s in seqs))
+    same = sum(a == b for a, b in zip(got, want))
+    share(f"{name}: xlate decode = the reference decode (specials and language codes "
+          f"skipped, {'pieces joined' if tok.nllb else 'DecodePieces'}, strip, clean-up) on "
+          f"{len(seqs)} id sequences below {top} (vocab_size {V})",
+          same if len(got) == len(want) else 0, len(seqs), 1.0)
+    return tok
+
+
+def text_parity(name, d, tok, src_lang, tgt_lang, lines, beams=(1, 4)):
+    m = R.M2M100(d)
+    m.gen["forced_bos_token_id"] = tok.codes[tgt_lang]
+    ml = m.gen["max_length"]
+    for K in beams:
+        want = []
+        for x in lines:
+            src, m.suffix = tok.encode(x, src_lang)
+            ids = m.greedy(src, ml) if K == 1 else m.beam(src, K, ml)[0][1]
+            want.append(tok.decode(R.strip_eos(ids, m.eos)))
+        m.suffix = []
+        got = run(["-m", d, "--split", "none", "--beam-size", str(K), "--source-lang",
+                   src_lang, "--target-lang", tgt_lang], "\n".join(lines) + "\n")
+        share(f"{name}: {src_lang} -> {tgt_lang}, {'greedy' if K == 1 else f'beam {K}'}: "
+              f"text as the reference", sum(a == b for a, b in zip(got, want))
+              if len(got) == len(want) else 0, len(lines), 0.99)
+
+
+def cli_checks(d):
+    def usage(args, want):
+        p = subprocess.run([XLATE, "-m", d] + args + ["A dog."], capture_output=True)
+        msg = p.stderr.decode()
+        check(f"xlate {' '.join(args)}: usage error (exit 1) naming {want}",
+              lambda: None if p.returncode == 1 and all(w in msg for w in want)
+              else f"exit {p.returncode}: {msg}")
+    usage([], ["--target-lang", "202 languages"])
+    usage(["--target-lang", "fr"], ["fr", "fra_Latn"])
+    usage(["--target-lang", "deu_latn"], ["deu_latn", "deu_Latn"])
+    usage(["--target-lang", "deu_Latn", "--source-lang", "engl"], ["engl", "eng_Latn"])
+    info = subprocess.run([XLATE, "info", d], capture_output=True, text=True).stdout
+    check("xlate info lists the 202 language codes", lambda: None if "202: ace_Arab" in info
+          and "zul_Latn" in info else info[:400])
+
+
+def error_checks(tmp, d):
+    def bad(what, edit, want):
+        b = os.path.join(tmp, "bad")
+        shutil.rmtree(b, ignore_errors=True)
+        shutil.copytree(d, b)
+        edit_json(os.path.join(b, "config.json"), edit)
+        p = subprocess.run([XLATE, "-m", b, "--input-format", "ids"], input=b"5\n",
+                           capture_output=True)
+        msg = p.stderr.decode()
+        check(f"config.json {what}: exit 2, message naming {want}",
+              lambda: None if p.returncode == 2 and all(w in msg for w in want)
+              else f"exit {p.returncode}: {msg}")
+    bad("d_model 33 (odd)", lambda c: c.update(d_model=33, encoder_attention_heads=1,
+                                              decoder_attention_heads=1), ["d_model", "even"])
+    bad("activation_function \"tanh\"", lambda c: c.update(activation_function="tanh"),
+        ["activation_function", "tanh"])
+    bad("vocab_size 2071.0", lambda c: c.update(vocab_size=2071.0), ["vocab_size"])
+    b = os.path.join(tmp, "bad")
+    shutil.rmtree(b, ignore_errors=True)
+    shutil.copytree(d, b)
+    edit_json(os.path.join(b, "generation_config.json"),
+              lambda g: g.update(forced_bos_token_id=10 ** 6))
+    p = subprocess.run([XLATE, "-m", b, "--input-format", "ids"], input=b"5\n",
+                       capture_output=True)
+    check("generation_config.json forced_bos_token_id outside the vocabulary: refused",
+          lambda: None if p.returncode == 2 and b"forced_bos_token_id" in p.stderr
+          else f"exit {p.returncode}: {p.stderr.decode()}")
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="xlate_m2m100_")
+    try:
+        dirs = {k: make(tmp, k) for k in VARIANTS}
+        lines = TEST_EN[:60]
+        for name, src, tgt in (("nllb", "eng_Latn", "deu_Latn"), ("legacy", "eng_Latn", "fra_Latn"),
+                               ("m2m", "en", "fr")):
+            tok = tokenizer_checks(name, dirs[name])
+            text_parity(name, dirs[name], tok, src, tgt, lines)
+        tok = R.Tokenizer(dirs["nllb"])
+        text_parity("nllb, German source", dirs["nllb"], tok, "deu_Latn", "eng_Latn",
+                    TEST_DE[:60], beams=(1,))
+        tok = R.Tokenizer(dirs["m2m"])
+        text_parity("m2m, German source", dirs["m2m"], tok, "de", "ro", TEST_DE[:60], beams=(1,))
+        cli_checks(dirs["nllb"])
+        for name, d in dirs.items():
+            srcs, langs = sources(d)
+            parity(name, d, srcs, langs[2])
+            if name in ("nllb", "m2m"):
+                parity(name, d, srcs, langs[3], beams=(1,))
+        d = dirs["nllb"]
+        srcs, langs = sources(d, n=30, seed=2)
+        m = R.M2M100(d)
+        want = [R.strip_eos(m.beam(s, 4, m.gen["max_length"])[0][1], m.eos) for s in srcs]
+        got = xlate_ids(d, srcs, [])
+        share("nllb: the model's num_beams (4) by default", sum(a == b for a, b in
+                                                                zip(got, want)), len(srcs), 0.99)
+        edit_json(os.path.join(d, "generation_config.json"),
+                  lambda g: g.update(early_stopping=True, num_beams=5, max_length=12))
+        parity("nllb, early_stopping true, max_length 12", d, srcs, langs[2], beams=(1, 5))
+        info = subprocess.run([XLATE, "info", d], capture_output=True, text=True).stdout
+        check("xlate info: family m2m100, pre-norm, sinusoidal-m2m100 positions",
+              lambda: None if all(s in info for s in ("m2m100", "pre-norm",
+                                                      "sinusoidal-m2m100")) else info)
+        error_checks(tmp, dirs["nllb"])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

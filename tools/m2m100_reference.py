@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+"""m2m100_reference.py — the PyTorch oracle for Hugging Face M2M100 / NLLB-200 directories
+(model_type "m2m_100"): this project's own implementation of M2M100ForConditionalGeneration's
+forward and generate(), written rule by rule from transformers' source (no transformers
+package is installed here). Generation (greedy, beam search, the processors other than
+ForcedBOS) is generate()'s, shared with tools/marian_reference.py (class Marian), which cites
+the v4.40 lines it follows.
+
+Followed: transformers v4.40, huggingface/transformers at 593e8aa5:
+  models/m2m_100/configuration_m2m_100.py M2M100Config.__init__: defaults vocab_size 128112,
+    d_model 1024, 12 + 12 layers, 16 heads, ffn 4096, activation "relu", scale_embedding
+    True, pad 1, bos 0, eos 2, decoder_start 2, max_position_embeddings 1024, tied embeddings;
+  models/m2m_100/modeling_m2m_100.py:
+    create_position_ids_from_input_ids: mask = ids.ne(padding_idx); positions =
+      (cumsum(mask) + past_key_values_length) * mask + padding_idx;
+    M2M100ScaledWordEmbedding.forward: embedding(ids) * embed_scale (sqrt(d_model) when
+      scale_embedding, else 1.0);
+    M2M100SinusoidalPositionalEmbedding.get_embedding: half = d // 2,
+      emb = log(10000) / (half - 1); emb = exp(arange(half).float() * -emb);
+      emb = arange(num).float()[:, None] * emb[None, :]; cat([sin, cos], 1); row padding_idx
+      zeroed; built for max_position_embeddings + 2 rows (offset 2) and rebuilt larger when a
+      sequence needs it (forward: max_pos = padding_idx + 1 + seq_len + past);
+    M2M100Attention.forward: q_proj(x) * head_dim ** -0.5, softmax(q k^T + mask) v, out_proj;
+    M2M100EncoderLayer.forward: pre-norm, h = h + self_attn(self_attn_layer_norm(h));
+      h = h + fc2(act(fc1(final_layer_norm(h)))) (the fp16 clamp only when h is f16 and not
+      finite: never here);
+    M2M100DecoderLayer.forward: the same with encoder_attn(encoder_attn_layer_norm(h)) between;
+    M2M100Encoder.forward: embed_tokens(ids) + embed_positions(ids), layers (layerdrop only in
+      training), then self.layer_norm; M2M100Decoder.forward: the same, causal self-attention,
+      then self.layer_norm;
+    M2M100ForConditionalGeneration: lm_head(decoder output), lm_head tied to model.shared
+      (_tied_weights_keys), no final_logits_bias;
+  generation/logits_process.py ForcedBOSTokenLogitsProcessor.__call__: at cur_len == 1 every
+    score -inf but bos_token_id's 0; generation/utils.py _get_logits_processor: after
+    NoBadWords and MinLength, before ForcedEOS.
+The decoder starts from decoder_start_token_id (eos, 2); every decoder token is a real token
+(no pad before eos), so decoder position t is padding_idx + 1 + t.
+The tokenizers (class Tokenizer), v4.40:
+  models/nllb/tokenization_nllb.py NllbTokenizer: __init__ "self.fairseq_offset = 1",
+    "_added_tokens_decoder = {0: bos_token, 1: pad_token, 2: eos_token, 3: unk_token}", the
+    additional_special_tokens (FAIRSEQ_LANGUAGE_CODES) added after vocab_size =
+    len(sp_model) + fairseq_offset, <mask> after them; _tokenize "self.sp_model.encode(text,
+    out_type=str)"; _convert_token_to_id "spm_id + self.fairseq_offset if spm_id else
+    self.unk_token_id"; set_src_lang_special_tokens: legacy_behaviour: prefix [], suffix
+    [eos, src_lang_code], else prefix [src_lang_code], suffix [eos]; _convert_id_to_token
+    "self.sp_model.IdToPiece(index - self.fairseq_offset)"; convert_tokens_to_string
+    "\"\".join(tokens).replace(SPIECE_UNDERLINE, \" \").strip()";
+  models/m2m_100/tokenization_m2m_100.py M2M100Tokenizer: "self.encoder = load_json(vocab_file)",
+    "self.lang_token_to_id = {self.get_lang_token(lang_code): self.encoder_size + i ...}",
+    get_lang_token "__{lang}__"; _convert_token_to_id: a language token's id, else
+    "self.encoder.get(token, self.encoder[self.unk_token])"; convert_tokens_to_string: runs of
+    tokens through "self.sp_model.decode(current_sub_tokens)", ".strip()";
+    set_src_lang_special_tokens: prefix [lang_code_id], suffix [eos];
+  tokenization_utils.py: decode(skip_special_tokens=True) drops all_special_ids (the specials,
+    the language codes, <mask>) in convert_ids_to_tokens, then clean_up_tokenization when
+    clean_up_tokenization_spaces (the same replacements as marian_reference.Tokenizer.decode).
+
+Usage: m2m100_reference.py DIR [--beam K] [--max-length N] [--forced-bos ID] < id lines
+(source ids as the tokenizer gives them, without the eos, which is appended); prints target ids.
+With --source-lang CODE --target-lang CODE: text lines in, text out.
+"""
+import argparse
+import math
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from marian_reference import Marian, load_json, strip_eos  # noqa: E402
+from torch_model import read_safetensors  # noqa: E402
+
+torch.set_num_threads(1)
+
+
+def m2m_sinusoids(num, dim, padding_idx):
+    """get_embedding(num, dim, padding_idx), as modeling_m2m_100.py computes it (float32)."""
+    half = dim // 2
+    emb = math.log(10000) / (half - 1)
+    emb = torch.exp(torch.arange(half, dtype=torch.int64).float() * -emb)
+    emb = torch.arange(num, dtype=torch.int64).float().unsqueeze(1) * emb.unsqueeze(0)
+    emb = torch.cat([torch.sin(emb), torch.cos(emb)], dim=1).view(num, -1)
+    if dim % 2 == 1:
+        emb = torch.cat([emb, torch.zeros(num, 1)], dim=1)
+    emb[padding_idx, :] = 0
+    return emb
+
+
+def read_weights(d):
+    """The state dict of d: model.safetensors, or pytorch_model.bin read by torch.load."""
+    p = os.path.join(d, "model.safetensors")
+    if os.path.exists(p):
+        return read_safetensors(p)
+    return {k: v.float() for k, v in torch.load(os.path.join(d, "pytorch_model.bin")).items()}
+
+
+CLEANUP = ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"),
+           (" 'm", "'m"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re"))
+
+
+class Tokenizer:
+    """NllbTokenizer or M2M100Tokenizer (v4.40) over sentencepiece (+ vocab.json)."""
+
+    def __init__(self, d):
+        import sentencepiece as spm
+        self.sp = spm.SentencePieceProcessor(model_file=os.path.join(d, "sentencepiece.bpe.model"))
+        tc = load_json(os.path.join(d, "tokenizer_config.json"), {})
+        stm = load_json(os.path.join(d, "special_tokens_map.json"), {})
+        self.nllb = tc.get("tokenizer_class", "").startswith("Nllb") or not os.path.exists(
+            os.path.join(d, "vocab.json"))
+        self.cleanup = tc.get("clean_up_tokenization_spaces", True)
+        self.legacy = bool(tc.get("legacy_behaviour", False)) and self.nllb
+        toks = tc.get("additional_special_tokens") or stm.get("additional_special_tokens")
+        toks = [t["content"] if isinstance(t, dict) else t for t in toks]
+        self.bos, self.pad, self.eos, self.unk = 0, 1, 2, 3
+        if self.nllb:
+            first = len(self.sp) + 1
+            self.codes = {t: first + k for k, t in enumerate(toks)}
+            self.mask = first + len(toks)
+            self.special = {0, 1, 2, 3, self.mask} | set(self.codes.values())
+        else:
+            self.encoder = load_json(os.path.join(d, "vocab.json"))
+            self.decoder = {v: k for k, v in self.encoder.items()}
+            self.unk = self.encoder["<unk>"]
+            first = len(self.encoder)
+            self.codes = {t.strip("_"): first + k for k, t in enumerate(toks)}
+            self.special = {self.encoder[t] for t in ("<s>", "<pad>", "</s>", "<unk>")} | \
+                set(self.codes.values())
+        self.src_lang = tc.get("src_lang") or ("eng_Latn" if self.nllb else "en")
+
+    def encode(self, text, src_lang):
+        """(ids before the eos, ids after it): the source is ids + [eos] + suffix."""
+        pieces = self.sp.encode(text, out_type=str)
+        if self.nllb:
+            ids = [self.sp.PieceToId(p) + 1 if self.sp.PieceToId(p) else self.unk for p in pieces]
+        else:
+            ids = [self.encoder.get(p, self.unk) for p in pieces]
+        lang = self.codes[src_lang]
+        return (ids, [lang]) if self.legacy else ([lang] + ids, [])
+
+    def decode(self, ids):
+        ids = [i for i in ids if i not in self.special]
+        if self.nllb:
+            s = "".join(self.sp.IdToPiece(i - 1) for i in ids).replace("\u2581", " ").strip()
+        else:
+            # _convert_id_to_token: "self.decoder.get(index, self.unk_token)" (an id past
+            # vocab.json and the language tokens: a madeup word, a padding row); then
+            # convert_tokens_to_string: "if token in self.all_special_tokens: out_string +=
+            # self.sp_model.decode(current_sub_tokens) + token" (the "<unk>" text itself)
+            out, cur = "", []
+            for t in (self.decoder.get(i, "<unk>") for i in ids):
+                if t in ("<s>", "<pad>", "</s>", "<unk>"):
+                    out += self.sp.decode(cur) + t
+                    cur = []
+                else:
+                    cur.append(t)
+            s = (out + self.sp.decode(cur)).strip()
+        if self.cleanup:
+            for a, b in CLEANUP:
+                s = s.replace(a, b)
+        return s
+
+
+class M2M100(Marian):
+    def __init__(self, d, config=None, weights=None, gen_config=None):
+        self.dir = d
+        c = self.config = config if config is not None else load_json(
+            os.path.join(d, "config.json"))
+        if c.get("model_type") != "m2m_100":
+            raise ValueError(f"{d}: model_type {c.get('model_type')!r}, expected 'm2m_100'")
+        self.d = c.get("d_model", 1024)
+        self.heads = c.get("encoder_attention_heads", 16)
+        self.dec_heads = c.get("decoder_attention_heads", 16)
+        self.act = {"relu": torch.relu, "gelu": torch.nn.functional.gelu,
+                    "swish": torch.nn.functional.silu,
+                    "silu": torch.nn.functional.silu}[c.get("activation_function", "relu")]
+        self.scale = math.sqrt(self.d) if c.get("scale_embedding", True) else 1.0
+        self.pad = c.get("pad_token_id", 1)
+        self.eos = c.get("eos_token_id", 2)
+        self.start = c.get("decoder_start_token_id", 2)
+        self.enc_layers = c.get("encoder_layers", 12)
+        self.dec_layers = c.get("decoder_layers", 12)
+        w = weights if weights is not None else read_weights(d)
+        e = w.get("model.shared.weight", w.get("model.encoder.embed_tokens.weight"))
+        self.src_emb = self.tgt_emb = e
+        self.lm_head = e if c.get("tie_word_embeddings", True) else w["lm_head.weight"]
+        self.bias = torch.zeros(1, self.lm_head.shape[0])
+        self.w = w
+        self.max_pos = c.get("max_position_embeddings", 1024)
+        self.table = m2m_sinusoids(self.max_pos + 2, self.d, self.pad)
+        g = gen_config if d is None else load_json(os.path.join(d, "generation_config.json"))
+        src = g if g is not None else c  # GenerationConfig.from_model_config without one
+        self.gen = {
+            "num_beams": src.get("num_beams", 1),
+            "max_length": (src["max_new_tokens"] + 1 if src.get("max_new_tokens") is not None
+                           else src.get("max_length", 20)),
+            "renormalize_logits": src.get("renormalize_logits", False),
+            "length_penalty": src.get("length_penalty", 1.0),
+            "early_stopping": src.get("early_stopping", False),
+            "bad_words_ids": src.get("bad_words_ids") or [],
+            "forced_eos_token_id": src.get("forced_eos_token_id"),
+            "forced_bos_token_id": src.get("forced_bos_token_id"),
+        }
+
+    def positions(self, n):
+        """Rows of positions 0..n-1 of a sequence with no pad: padding_idx + 1 + t."""
+        first = self.pad + 1
+        if first + n > self.table.shape[0]:  # forward: make_weights(max_pos + offset)
+            self.table = m2m_sinusoids(first + n + 2, self.d, self.pad)
+        return self.table[first: first + n]
+
+    def layer(self, x, p, mem=None):
+        heads = self.heads if mem is None else self.dec_heads
+        x = x + self.attn(self.ln(x, p + ".self_attn_layer_norm"), None, p + ".self_attn",
+                          heads, mem is not None)
+        if mem is not None:
+            x = x + self.attn(self.ln(x, p + ".encoder_attn_layer_norm"), mem,
+                              p + ".encoder_attn", heads, False)
+        h = self.lin(self.act(self.lin(self.ln(x, p + ".final_layer_norm"), p + ".fc1")),
+                     p + ".fc2")
+        return x + h
+
+    def attn(self, x, mem, name, heads, causal):
+        return super().attn(x, x if mem is None else mem, name, heads, causal)
+
+    suffix = []  # tokens after the eos (NLLB legacy_behaviour: the source language)
+
+    @torch.no_grad()
+    def encode(self, ids):
+        """ids: source ids with the eos (then self.suffix). [1, S, d]."""
+        ids = ids + self.suffix
+        t = torch.tensor([ids])
+        x = self.src_emb[t] * self.scale + self.positions(len(ids))
+        for l in range(self.enc_layers):
+            x = self.layer(x, f"model.encoder.layers.{l}")
+        return self.ln(x, "model.encoder.layer_norm")
+
+    @torch.no_grad()
+    def logits(self, mem, prefixes):
+        t = torch.tensor(prefixes)
+        x = self.tgt_emb[t] * self.scale + self.positions(t.shape[1])
+        m = mem.expand(t.shape[0], -1, -1)
+        for l in range(self.dec_layers):
+            x = self.layer(x, f"model.decoder.layers.{l}", m)
+        x = self.ln(x, "model.decoder.layer_norm")
+        return torch.nn.functional.linear(x[:, -1], self.lm_head)
+
+    def process(self, prefixes, scores, max_length):
+        """generate()'s processors in its order: NoBadWords, ForcedBOS, ForcedEOS."""
+        fb = self.gen["forced_bos_token_id"]
+        fe = self.gen["forced_eos_token_id"]
+        self.gen["forced_eos_token_id"] = None
+        try:
+            super().process(prefixes, scores, max_length)  # bad words only
+        finally:
+            self.gen["forced_eos_token_id"] = fe
+        if fb is not None and len(prefixes[0]) == 1:
+            scores[:] = float("-inf")
+            scores[:, fb] = 0
+        if fe is not None and len(prefixes[0]) == max_length - 1:
+            scores[:] = float("-inf")
+            scores[:, fe] = 0
+        return scores
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("dir")
+    ap.add_argument("--beam", type=int, default=None, help="default: the model's num_beams")
+    ap.add_argument("--max-length", type=int, default=None,
+                    help="generated tokens at most, eos counted (xlate's); default: the "
+                         "model's max_length - 1")
+    ap.add_argument("--forced-bos", type=int, default=None,
+                    help="forced_bos_token_id (default: generation_config.json's)")
+    ap.add_argument("--source-lang", default=None)
+    ap.add_argument("--target-lang", default=None)
+    ap.add_argument("--ids", action="store_true", help="with --target-lang: print ids")
+    a = ap.parse_args(argv)
+    m = M2M100(a.dir)
+    tok = Tokenizer(a.dir) if a.target_lang else None
+    if a.forced_bos is not None:
+        m.gen["forced_bos_token_id"] = a.forced_bos
+    if tok:
+        m.gen["forced_bos_token_id"] = tok.codes[a.target_lang]
+    K = a.beam or m.gen["num_beams"]
+    ml = (a.max_length + 1) if a.max_length else m.gen["max_length"]
+    for line in sys.stdin.read().split("\n")[:-1]:
+        if tok:
+            src, m.suffix = tok.encode(line, a.source_lang or tok.src_lang)
+        else:
+            src = [int(x) for x in line.split()]
+        ids = m.greedy(src, ml) if K == 1 else m.beam(src, K, ml)[0][1]
+        ids = strip_eos(ids, m.eos)
+        print(tok.decode(ids) if tok and not a.ids else " ".join(map(str, ids)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
