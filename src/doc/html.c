@@ -199,12 +199,10 @@ static int translate_attr(const char *s, const ht_token *k)
 
 /* ---- text ---- */
 
-/* Decodes s[0..n) into p->buf: character references (attribute rules when attr), ASCII
- * whitespace runs as one space (none first when *space: the text before ends with one, or
- * there is none), NUL and invalid UTF-8 as U+FFFD. *space is updated; the length in *len. */
+/* Decodes s[0..n) into p->buf (ht_decode); its length in *len. */
 static int decode(parser *p, const char *s, size_t n, int attr, int *space, size_t *len)
 {
-    size_t need = 3 * n + 16, o = 0;
+    size_t need = 3 * n + 16;
     if (need > p->cap_buf) {
         char *b = realloc(p->buf, need);
         if (!b)
@@ -212,62 +210,8 @@ static int decode(parser *p, const char *s, size_t n, int attr, int *space, size
         p->buf = b;
         p->cap_buf = need;
     }
-    char *out = p->buf;
-    for (size_t i = 0; i < n;) {
-        unsigned char c = (unsigned char)s[i];
-        if (is_ws(c)) {
-            if (!*space)
-                out[o++] = ' ';
-            *space = 1;
-            i++;
-            continue;
-        }
-        if (c == '&') {
-            unsigned cp[2];
-            int ncp;
-            size_t used = ht_charref(s + i, n - i, attr, cp, &ncp);
-            if (used) {
-                for (int k = 0; k < ncp; k++) {
-                    if (cp[k] == 0x20 || cp[k] == 0x09 || cp[k] == 0x0A || cp[k] == 0x0C ||
-                        cp[k] == 0x0D) { /* a space written as a reference: still a space */
-                        if (!*space)
-                            out[o++] = ' ';
-                        *space = 1;
-                    } else {
-                        o += (size_t)ht_utf8(cp[k], out + o);
-                        *space = 0;
-                    }
-                }
-                i += used;
-                continue;
-            }
-        }
-        *space = 0;
-        int l = c == 0 ? 0 : ht_utf8_len((const unsigned char *)s + i, n - i);
-        if (l == 0) {
-            o += (size_t)ht_utf8(0xFFFD, out + o);
-            i++;
-        } else {
-            memcpy(out + o, s + i, (size_t)l);
-            o += (size_t)l;
-            i += (size_t)l;
-        }
-    }
-    *len = o;
+    *len = ht_decode(s, n, attr, space, p->buf);
     return 0;
-}
-
-/* 1 for a code point that is a letter (or ideograph, syllable ...): ASCII letters, and from
- * U+00C0 up all but the blocks of punctuation, symbols, marks and specials a text without a
- * word is made of ("|", "»", "©", "→", "★", emoji, U+FFFD). */
-static int is_letter(unsigned c)
-{
-    if (c < 0x80)
-        return (c | 32) >= 'a' && (c | 32) <= 'z';
-    return c >= 0xC0 && c != 0xD7 && c != 0xF7 && !(c >= 0x300 && c <= 0x36F) &&
-           !(c >= 0x2000 && c <= 0x2BFF) && !(c >= 0x3000 && c <= 0x303F) &&
-           !(c >= 0xE000 && c <= 0xF8FF) && !(c >= 0xFE00 && c <= 0xFE0F) && c != 0xFEFF &&
-           !(c >= 0xFFF0 && c <= 0xFFFF) && c < 0x1F000;
 }
 
 /* *words: 1 when s (decoded) holds a letter. A text without one (numbers, punctuation,
@@ -277,19 +221,9 @@ static int has_words(parser *p, const char *s, size_t n, int attr, int *words)
 {
     int space = 1;
     size_t len;
-    *words = 0;
     if (decode(p, s, n, attr, &space, &len))
         return -1;
-    for (size_t i = 0; i < len && !*words;) {
-        const unsigned char *b = (const unsigned char *)p->buf + i;
-        int l = ht_utf8_len(b, len - i); /* (decode wrote valid UTF-8) */
-        unsigned c = l == 1 ? b[0] : l == 2 ? (b[0] & 0x1Fu) << 6 | (b[1] & 0x3Fu)
-                     : l == 3 ? (b[0] & 0x0Fu) << 12 | (b[1] & 0x3Fu) << 6 | (b[2] & 0x3Fu)
-                              : (b[0] & 0x07u) << 18 | (b[1] & 0x3Fu) << 12 |
-                                    (b[2] & 0x3Fu) << 6 | (b[3] & 0x3Fu);
-        *words = is_letter(c);
-        i += l > 0 ? (size_t)l : 1;
-    }
+    *words = ht_has_letter(p->buf, len);
     return 0;
 }
 
