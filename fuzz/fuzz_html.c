@@ -9,50 +9,6 @@
 #include "fuzz.h"
 #include "doc/html.h"
 
-typedef struct {
-    char *s;
-    size_t len, cap;
-} fuzz_buf;
-
-static int fuzz_html_put(void *user, const char *s, size_t len)
-{
-    fuzz_buf *b = user;
-    if (b->len + len > b->cap) {
-        size_t c = 2 * (b->len + len) + 64;
-        char *n = realloc(b->s, c);
-        if (!n)
-            return -1;
-        b->s = n;
-        b->cap = c;
-    }
-    memcpy(b->s + b->len, s, len);
-    b->len += len;
-    return 0;
-}
-
-/* 1 when s[0..n) is valid UTF-8 (no overlong forms, surrogates or code points > U+10FFFF). */
-static int fuzz_utf8_ok(const unsigned char *s, size_t n)
-{
-    for (size_t i = 0; i < n;) {
-        unsigned c = s[i];
-        int l = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
-                : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-        if (!l || i + (size_t)l > n)
-            return 0;
-        unsigned v = l == 1 ? c : c & (0x3F >> (l - 1));
-        for (int k = 1; k < l; k++) {
-            if ((s[i + k] & 0xC0) != 0x80)
-                return 0;
-            v = (v << 6) | (s[i + k] & 0x3F);
-        }
-        if ((l == 3 && v < 0x800) || (l == 4 && (v < 0x10000 || v > 0x10FFFF)) ||
-            (v >= 0xD800 && v <= 0xDFFF))
-            return 0;
-        i += (size_t)l;
-    }
-    return 1;
-}
-
 /* Parses and writes src; checks the units; the output in *out. */
 static void fuzz_html_round(const char *src, size_t len, fuzz_buf *out)
 {
@@ -74,7 +30,7 @@ static void fuzz_html_round(const char *src, size_t len, fuzz_buf *out)
                        u->ranges[r].start, u->ranges[r].end, u->ranges[r].parent, u->len);
     }
     out->len = 0;
-    FUZZ_CHECK(doc_write(&d, fuzz_html_put, out) == 0, "doc_write failed");
+    FUZZ_CHECK(doc_write(&d, fuzz_buf_put, out) == 0, "doc_write failed");
     doc_free(&d);
 }
 

@@ -189,11 +189,14 @@ int main(void)
         struct {
             const char *in, *want;
         } md[] = {
-            {"*a* [b] `c` <d> x|y \\", "\\*a\\* \\[b\\] \\`c\\` \\<d> x\\|y \\\\"},
+            /* < as &lt; (Python-Markdown has no "\\<"); # after a blank escaped (an ATX
+             * heading's closing sequence "# Title #"): md_escape.c */
+            {"*a* [b] `c` <d> x|y \\", "\\*a\\* \\[b\\] \\`c\\` &lt;d> x\\|y \\\\"},
             {"# not a heading", "\\# not a heading"},
             {"12. not a list", "12\\. not a list"},
             {"- not a list", "\\- not a list"},
-            {"a - b 1. c # d", "a - b 1. c # d"},
+            {"a - b 1. c # d", "a - b 1. c \\# d"},
+            {"C# & AT&T &amp; <", "C# & AT&amp;T &amp;amp; &lt;"},
         };
         for (size_t i = 0; i < sizeof md / sizeof md[0]; i++) {
             doc d;

@@ -15,6 +15,7 @@
 #include "../fuzz/fuzz_marian_config.c"
 #include "../fuzz/fuzz_split.c"
 #include "../fuzz/fuzz_html.c"
+#include "../fuzz/fuzz_markdown.c"
 #include "check.h"
 #include "model/config.h"
 #include <dirent.h>
@@ -149,6 +150,7 @@ int main(void)
         {"ids_cli", fuzz_ids_cli},     {"vocab", fuzz_vocab},
         {"marian_config", fuzz_marian_config}, {"split", fuzz_split},
         {"html", fuzz_html},
+        {"markdown", fuzz_markdown},
     };
     fuzz_ids_setup(); /* its temporary files, made here so that this process removes them */
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {

@@ -217,6 +217,63 @@ static size_t find(const char *hay, size_t hay_len, size_t from, const char *nee
     return SIZE_MAX;
 }
 
+/* 1 when [w0, w1) is clear of element i's siblings (looked for among the 64 elements either
+ * side, parent p). */
+static int md_clear(const doc_unit *u, int i, int p, size_t w0, size_t w1)
+{
+    if (w1 <= w0)
+        return 0;
+    for (int j = i - 64 > p + 1 ? i - 64 : p + 1; j < u->n_ranges && j <= i + 64; j++)
+        if (j != i && u->ranges[j].parent == p && u->ranges[j].start < w1 &&
+            u->ranges[j].end > w0)
+            return 0;
+    return 1;
+}
+
+/* Markdown: an element with content (emphasis, a link; not a void or keep one) that held words
+ * in the source and none in the translation (its words aligned to nothing) is given the word
+ * after its point, else the one before, inside its parent and clear of its siblings: an empty
+ * emphasis cannot be written ("****" is a thematic break). had: [n_ranges]. */
+static void md_fill_empty(doc_unit *u, const char *had)
+{
+    const char *s = u->out;
+    size_t len = u->out_len;
+    for (int i = 0; i < u->n_ranges; i++) {
+        doc_range *r = &u->ranges[i];
+        const doc_mark *m = &u->marks[i];
+        if (!had[i] || r->start != r->end || m->n_close == 0 || m->n_keep > 0)
+            continue;
+        int p = r->parent;
+        size_t lo = p >= 0 ? u->ranges[p].start : 0, hi = p >= 0 ? u->ranges[p].end : len;
+        size_t at = r->start < lo ? lo : r->start > hi ? hi : r->start, a0 = at, a1, b0, b1 = at;
+        while (a0 < hi && s[a0] == ' ')
+            a0++;
+        for (a1 = a0; a1 < hi && s[a1] != ' ';)
+            a1++;
+        while (b1 > lo && s[b1 - 1] == ' ')
+            b1--;
+        for (b0 = b1; b0 > lo && s[b0 - 1] != ' ';)
+            b0--;
+        /* (a sibling inside the word takes its part: the rest of the word will do) */
+        for (int j = i - 64 > p + 1 ? i - 64 : p + 1; j < u->n_ranges && j <= i + 64; j++) {
+            const doc_range *q = &u->ranges[j];
+            if (j == i || q->parent != p)
+                continue;
+            if (q->start > a0 && q->start < a1)
+                a1 = q->start;
+            if (q->end > b0 && q->end < b1)
+                b0 = q->end;
+        }
+        if (md_clear(u, i, p, a0, a1)) { /* (its empty descendants are clamped into it) */
+            r->start = a0;
+            r->end = a1;
+        } else if (md_clear(u, i, p, b0, b1)) {
+            r->start = b0;
+            r->end = b1;
+        }
+    }
+}
+
 /* The unit's elements moved onto its translation text: the alignment of each sentence's best
  * hypothesis, its target tokens' spans found in the joined text (each sentence's text is a
  * piece of it, in order: xlate_translation_text). */
@@ -224,6 +281,7 @@ static int move_elements(doc_run *r, doc_unit *u, const xlate_translation *t, ch
                          size_t errlen)
 {
     int n_src = 0, n_tgt = 0, rc = -1;
+    char *had = NULL; /* Markdown: [n_ranges] the element held words in the source */
     for (int k = 0; k < t->n_segments; k++) {
         const xlate_segment *sg = &t->segments[k];
         int w = t->hyp_of ? t->hyp_of[k] : 0;
@@ -279,9 +337,21 @@ static int move_elements(doc_run *r, doc_unit *u, const xlate_translation *t, ch
         s0 += sg->src_tokens;
     }
     doc_alignment al = {src_spans, n_src, tgt_spans, n_tgt, align};
+    if (u->escape == DOC_ESC_MARKDOWN && !(had = malloc((size_t)u->n_ranges))) {
+        xerr(err, errlen, "out of memory");
+        goto done;
+    }
+    for (int i = 0; had && i < u->n_ranges; i++) {
+        had[i] = 0;
+        for (size_t k = u->ranges[i].start; k < u->ranges[i].end && !had[i]; k++)
+            had[i] = u->text[k] != ' ';
+    }
     rc = doc_transfer(u->ranges, u->n_ranges, &al, u->text, u->len, u->out, u->out_len, err,
                       errlen);
+    if (rc == 0 && had)
+        md_fill_empty(u, had);
 done:
+    free(had);
     free(src_spans);
     free(tgt_spans);
     free(align);
@@ -382,9 +452,76 @@ static int write_parts(const doc *d, const doc_part *p, int n, write_fn write, v
     return 0;
 }
 
-static int write_marks(const doc *d, int first, int n, write_fn write, void *user)
+/* A unit being written: where the output stands, for Markdown. */
+typedef struct {
+    const doc *d;
+    write_fn write;
+    void *user;
+    int md;               /* DOC_ESC_MARKDOWN */
+    int bol;              /* at the start of a line (doc_markdown_escape's at_start) */
+    const char *mark_end; /* just after the markup written last; NULL when text came after it */
+} unit_out;
+
+static int put_text(unit_out *o, const doc_unit *u, const char *s, size_t len)
 {
-    return n > 0 ? write_parts(d, d->mark_parts + first, n, write, user) : 0;
+    if (len == 0)
+        return 0;
+    o->mark_end = NULL;
+    int rc = write_text(u, s, len, o->bol, o->write, o->user);
+    o->bol = 0;
+    return rc;
+}
+
+/* Writes markup parts. In Markdown, a space goes between two pieces of markup that the
+ * translation put side by side (they were not so in the source) when they would merge into one
+ * delimiter run: "`a`" "`b`" is one code span as "`a``b`", "*a*" "*b*" one emphasis. And the
+ * line start is followed through: a part with a line ending leaves the output at a line start
+ * when only a block quote's or list's continuation ("> ", blanks) follows it. */
+static int put_marks(unit_out *o, int first, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const doc_part *p = &o->d->mark_parts[first + i];
+        if (p->unit >= 0) {
+            if (write_unit(o->d, p->unit, o->write, o->user))
+                return -1;
+            o->bol = 0;
+            o->mark_end = NULL;
+            continue;
+        }
+        if (p->len == 0)
+            continue;
+        if (o->md && o->mark_end && p->s != o->mark_end && p->s[0] == o->mark_end[-1] &&
+            strchr("`*_~", p->s[0]) && o->write(o->user, " ", 1))
+            return -1;
+        if (o->write(o->user, p->s, p->len))
+            return -1;
+        size_t k = p->len;
+        while (k > 0 && p->s[k - 1] != '\n' && p->s[k - 1] != '\r')
+            k--;
+        if (k > 0)
+            o->bol = 1; /* from the last line ending on */
+        for (; k < p->len; k++)
+            o->bol &= p->s[k] == ' ' || p->s[k] == '\t' || p->s[k] == '>';
+        o->mark_end = p->s + p->len;
+    }
+    return 0;
+}
+
+/* 1 when a Markdown element's markup is emphasis or strikethrough (* _ ~ only), which cannot
+ * be written around nothing: "****" would be a thematic break, "__" text. */
+static int md_delims_only(const doc *d, const doc_mark *m)
+{
+    if (m->n_keep > 0 || m->n_close == 0 || m->n_open == 0)
+        return 0;
+    for (int i = 0; i < m->n_open; i++) {
+        const doc_part *p = &d->mark_parts[m->open + i];
+        if (p->unit >= 0 || p->len == 0)
+            return 0;
+        for (size_t k = 0; k < p->len; k++)
+            if (!strchr("*_~", p->s[k]))
+                return 0;
+    }
+    return 1;
 }
 
 typedef struct {
@@ -449,7 +586,8 @@ done:
 /* The unit's text with its elements, in target order (target_order): the open elements on a
  * stack; an element is opened once the walk reaches its start and closed when the next
  * element is not inside it (or at the end). A keep element writes its own content, and the
- * words in its range and its children are skipped. Units inside markup have no elements, so
+ * words in its range and its children are skipped. In Markdown, an emphasis the translation
+ * left empty is written without its markup (skip). Units inside markup have no elements, so
  * the recursion through write_parts is one level deep. */
 static int write_unit(const doc *d, int unit, write_fn write, void *user)
 {
@@ -458,9 +596,11 @@ static int write_unit(const doc *d, int unit, write_fn write, void *user)
     size_t len = u->out ? u->out_len : u->len, at = 0;
     int *stack = NULL, *order = NULL, top = 0, rc = -1;
     int skip_below = -1; /* a keep element open: what is inside it is not written */
+    char *skip = NULL;   /* [n_ranges] markup not written */
+    unit_out o = {d, write, user, u->escape == DOC_ESC_MARKDOWN, 1, NULL};
     if (u->n_ranges > 0 && (!(stack = malloc(sizeof(int) * (size_t)u->n_ranges)) ||
                             !(order = malloc(sizeof(int) * (size_t)u->n_ranges)) ||
-                            target_order(u, order)))
+                            !(skip = calloc((size_t)u->n_ranges, 1)) || target_order(u, order)))
         goto done;
     for (int k = 0; k <= u->n_ranges; k++) {
         int i = k < u->n_ranges ? order[k] : -1;
@@ -474,36 +614,39 @@ static int write_unit(const doc *d, int unit, write_fn write, void *user)
                 skip_below = -1;
                 at = end > at ? end : at;
             } else if (skip_below < 0 && end > at) {
-                if (write_text(u, s + at, end - at, at == 0, write, user))
+                if (put_text(&o, u, s + at, end - at))
                     goto done;
                 at = end;
             }
-            if (skip_below < 0 && write_marks(d, m->close, m->n_close, write, user))
+            if (skip_below < 0 && !skip[e] && put_marks(&o, m->close, m->n_close))
                 goto done;
         }
         if (i < 0)
             break;
         const doc_mark *m = &u->marks[i];
         size_t start = u->ranges[i].start < len ? u->ranges[i].start : len;
+        size_t end = u->ranges[i].end < len ? u->ranges[i].end : len;
+        skip[i] = o.md && end <= start && md_delims_only(d, m);
         if (skip_below < 0) {
             if (start > at) {
-                if (write_text(u, s + at, start - at, at == 0, write, user))
+                if (put_text(&o, u, s + at, start - at))
                     goto done;
                 at = start;
             }
-            if (write_marks(d, m->open, m->n_open, write, user))
+            if (!skip[i] && put_marks(&o, m->open, m->n_open))
                 goto done;
             if (m->n_keep > 0) {
-                if (write_marks(d, m->keep, m->n_keep, write, user))
+                if (put_marks(&o, m->keep, m->n_keep))
                     goto done;
                 skip_below = i;
             }
         }
         stack[top++] = i;
     }
-    rc = len > at ? write_text(u, s + at, len - at, at == 0, write, user) : 0;
+    rc = len > at ? put_text(&o, u, s + at, len - at) : 0;
 done:
     free(stack);
+    free(skip);
     free(order);
     return rc;
 }

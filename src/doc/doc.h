@@ -28,9 +28,10 @@ typedef enum {
                           output is backslash-escaped (doc_markdown_escape) */
 } doc_escape;
 
-/* Writes Markdown inline text s[0..len) escaped: a character that would start markup where it
- * stands (* _ ` [ ] < \ |, and at the start of the unit # > - + or a digit and a dot) gets
- * a backslash. at_start: s begins the unit's text. Returns what write returned (0: go on). */
+/* Writes Markdown inline text s[0..len) escaped so that it makes no markup (md_escape.c has
+ * the rules): a character that would start markup where it stands gets a backslash or becomes
+ * a character reference. at_start: s begins a line (the unit's start, or right after markup
+ * that ended a line, such as a hard break's). Returns what write returned (0: go on). */
 int doc_markdown_escape(const char *s, size_t len, int at_start,
                         int (*write)(void *user, const char *s, size_t len), void *user);
 
