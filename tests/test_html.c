@@ -90,6 +90,30 @@ int main(void)
         sorted &= strcmp(ht_entities[i - 1].name, ht_entities[i].name) < 0;
     check(sorted, "the named references are sorted by bytes (binary search)", "not sorted");
 
+    /* ---- text as the model reads it ---- */
+    {
+        char out[128];
+        int space = 1;
+        const char in[] = "  a&amp;b\t\n c&#32;&#x20; d\0\xff&nbsp;e ";
+        size_t n = ht_decode(in, sizeof in - 1, 0, &space, out);
+        /* leading whitespace dropped (space = 1), "&amp;" "&", "\t\n " one space, two
+         * space references and a space one space, NUL and 0xFF U+FFFD each, &nbsp; U+00A0
+         * (not collapsed), the trailing space written once (space = 1 after it) */
+        const char want[] = "a&b c d\xef\xbf\xbd\xef\xbf\xbd\xc2\xa0" "e ";
+        check(n == sizeof want - 1 && memcmp(out, want, n) == 0 && space == 1,
+              "ht_decode: references, whitespace collapsed, NUL and bad bytes as U+FFFD",
+              "got %zu bytes \"%.*s\"", n, (int)n, out);
+        space = 0;
+        n = ht_decode(" x", 2, 1, &space, out);
+        check(n == 2 && memcmp(out, " x", 2) == 0 && space == 0,
+              "ht_decode: a space kept after text that does not end with one", "%zu", n);
+    }
+    check(!ht_has_letter("[1979] | \xc2\xbb \xc2\xa9 \xe2\x86\x92 \xf0\x9f\x98\x80", 22) &&
+              ht_has_letter("1 x", 3) && ht_has_letter("\xc3\xa9", 2) &&
+              ht_has_letter("\xe4\xb8\xad", 3) && ht_has_letter("\xd0\x96", 2),
+          "ht_has_letter: digits, punctuation, symbols, emoji have none; a, \u00e9, \u4e2d, "
+          "\u0416 are", "wrong");
+
     /* ---- raw text ends ---- */
     raw_end("script: the end tag", "a</script>", HT_SCRIPT, "script", 1);
     raw_end("script: end tag in any case, then a space", "x</SCRIPT >", HT_SCRIPT, "script", 1);

@@ -77,6 +77,17 @@ typedef struct {
                           element's tag: a browser keeps them in its list of active formatting
                           elements and opens them again before the next text */
     int n_pend;
+    int fmt_open[16];  /* per formatting element (html_tag_formatting): start tags less end
+                          tags, outside foreign content. A browser keeps these in its list of
+                          active formatting elements (an upper bound: markers are not
+                          modelled) and opens them again at a block's first text or tag */
+    long active;       /* their sum */
+    long run_active;   /* `active` when the run began: > 0, what goes first in a segment can
+                          decide where a browser opens them again */
+    int fostered;      /* a formatting element was met directly in a table (not in a cell):
+                          a browser moves it before the table, and its list of active
+                          elements is no longer followed here: from then on every a start
+                          tag, comment and script in a sentence stays where it is */
     const char *quote; /* '"' owned by the doc: quotes around a translated unquoted value */
     size_t line_pos;   /* line_of's cursor */
     long line_no;
@@ -188,12 +199,10 @@ static int translate_attr(const char *s, const ht_token *k)
 
 /* ---- text ---- */
 
-/* Decodes s[0..n) into p->buf: character references (attribute rules when attr), ASCII
- * whitespace runs as one space (none first when *space: the text before ends with one, or
- * there is none), NUL and invalid UTF-8 as U+FFFD. *space is updated; the length in *len. */
+/* Decodes s[0..n) into p->buf (ht_decode); its length in *len. */
 static int decode(parser *p, const char *s, size_t n, int attr, int *space, size_t *len)
 {
-    size_t need = 3 * n + 16, o = 0;
+    size_t need = 3 * n + 16;
     if (need > p->cap_buf) {
         char *b = realloc(p->buf, need);
         if (!b)
@@ -201,62 +210,8 @@ static int decode(parser *p, const char *s, size_t n, int attr, int *space, size
         p->buf = b;
         p->cap_buf = need;
     }
-    char *out = p->buf;
-    for (size_t i = 0; i < n;) {
-        unsigned char c = (unsigned char)s[i];
-        if (is_ws(c)) {
-            if (!*space)
-                out[o++] = ' ';
-            *space = 1;
-            i++;
-            continue;
-        }
-        if (c == '&') {
-            unsigned cp[2];
-            int ncp;
-            size_t used = ht_charref(s + i, n - i, attr, cp, &ncp);
-            if (used) {
-                for (int k = 0; k < ncp; k++) {
-                    if (cp[k] == 0x20 || cp[k] == 0x09 || cp[k] == 0x0A || cp[k] == 0x0C ||
-                        cp[k] == 0x0D) { /* a space written as a reference: still a space */
-                        if (!*space)
-                            out[o++] = ' ';
-                        *space = 1;
-                    } else {
-                        o += (size_t)ht_utf8(cp[k], out + o);
-                        *space = 0;
-                    }
-                }
-                i += used;
-                continue;
-            }
-        }
-        *space = 0;
-        int l = c == 0 ? 0 : ht_utf8_len((const unsigned char *)s + i, n - i);
-        if (l == 0) {
-            o += (size_t)ht_utf8(0xFFFD, out + o);
-            i++;
-        } else {
-            memcpy(out + o, s + i, (size_t)l);
-            o += (size_t)l;
-            i += (size_t)l;
-        }
-    }
-    *len = o;
+    *len = ht_decode(s, n, attr, space, p->buf);
     return 0;
-}
-
-/* 1 for a code point that is a letter (or ideograph, syllable ...): ASCII letters, and from
- * U+00C0 up all but the blocks of punctuation, symbols, marks and specials a text without a
- * word is made of ("|", "»", "©", "→", "★", emoji, U+FFFD). */
-static int is_letter(unsigned c)
-{
-    if (c < 0x80)
-        return (c | 32) >= 'a' && (c | 32) <= 'z';
-    return c >= 0xC0 && c != 0xD7 && c != 0xF7 && !(c >= 0x300 && c <= 0x36F) &&
-           !(c >= 0x2000 && c <= 0x2BFF) && !(c >= 0x3000 && c <= 0x303F) &&
-           !(c >= 0xE000 && c <= 0xF8FF) && !(c >= 0xFE00 && c <= 0xFE0F) && c != 0xFEFF &&
-           !(c >= 0xFFF0 && c <= 0xFFFF) && c < 0x1F000;
 }
 
 /* *words: 1 when s (decoded) holds a letter. A text without one (numbers, punctuation,
@@ -266,19 +221,9 @@ static int has_words(parser *p, const char *s, size_t n, int attr, int *words)
 {
     int space = 1;
     size_t len;
-    *words = 0;
     if (decode(p, s, n, attr, &space, &len))
         return -1;
-    for (size_t i = 0; i < len && !*words;) {
-        const unsigned char *b = (const unsigned char *)p->buf + i;
-        int l = ht_utf8_len(b, len - i); /* (decode wrote valid UTF-8) */
-        unsigned c = l == 1 ? b[0] : l == 2 ? (b[0] & 0x1Fu) << 6 | (b[1] & 0x3Fu)
-                     : l == 3 ? (b[0] & 0x0Fu) << 12 | (b[1] & 0x3Fu) << 6 | (b[2] & 0x3Fu)
-                              : (b[0] & 0x07u) << 18 | (b[1] & 0x3Fu) << 12 |
-                                    (b[2] & 0x3Fu) << 6 | (b[3] & 0x3Fu);
-        *words = is_letter(c);
-        i += l > 0 ? (size_t)l : 1;
-    }
+    *words = ht_has_letter(p->buf, len);
     return 0;
 }
 
@@ -370,6 +315,8 @@ static int add_item(parser *p, item x)
 {
     if (grow(&p->it, &p->cap_it, p->n_it + 1, sizeof *p->it))
         return oom(p);
+    if (p->n_it == 0)
+        p->run_active = p->active + p->fostered;
     x.pair = -1;
     p->it[p->n_it++] = x;
     return 0;
@@ -515,7 +462,10 @@ static int flush(parser *p)
         item *x = &p->it[i];
         int is_a = (x->kind == IT_OPEN || x->kind == IT_CLOSE) && x->name_len == 1 &&
                    lower((unsigned char)s[x->name]) == 'a';
-        if (x->kind == IT_OPEN && is_a && open_a > 0) {
+        if (x->fixed) { /* fixed when added (the walk's reasons) */
+            if (x->kind == IT_GROUP)
+                i = x->last;
+        } else if (x->kind == IT_OPEN && is_a && open_a > 0) {
             x->fixed = 1; /* an a inside an a: a browser ends the first (adoption agency) */
         } else if (x->kind == IT_OPEN) {
             stack[top++] = i;
@@ -732,6 +682,23 @@ static int start_tag(parser *p, const ht_token *k)
     implied_ends(p, id);
     if ((f & F_INLINE) && p->n_pend > 0 && p->group < 0 && !top_keep(p) && reconstruct(p))
         return -1;
+    int fi = html_tag_formatting(id), stale_a = 0;
+    if (fi && p->n_st > 0 && p->st[p->n_st - 1].barrier >= 0 &&
+        p->st[p->st[p->n_st - 1].barrier].id == named("table"))
+        p->fostered = 1;
+    if (fi) {
+        /* an a start tag while an a is active: a browser ends that one first (the adoption
+         * agency), so this tag must stay where it is */
+        if (strcmp(name, "a") == 0 && (p->fmt_open[fi] > 0 || p->fostered)) {
+            stale_a = 1;
+            if (p->fmt_open[fi] > 0) {
+                p->fmt_open[fi]--;
+                p->active--;
+            }
+        }
+        p->fmt_open[fi]++;
+        p->active++;
+    }
     int tr = translate_attr(p->d->src, k);
     int parent_keep = top_keep(p);
     int keep = parent_keep || (f & F_KEEP) || tr > 0;
@@ -755,8 +722,12 @@ static int start_tag(parser *p, const ht_token *k)
         if (tr <= 0 && collect_attrs(p, k, &first, &n))
             return -1;
         if (keep) { /* code, kbd, translate="no" in a sentence, or a script in one */
+            /* script, style, textarea, noscript: a browser inserts them without opening the
+             * active formatting elements again, so, as comments, they cannot move first */
+            int still = (f & F_OPAQUE) && !foreign &&
+                        (p->n_it ? p->run_active : p->active + p->fostered) > 0;
             if (add_item(p, (item){IT_GROUP, k->start, k->end, 0, 0, first, n,
-                                   (f & F_OPAQUE) ? G_OPAQUE : 0, p->n_it, 0, 0}))
+                                   (f & F_OPAQUE) ? G_OPAQUE : 0, p->n_it, still, 0}))
                 return -1;
             if (f & F_VOID) /* <img translate=no>: a group of one */
                 p->it[p->n_it - 1].flags |= G_DONE;
@@ -764,7 +735,7 @@ static int start_tag(parser *p, const ht_token *k)
                 p->group = p->n_it - 1, p->group_depth = p->n_st;
         } else if (add_item(p, (item){(f & F_VOID) ? IT_VOID : IT_OPEN, k->start, k->end,
                                       k->start + 1, strlen(name), first, n,
-                                      strcmp(name, "br") == 0, 0, 0, 0})) {
+                                      strcmp(name, "br") == 0, 0, stale_a, 0})) {
             return -1;
         }
     } else {
@@ -795,7 +766,16 @@ static int end_tag(parser *p, const ht_token *k)
 {
     int id = html_tag_id(k->name, k->long_name), f = html_tag_flags(id);
     const char *name = k->name;
-    int target = -1;
+    int target = -1, fi = html_tag_formatting(id);
+    if (fi && p->fmt_open[fi] > 0) {
+        /* the adoption agency takes it off the list, unless it is open but out of scope
+         * (inside a table cell, say): then the end tag is ignored */
+        int t = find_open(p, id, k);
+        if (t < 0 || t >= p->st[p->n_st - 1].barrier) {
+            p->fmt_open[fi]--;
+            p->active--;
+        }
+    }
     if (strcmp(name, "br") == 0 && !top_keep(p) && p->group < 0) {
         /* "</br>" is a <br> to a browser */
         return add_item(p, (item){IT_VOID, k->start, k->end, 0, 0, 0, 0, 1, 0, 0, 0});
@@ -856,8 +836,11 @@ static int other(parser *p, const ht_token *k)
     }
     if (p->group >= 0)
         return add_item(p, (item){IT_INNER, k->start, k->end, 0, 0, 0, 0, 0, 0, 0, 0});
-    if (p->n_it > 0) /* inside a sentence: moves with it, as a void element */
-        return add_item(p, (item){IT_VOID, k->start, k->end, 0, 0, 0, 0, 0, 0, 0, 0});
+    if (p->n_it > 0) /* inside a sentence: moves with it, as a void element, unless a browser
+                        may open formatting elements again around it (a comment does not
+                        make it do so: moved first, it would land outside them) */
+        return add_item(p, (item){IT_VOID, k->start, k->end, 0, 0, 0, 0, 0, 0,
+                                  (p->n_it ? p->run_active : p->active + p->fostered) > 0, 0});
     return keep_bytes(p, k);
 }
 

@@ -167,7 +167,7 @@ int html_tag_formatting(int id)
                                     "small", "strike", "strong", "tt", "u"};
     for (size_t k = 0; id < HTML_N_TAGS && k < sizeof f / sizeof f[0]; k++)
         if (strcmp(tags[id].name, f[k]) == 0)
-            return 1;
+            return (int)k + 1;
     return 0;
 }
 

@@ -26,8 +26,9 @@ int html_tag_id(const char *name, int long_name);
 /* F_* of an id (0 for unknown names); its name ("" for unknown ones). */
 int html_tag_flags(int id);
 const char *html_tag_name(int id);
-/* 1 for a formatting element (a, b, big, code, em, font, i, nobr, s, small, strike, strong,
- * tt, u: the ones a browser opens again after a block closed them). */
+/* For a formatting element (a, b, big, code, em, font, i, nobr, s, small, strike, strong, tt,
+ * u: the ones a browser opens again after a block closed them) its place in that list from 1
+ * (a is 1); 0 for any other element. */
 int html_tag_formatting(int id);
 
 #endif

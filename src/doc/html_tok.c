@@ -322,6 +322,88 @@ int ht_utf8_len(const unsigned char *s, size_t n)
     return l;
 }
 
+/* ---- text ---- */
+
+static int is_space_cp(unsigned c)
+{
+    return c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0C || c == 0x0D;
+}
+
+size_t ht_decode(const char *s, size_t n, int attr, int *space, char *out)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        if (is_ws(c)) {
+            if (!*space)
+                out[o++] = ' ';
+            *space = 1;
+            i++;
+            continue;
+        }
+        if (c == '&') {
+            unsigned cp[2];
+            int ncp;
+            size_t used = ht_charref(s + i, n - i, attr, cp, &ncp);
+            if (used) {
+                for (int k = 0; k < ncp; k++) {
+                    if (is_space_cp(cp[k])) { /* a space written as a reference: a space */
+                        if (!*space)
+                            out[o++] = ' ';
+                        *space = 1;
+                    } else {
+                        o += (size_t)ht_utf8(cp[k], out + o);
+                        *space = 0;
+                    }
+                }
+                i += used;
+                continue;
+            }
+        }
+        *space = 0;
+        int l = c == 0 ? 0 : ht_utf8_len((const unsigned char *)s + i, n - i);
+        if (l == 0) {
+            o += (size_t)ht_utf8(0xFFFD, out + o);
+            i++;
+        } else {
+            memcpy(out + o, s + i, (size_t)l);
+            o += (size_t)l;
+            i += (size_t)l;
+        }
+    }
+    return o;
+}
+
+/* A letter (or ideograph, syllable ...): ASCII letters, and from U+00C0 up all but the blocks
+ * of punctuation, symbols, marks and specials a text without a word is made of ("|", "»",
+ * "©", "→", "★", emoji, U+FFFD). */
+static int is_letter(unsigned c)
+{
+    if (c < 0x80)
+        return (c | 32) >= 'a' && (c | 32) <= 'z';
+    return c >= 0xC0 && c != 0xD7 && c != 0xF7 && !(c >= 0x300 && c <= 0x36F) &&
+           !(c >= 0x2000 && c <= 0x2BFF) && !(c >= 0x3000 && c <= 0x303F) &&
+           !(c >= 0xE000 && c <= 0xF8FF) && !(c >= 0xFE00 && c <= 0xFE0F) && c != 0xFEFF &&
+           !(c >= 0xFFF0 && c <= 0xFFFF) && c < 0x1F000;
+}
+
+int ht_has_letter(const char *text, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        const unsigned char *b = (const unsigned char *)text + i;
+        int l = ht_utf8_len(b, n - i);
+        unsigned c = l == 1 ? b[0] : l == 2 ? (b[0] & 0x1Fu) << 6 | (b[1] & 0x3Fu)
+                     : l == 3 ? (b[0] & 0x0Fu) << 12 | (b[1] & 0x3Fu) << 6 | (b[2] & 0x3Fu)
+                     : l == 4 ? (b[0] & 0x07u) << 18 | (b[1] & 0x3Fu) << 12 |
+                                    (b[2] & 0x3Fu) << 6 | (b[3] & 0x3Fu)
+                              : 0xFFFD; /* (not UTF-8: no letter) */
+        if (is_letter(c))
+            return 1;
+        i += l > 0 ? (size_t)l : 1;
+    }
+    return 0;
+}
+
 /* ---- tokens ---- */
 
 /* A tag from s[start] == '<' (name at s[i]): the tag name, before/after attribute name,

@@ -85,6 +85,15 @@ typedef struct {
 extern const ht_entity ht_entities[];
 extern const int ht_n_entities;
 
+/* The text s[0..n) as the model reads it, into out (room for 3 * n + 16 bytes): character
+ * references decoded (attribute rules when attr), each run of ASCII whitespace one space (none
+ * at first when *space: what comes before ends with one, or nothing does), NUL and bytes that
+ * are not UTF-8 as U+FFFD. *space is updated for the next piece; returns the length. */
+size_t ht_decode(const char *s, size_t n, int attr, int *space, char *out);
+/* 1 when the UTF-8 text holds a letter (ASCII letters; from U+00C0 up, all but punctuation,
+ * symbol, mark and special blocks): a text without one is not given to the model. */
+int ht_has_letter(const char *text, size_t n);
+
 /* Appends to out the UTF-8 of code point c (< 0x110000); returns its length (1-4). */
 int ht_utf8(unsigned c, char *out);
 /* The length of the valid UTF-8 sequence at s[0..n), 0 when invalid (overlong, surrogate,

@@ -402,6 +402,47 @@ def translated_units_are_plain(src):
 check("malformed: unclosed p/li/td and uppercase tags: text = plain translation",
       lambda: translated_units_are_plain(malformed[0][1] + malformed[2][1]))
 
+# ---- tag soup: random fragments of well-formed and broken markup ----
+
+SOUP_WORDS = "a man in blue shirt is standing on ladder near two small dogs the woman runs".split()
+SOUP_INLINE = ["b", "i", "em", "strong", "a href=x", "span", "u", "small", "sub", "q",
+               "abbr title='A dog'"]
+SOUP_BLOCKS = ["p", "li", "div", "h2", "td", "dd", "blockquote", "ul", "table", "tr", "option",
+               "label"]
+SOUP_LEAVES = ["<br>", "<img alt='A cat' src=x>", "<!-- c -->", "</b>", "</i>", "</span>",
+               "&amp;", "&nbsp;", "&copy", "<code>f(x)</code>", "<span translate=no>Acme</span>",
+               "<script>var a='<b>'</script>"]
+
+
+def soup(rng, depth=0):
+    """Words, inline and block elements (an end tag left out now and then), stray end tags,
+    comments, scripts, references: what a browser repairs with its implied ends, adoption
+    agency, reconstruction of formatting elements and foster parenting."""
+    out = []
+    for _ in range(rng.randint(1, 6)):
+        r = rng.random()
+        if r < 0.4:
+            out.append(" ".join(rng.choice(SOUP_WORDS) for _ in range(rng.randint(1, 5))) +
+                       rng.choice(["", ".", " ", "\n"]))
+        elif r < 0.6 and depth < 4:
+            t = rng.choice(SOUP_INLINE)
+            out.append("<%s>%s%s" % (t, soup(rng, depth + 1),
+                                     "</%s>" % t.split()[0] if rng.random() < 0.85 else ""))
+        elif r < 0.7:
+            out.append(rng.choice(SOUP_LEAVES))
+        elif depth < 3:
+            t = rng.choice(SOUP_BLOCKS)
+            out.append("<%s>%s%s" % (t, soup(rng, depth + 1),
+                                     "</%s>" % t if rng.random() < 0.6 else ""))
+    return "".join(out)
+
+
+for seed in (22, 23):
+    rng = random.Random(seed)
+    doc = "".join(soup(rng) for _ in range(60))
+    check("tag soup (seed %d, %d bytes), translated: same html5lib tree" % (seed, len(doc)),
+          lambda doc=doc: same_structure(doc, translate_html(doc).decode(), use_lxml=False))
+
 # ---- character references ----
 
 expect_eq("character references, by hand: named with and without ';', numeric with the "
