@@ -148,6 +148,25 @@ int main(void)
               "a range past the text is refused", "%s", err);
     }
     {
+        /* "The dog <br>runs." -> "Der Hund rennt.": a void element before "runs" (src 8).
+         * source tokens: The [0,3) " dog" [3,7) " runs" [7,12) "." [12,13)
+         * target tokens: Der [0,3) " Hund" [3,8) " ren" [8,12) "nt" [12,14) "." [14,15);
+         * Der->The, Hund->dog, ren->nothing, nt->runs, .->.
+         * The point goes where " runs" went: "nt" at 12, between two pieces of "rennt";
+         * the word starts at 9, so the br goes there: [9, 9). A point that split a source word
+         * ("The do<br>g", src 6) is not moved: the first source token with a core at or after
+         * 6 is " runs" (core 8), which went to 12: [12, 12). */
+        const char *src = "The dog runs.", *tgt = "Der Hund rennt.";
+        int ss[] = {0, 3, 3, 7, 7, 12, 12, 13};
+        int ts[] = {0, 3, 3, 8, 8, 12, 12, 14, 14, 15};
+        int al[] = {0, 1, -1, 2, 3};
+        doc_alignment a = {ss, 4, ts, 5, al};
+        doc_range r[] = {{8, 8, -1}, {6, 6, -1}};
+        size_t want[] = {9, 9, 12, 12};
+        expect("a void element never splits a target word it did not split in the source", r, 2,
+               &a, src, tgt, want);
+    }
+    {
         /* 50,000 sibling elements, one a word, over a text of 100,000 words translated as
          * itself (each token aligned to its own): every element comes back on its own word.
          * A scan of the tokens for each element would take 5e9 steps here. */

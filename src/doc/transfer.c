@@ -313,6 +313,13 @@ int doc_transfer(doc_range *r, int n, const doc_alignment *a, const char *src, s
             } else {
                 lo = hi = place_point(a, a0, src, src_len, tgt, tgt_len);
             }
+            /* a point between two word pieces ("ren|nt"): before the word, as it stood before
+             * a word in the source (a br or img never splits a word it did not split) */
+            if (a0 == 0 || !is_word((unsigned char)src[a0 - 1]) || a0 >= src_len ||
+                !is_word((unsigned char)src[a0]))
+                while (lo > 0 && lo < tgt_len && is_word((unsigned char)tgt[lo - 1]) &&
+                       is_word((unsigned char)tgt[lo]))
+                    hi = --lo;
         } else {
             /* whole words in the source: whole words in the target */
             if ((a0 == 0 || !is_word((unsigned char)src[a0 - 1])) &&
