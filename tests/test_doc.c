@@ -180,8 +180,14 @@ int main(void)
         expect_doc("a kept element writes its own content in place of the words", &d,
                    "F\xc3\xbchre <code>make</code> jetzt aus.");
         d.units[u].ranges[0] = (doc_range){0, 0, -1};
-        expect_doc("a kept element aligned to nothing: its content at its point", &d,
-                   "<code>make</code>F\xc3\xbchre mache jetzt aus.");
+        expect_doc("a kept element aligned to nothing: its content at its point, a space "
+                   "before the next word", &d, "<code>make</code> F\xc3\xbchre mache jetzt aus.");
+        d.units[u].ranges[0] = (doc_range){12, 12, -1}; /* after "mache", before " jetzt" */
+        expect_doc("a kept point right after a word: a space before it", &d,
+                   "F\xc3\xbchre mache <code>make</code> jetzt aus.");
+        d.units[u].ranges[0] = (doc_range){22, 22, -1}; /* before the final "." */
+        expect_doc("a kept point after a word, before punctuation: a space before it only", &d,
+                   "F\xc3\xbchre mache jetzt aus <code>make</code>.");
         doc_free(&d);
     }
     {

@@ -583,6 +583,13 @@ done:
     return rc;
 }
 
+/* A byte of a word: not whitespace, not ASCII punctuation (any byte of a non-ASCII letter). */
+static int word_byte(char c)
+{
+    unsigned char b = (unsigned char)c;
+    return b >= 0x80 || (b >= '0' && b <= '9') || (b >= 'A' && b <= 'Z') || (b >= 'a' && b <= 'z');
+}
+
 /* The unit's text with its elements, in target order (target_order): the open elements on a
  * stack; an element is opened once the walk reaches its start and closed when the next
  * element is not inside it (or at the end). A keep element writes its own content, and the
@@ -613,6 +620,14 @@ static int write_unit(const doc *d, int unit, write_fn write, void *user)
             if (skip_below == e) {
                 skip_below = -1;
                 at = end > at ? end : at;
+                if (!skip[e] && put_marks(&o, m->close, m->n_close))
+                    goto done;
+                /* kept content the translation gave no words (a point): it stood apart from
+                 * the words around it, so it must not run into the next one ("ls" + "an") */
+                if (u->ranges[e].start >= u->ranges[e].end && at < len && word_byte(s[at]) &&
+                    put_text(&o, u, " ", 1))
+                    goto done;
+                continue;
             } else if (skip_below < 0 && end > at) {
                 if (put_text(&o, u, s + at, end - at))
                     goto done;
@@ -633,6 +648,9 @@ static int write_unit(const doc *d, int unit, write_fn write, void *user)
                     goto done;
                 at = start;
             }
+            if (m->n_keep > 0 && end <= start && at > 0 && word_byte(s[at - 1]) &&
+                put_text(&o, u, " ", 1)) /* the same after a word */
+                goto done;
             if (!skip[i] && put_marks(&o, m->open, m->n_open))
                 goto done;
             if (m->n_keep > 0) {
