@@ -5,9 +5,10 @@
  * the local header) and an "FB" extra field that pads the data to 64 bytes, and always a zip64
  * end record and locator. The sizes and offsets are taken from the central directory and
  * checked against the archive: each entry's data lies inside the archive before the central
- * directory, and no two entries (local header + data) overlap. CRC-32s are not checked (torch
- * 1.13's reader does not either; checking them would read every byte of the weights at load):
- * a flipped byte in the data is caught, if at all, by the finiteness checks at bind. */
+ * directory, and no two entries (local header + data) overlap. CRC-32s are not checked:
+ * checking them would read every byte of the weights at load, where the mapping reads only
+ * what binding touches; a flipped byte in the data is caught, if at all, by the finiteness
+ * checks at bind. */
 #include "model/zip_store.h"
 #include "base/util.h"
 #include <stdlib.h>
