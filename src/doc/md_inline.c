@@ -663,7 +663,8 @@ static int emit(md_emit *m)
         return xerr(err, errlen, "out of memory");
     for (int i = 0; i < b->n_toks; i++) {
         const md_tok *t = &b->toks[i];
-        int rc = 0, de;
+        const doc_unit *u = &d->units[m->unit];
+        int rc = 0, de, sep = u->len > 0 && u->text[u->len - 1] != ' ';
         switch (t->kind) {
         case T_TEXT:
             rc = text(d, m->unit, b->buf + t->a, t->b - t->a, err, errlen);
@@ -671,12 +672,13 @@ static int emit(md_emit *m)
         case T_LIT:
             rc = text(d, m->unit, t->lit, (size_t)t->lit_len, err, errlen);
             break;
-        case T_SOFT:
-            rc = doc_unit_text(d, m->unit, " ", 1, err, errlen);
+        case T_SOFT: /* a break is a space between words: none at the start, none doubled */
+            if (sep)
+                rc = doc_unit_text(d, m->unit, " ", 1, err, errlen);
             break;
         case T_HARD:
         case T_HTML:
-            if (t->kind == T_HARD && doc_unit_text(d, m->unit, " ", 1, err, errlen))
+            if (t->kind == T_HARD && sep && doc_unit_text(d, m->unit, " ", 1, err, errlen))
                 return -1;
             rc = begin(m, t->a, t->b, &de);
             if (!rc)
