@@ -664,7 +664,11 @@ static int emit(md_emit *m)
     for (int i = 0; i < b->n_toks; i++) {
         const md_tok *t = &b->toks[i];
         const doc_unit *u = &d->units[m->unit];
-        int rc = 0, de, sep = u->len > 0 && u->text[u->len - 1] != ' ';
+        int rc = 0, de;
+        /* a break's space: after a word, or after a void element (its markup stands between) */
+        int sep = (u->len > 0 && u->text[u->len - 1] != ' ') || (u->n_ranges > 0 &&
+                  u->ranges[u->n_ranges - 1].start == u->len &&
+                  u->marks[u->n_ranges - 1].n_close == 0 && u->marks[u->n_ranges - 1].n_keep == 0);
         switch (t->kind) {
         case T_TEXT:
             rc = text(d, m->unit, b->buf + t->a, t->b - t->a, err, errlen);
