@@ -66,7 +66,7 @@ static uint32_t cp_at(const char *s, size_t n, size_t i, size_t *len)
 {
     const unsigned char *u = (const unsigned char *)s;
     uint32_t c = u[i];
-    size_t k = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    size_t k = c >= 0xF8 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
     if (k == 1 || i + k > n) { /* an invalid byte reads as the U+FFFD it becomes */
         *len = 1;
         return c < 0x80 ? c : 0xFFFD;
