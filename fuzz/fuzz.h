@@ -58,4 +58,50 @@ static inline unsigned char *fuzz_slurp(const char *path, size_t *len)
     return b;
 }
 
+/* A growing output buffer for doc_write (the document targets). */
+typedef struct {
+    char *s;
+    size_t len, cap;
+} fuzz_buf;
+
+static inline int fuzz_buf_put(void *user, const char *s, size_t len)
+{
+    fuzz_buf *b = user;
+    if (b->len + len > b->cap) {
+        size_t c = 2 * (b->len + len) + 64;
+        char *n = realloc(b->s, c);
+        if (!n)
+            return -1;
+        b->s = n;
+        b->cap = c;
+    }
+    memcpy(b->s + b->len, s, len);
+    b->len += len;
+    return 0;
+}
+
+/* 1 when s[0..n) is valid UTF-8 (no overlong forms, surrogates or code points > U+10FFFF). */
+static inline int fuzz_utf8_ok(const unsigned char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned c = s[i];
+        int l = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
+                : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+        if (!l || i + (size_t)l > n)
+            return 0;
+        unsigned v = l == 1 ? c : c & (0x3F >> (l - 1));
+        for (int k = 1; k < l; k++) {
+            if ((s[i + k] & 0xC0) != 0x80)
+                return 0;
+            v = (v << 6) | (s[i + k] & 0x3F);
+        }
+        if ((l == 3 && v < 0x800) || (l == 4 && (v < 0x10000 || v > 0x10FFFF)) ||
+            (v >= 0xD800 && v <= 0xDFFF))
+            return 0;
+        i += (size_t)l;
+    }
+    return 1;
+}
+
+
 #endif

@@ -9,48 +9,6 @@
 #include "doc/markdown.h"
 #include "fuzz.h"
 
-typedef struct {
-    char *s;
-    size_t len, cap;
-} fuzz_buf;
-
-static int fuzz_md_put(void *user, const char *s, size_t len)
-{
-    fuzz_buf *b = user;
-    if (b->len + len + 1 > b->cap) {
-        size_t cap = 2 * (b->len + len + 1);
-        char *q = realloc(b->s, cap);
-        FUZZ_CHECK(q != NULL, "realloc");
-        b->s = q;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, len);
-    b->len += len;
-    return 0;
-}
-
-/* 1 when s[0..n) is valid UTF-8 (no overlong forms, surrogates or NUL). */
-static int fuzz_utf8_ok(const unsigned char *s, size_t n)
-{
-    for (size_t i = 0; i < n;) {
-        unsigned c = s[i];
-        size_t k = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-        if (k == 0 || c == 0 || i + k > n)
-            return 0;
-        unsigned v = k == 1 ? c : c & (0x7F >> k);
-        for (size_t j = 1; j < k; j++) {
-            if ((s[i + j] & 0xC0) != 0x80)
-                return 0;
-            v = (v << 6) | (s[i + j] & 0x3F);
-        }
-        if ((k == 2 && v < 0x80) || (k == 3 && (v < 0x800 || (v >= 0xD800 && v <= 0xDFFF))) ||
-            (k == 4 && (v < 0x10000 || v > 0x10FFFF)))
-            return 0;
-        i += k;
-    }
-    return 1;
-}
-
 int fuzz_markdown(const uint8_t *data, size_t size)
 {
     char err[256] = "";
@@ -70,7 +28,8 @@ int fuzz_markdown(const uint8_t *data, size_t size)
     }
     for (int u = 0; u < d.n_units; u++) {
         const doc_unit *x = &d.units[u];
-        FUZZ_CHECK(fuzz_utf8_ok((const unsigned char *)x->text, x->len), "unit %d: bad UTF-8", u);
+        FUZZ_CHECK(fuzz_utf8_ok((const unsigned char *)x->text, x->len) &&
+                       !memchr(x->text, 0, x->len), "unit %d: bad UTF-8 or NUL", u);
         FUZZ_CHECK(!memchr(x->text, '\n', x->len) && !memchr(x->text, '\r', x->len),
                    "unit %d: a line ending", u);
         for (int i = 0; i < x->n_ranges; i++) {
@@ -84,8 +43,8 @@ int fuzz_markdown(const uint8_t *data, size_t size)
                            "unit %d elem %d: outside its parent", u, i);
         }
     }
-    FUZZ_CHECK(doc_write(&d, fuzz_md_put, &out) == 0, "write failed");
-    FUZZ_CHECK(doc_write(&d, fuzz_md_put, &again) == 0, "second write failed");
+    FUZZ_CHECK(doc_write(&d, fuzz_buf_put, &out) == 0, "write failed");
+    FUZZ_CHECK(doc_write(&d, fuzz_buf_put, &again) == 0, "second write failed");
     FUZZ_CHECK(again.len == out.len && (out.len == 0 || memcmp(out.s, again.s, out.len) == 0),
                "two writes differ");
     /* the written document read back: the same texts */

@@ -19,6 +19,8 @@ Seeds per target:
                bytes and Unicode spaces
   ids_cli      an option byte and lines of ids (the fixture's sources, empty lines, CRLF,
                a missing final newline, bad tokens)
+  html         small documents: every rule of docs/DOCUMENTS.md "HTML" once, malformed markup
+               (misnesting, stray end tags, unclosed comments and scripts), references, bytes
 """
 import glob
 import hashlib
@@ -303,6 +305,29 @@ def ids_seeds():
     put("ids_cli", b"\x20" + b" ".join(b"%d" % (4 + i % 57) for i in range(600)) + b"\n", "too-long")
 
 
+# ---- html ----
+def html_seeds():
+    put("html", '<!DOCTYPE html><html><head><title>A &amp; B</title><style>p{}</style>'
+        '<script>if(a<b){x="</scr"+"ipt>"}</script></head><body><h1 title="T">A <b>big</b> dog'
+        '</h1><p>The <a href=x title=\'L\'>quick <i>brown</i></a> fox<br>jumps <code>x()</code>.'
+        '<ul><li>One<li>Two <img alt=pic src=a.png> end</ul><pre> kept </pre></body></html>',
+        "page")
+    put("html", "<p>a <b>b <i>c</b> d</i> e</p><b>x<p>y</b>z</p></span></b><P CLASS=X>Q</P>",
+        "misnested")
+    put("html", "<p>Run <code>make<p>install</code> now.<div translate=no>k <span translate=yes>"
+        "t</span></div><span class='x notranslate'>n</span>", "keep")
+    put("html", "<p>&copy 1 &notit; &#0; &#xD800; &#x110000; &#128; &#x9F; &NotEqualTilde; "
+        "&zzz; &amp<a title='&copy=1&amp;'>x</a>", "references")
+    put("html", "<table>A<tr><td>B<td>C<tr><th>D</table><select><option>E<option>F</select>"
+        "<dl><dt>G<dd>H</dl>", "implied-ends")
+    put("html", "<p>A <svg><title>i</title><p>b</svg> c <math><mi>x</mi></math><![CDATA[y]]>"
+        "<!--> z <!---> <?pi?></> <p>w<script><!--<script></script>--></script>v", "foreign")
+    put("html", b"<p>\x00a\xff\xfe b\xc3\x28 \xed\xa0\x80 c\r\n\td&nbsp;e\x0c</p>", "bytes")
+    put("html", "<p>x</p><!-- never closed <p>y", "unclosed-comment")
+    put("html", "<p>x</p><script>var s = '<p>y</p>';", "unclosed-script")
+    put("html", "<div>" * 300 + "x" + "<span>" * 300 + "y", "deep")
+
+
 def main():
     if os.path.isdir(CORPUS):
         shutil.rmtree(CORPUS)
@@ -313,6 +338,7 @@ def main():
     text_seeds()
     split_seeds()
     ids_seeds()
+    html_seeds()
     total = 0
     for t in sorted(os.listdir(CORPUS)):
         files = os.listdir(os.path.join(CORPUS, t))

@@ -10,7 +10,7 @@
 cd "$(dirname "$0")/.." || exit 2
 SECONDS_EACH=${FUZZ_SECONDS:-60}
 OUT=${FUZZ_BUILD:-build-fuzz}
-targets=${*:-config safetensors spm_model spm_text ids_cli vocab marian_config split markdown}
+targets=${*:-config safetensors spm_model spm_text ids_cli vocab marian_config split html markdown}
 
 max_len() {
   case "$1" in

@@ -40,6 +40,18 @@ typedef struct {
     void *warn_user;
 } xlate_model_params;
 
+/* The environment variables xlate reads, checked (the library reads them where it needs them
+ * and takes a value they do not take as unset; a program calls this once at start to say so):
+ *   XLATE_FORCE_ISA  generic, avx2, avx512, avx512vnni or avx512bf16 (any case)
+ *   XLATE_SCREEN     0 (greedy computes every logit) or 1 (the int8 screen, the default)
+ *   XLATE_SPIN_US    0 to 1000000 (decimal digits)
+ *   XLATE_MODEL      the model directory (the command line's default; any path)
+ * Unset or empty: the default. Returns -1 at the first value a variable does not take, with
+ * one line naming the variable, the value (quoted, escaped, cut) and the values it takes in
+ * err; else 0. Each other variable named XLATE_* goes to warn (a misspelt name), when given. */
+int xlate_env_check(void (*warn)(void *user, const char *msg), void *warn_user, char *err,
+                    size_t errlen);
+
 xlate_model_params xlate_model_default_params(void);
 /* p NULL: the default params. */
 int xlate_model_load(xlate_model **out, const char *dir, const xlate_model_params *p, char *err,

@@ -51,6 +51,16 @@ static void bad(const char *what, const char *json, const char *want)
           err, want);
 }
 
+/* bad() over text[0, n) (which may hold NUL bytes) */
+static void bad_n(const char *what, const char *text, size_t n, const char *want)
+{
+    model_config c;
+    char err[512] = "";
+    int rc = config_parse(&c, text, n, "cfg.json", warn, NULL, err, sizeof err);
+    check(rc != 0 && strstr(err, want) != NULL, what, "rc %d, message [%s], expected [%s]", rc,
+          err, want);
+}
+
 int main(void)
 {
     model_config c;
@@ -187,6 +197,29 @@ int main(void)
               "a UTF-8 byte order mark at the start is let pass (RFC 8259)", "%s", err);
         config_free(&c);
     }
+    /* issue 27: cJSON skips every byte <= 0x20 as a blank, so on an all-NUL file it stopped,
+     * and the message pointed, at the last byte; the first offending byte is meant */
+    bad_n("an all-NUL file: the first byte named", "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 16,
+          "cfg.json: line 1 (byte 0): control byte 0x00 between JSON tokens");
+    bad_n("blanks, then NULs: the first NUL named", "  \n \0\0\0\0", 8,
+          "cfg.json: line 2 (byte 4): control byte 0x00 between JSON tokens");
+    bad_n("an object cut by NULs: the first NUL named", "{\"d_model\": \0\0\0", 15,
+          "cfg.json: line 1 (byte 12): control byte 0x00 between JSON tokens");
+    bad_n("a NUL before the object", "\0{\"d_model\": 48}", 16,
+          "cfg.json: line 1 (byte 0): control byte 0x00 between JSON tokens");
+    /* issue 27: a wrong-typed value is shown, not only its type ("got a number") */
+    bad("a number for a boolean: the value shown", with("tied_output", "1"),
+        "field \"tied_output\": expected true or false, got a number (1)");
+    bad("a number for a name: the value shown", with("activation", "2.5e3"),
+        "field \"activation\": expected one of \"relu\", \"gelu\", \"gelu_tanh\", got a number (2.5e3)");
+    bad("a string for a number: the value shown, escaped", with("layer_norm_eps", "\"1e-5\\n\""),
+        "field \"layer_norm_eps\": expected a number, got a string (\"1e-5\\x0a\")");
+    bad("a boolean for an integer: the value shown", with("d_model", "false"),
+        "field \"d_model\": expected an integer, got a boolean (false)");
+    /* round 2's leftover, decided (docs/FORMAT.md "JSON"): one byte order mark at byte 0 is
+     * let pass (above); anywhere else it is not JSON */
+    bad("a byte order mark twice", "\xef\xbb\xbf\xef\xbb\xbf{" BASE "}", "line 1 (byte 3): not valid JSON");
+    bad("a byte order mark after a blank", " \xef\xbb\xbf{" BASE "}", "line 1 (byte 1): not valid JSON");
     bad("\\u0000 in a string", with("tokenizer", "\"spm\\u0000.model\""),
         "a string holds \\u0000");
     {

@@ -14,6 +14,7 @@
 #include "../fuzz/fuzz_vocab.c"
 #include "../fuzz/fuzz_marian_config.c"
 #include "../fuzz/fuzz_split.c"
+#include "../fuzz/fuzz_html.c"
 #include "../fuzz/fuzz_markdown.c"
 #include "check.h"
 #include "model/config.h"
@@ -148,6 +149,7 @@ int main(void)
         {"spm_model", fuzz_spm_model}, {"spm_text", fuzz_spm_text},
         {"ids_cli", fuzz_ids_cli},     {"vocab", fuzz_vocab},
         {"marian_config", fuzz_marian_config}, {"split", fuzz_split},
+        {"html", fuzz_html},
         {"markdown", fuzz_markdown},
     };
     fuzz_ids_setup(); /* its temporary files, made here so that this process removes them */

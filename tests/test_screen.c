@@ -151,9 +151,40 @@ done:
     free(w), free(x), free(b), free(y), free(est), free(rad), free(cand), free(mem);
 }
 
+/* A weight the compute type rounds to inf (f16 70000: the loader refuses those since issue 27,
+ * but linear_pack_rows takes any float): the screen's int8 copy must not convert inf * 0 = NaN
+ * to int (UBSan: "negation of -2147483648" in linear_pack_int8_copy); the column gets an
+ * unbounded error, so every row's screen is refused and greedy computes the full projection. */
+static void inf_weight(void)
+{
+    int N = 40, K = 24;
+    float w[40 * 24], x[24], est[40], rad[40], T;
+    void *mem = aligned_alloc(64, linear_packed_bytes(WT_F16, N, K));
+    linear l = {NULL, NULL, N, K, WT_F32, NULL, NULL};
+    screen s;
+    unsigned seed = 5;
+    for (int i = 0; i < N * K; i++)
+        w[i] = frand(&seed);
+    for (int k = 0; k < K; k++)
+        x[k] = frand(&seed);
+    w[17 * K + 3] = 70000; /* inf in f16 */
+    memset(mem, 0, linear_packed_bytes(WT_F16, N, K));
+    linear_pack_rows(&l, mem, WT_F16, 0, N, w);
+    if (check(screen_build(&s, &l, NULL) == 0, "screen_build over an f16 linear with an inf weight",
+              "out of memory")) {
+        screen_estimate(&s, NULL, x, 1, est, rad);
+        check(isinf(s.absq[17]) && isfinite(s.absq[16]) && !screen_floor(est, rad, N, &T),
+              "an inf weight: its column's error unbounded, the screen refused", "absq[17] %g, "
+              "absq[16] %g", (double)s.absq[17], (double)s.absq[16]);
+        screen_free(&s);
+    }
+    free(mem);
+}
+
 int main(void)
 {
     ops_init();
+    inf_weight();
     printf("# ISA %s\n", cpu_isa_name(cpu_isa()));
     for (int t = 0; t < 4; t++) {
         if (t == WT_INT8)

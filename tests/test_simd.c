@@ -2,7 +2,7 @@
  * has it) in this process, the plain-C twins in a child forked before any vector code ran,
  * with XLATE_FORCE_ISA=generic (cpu_isa() decides once per process). Each path is checked
  * against the same sums in double precision computed here, within float rounding bounds
- * stated below; max, find, all_finite, scale and relu must agree bit for bit. */
+ * stated below; and the two paths must agree bit for bit. */
 #include "check.h"
 #include "kernels/cpu.h"
 #include "kernels/simd.h"
@@ -197,6 +197,29 @@ int main(void)
             same &= memcmp(best.relu[s], plain.relu[s], n * sizeof(float)) == 0;
         }
         check(same, "max, find, all_finite, scale, relu: both paths bit for bit", "differ");
+    }
+    {
+        /* the loops that sum (softmax's exp sum, LayerNorm's mean and variance) and the
+         * normalization: the plain-C twins add in the vector path's order (8 lanes, then the
+         * lanes' tree, then the tail) with the same exp polynomial and FMAs, so a model's numbers
+         * do not depend on XLATE_FORCE_ISA (issue 27: int8 and bf16 translations did, through
+         * activations rounded to int16 or bf16 after a LayerNorm) */
+        int bad = -1;
+        const char *what = "";
+        for (int s = 0; s < NS && bad < 0; s++) {
+            int n = sizes[s];
+            if (memcmp(&best.exp_sum[s], &plain.exp_sum[s], sizeof(float)) ||
+                memcmp(best.exp_out[s], plain.exp_out[s], n * sizeof(float)))
+                bad = s, what = "exp_sum";
+            else if (memcmp(&best.sum[s], &plain.sum[s], sizeof(float)))
+                bad = s, what = "sum";
+            else if (memcmp(&best.sqdev[s], &plain.sqdev[s], sizeof(float)))
+                bad = s, what = "sqdev";
+            else if (memcmp(best.norm[s], plain.norm[s], n * sizeof(float)))
+                bad = s, what = "norm";
+        }
+        check(bad < 0, "exp_sum, sum, sqdev, norm: both paths bit for bit", "%s differs at n=%d",
+              what, bad < 0 ? 0 : sizes[bad]);
     }
     return check_done();
 }

@@ -5,6 +5,7 @@
 #include "base/util.h"
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,8 +196,17 @@ cJSON *json_parse_strict(const char *text, size_t len, const char *what, char *e
     }
     root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
     if (!root) {
-        /* cJSON reports where it stopped through end (the error position) */
+        /* cJSON reports where it stopped through end (the error position). It skips every
+         * byte <= 0x20 as a blank, so it stops past a run of NULs or other control bytes (an
+         * all-NUL file: at its last byte); the first byte the rules refuse up to there comes
+         * first (issue 27) */
+        size_t lim;
         off = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
+        lim = off < len ? off + 1 : len;
+        while (lim < len && ((unsigned char)text[lim] & 0xC0) == 0x80)
+            lim++; /* the whole UTF-8 sequence at off */
+        if (check_text(text, lim, what, err, errlen))
+            return NULL;
         xerr(err, errlen, "%s: line %zu (byte %zu): not valid JSON", what, line_of(text, off),
              off);
         return NULL;
@@ -241,7 +251,7 @@ int json_int(const cJSON *v, int64_t min, int64_t max, int64_t *out, const char 
     }
     if (!cJSON_IsNumber(v))
         return xerr(err, errlen, "%s: %s: expected an integer, got %s", what, field,
-                    json_type_name(v));
+                    JSON_GOT(v));
     if (!integral || x < min || x > max) {
         if (lit)
             return xerr(err, errlen, "%s: %s: expected an integer in [%" PRId64 ", %" PRId64
@@ -277,4 +287,24 @@ const char *json_type_name(const cJSON *v)
     if (cJSON_IsArray(v)) return "an array";
     if (cJSON_IsObject(v)) return "an object";
     return "an invalid value";
+}
+
+const char *json_what(const cJSON *v, char *buf, size_t n)
+{
+    char q[200];
+    if (cJSON_IsNumber(v)) {
+        if (v->valuestring)
+            snprintf(buf, n, "a number (%s)", str_quote(q, sizeof q, v->valuestring,
+                                                       strlen(v->valuestring)));
+        else
+            snprintf(buf, n, "a number (%.17g)", v->valuedouble);
+    } else if (cJSON_IsString(v)) {
+        snprintf(buf, n, "a string (\"%s\")", str_quote(q, sizeof q, v->valuestring,
+                                                          strlen(v->valuestring)));
+    } else if (cJSON_IsBool(v)) {
+        snprintf(buf, n, "a boolean (%s)", cJSON_IsTrue(v) ? "true" : "false");
+    } else {
+        snprintf(buf, n, "%s", json_type_name(v));
+    }
+    return buf;
 }

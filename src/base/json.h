@@ -40,4 +40,12 @@ cJSON *json_parse_object(const char *text, size_t len, const char *what, char *e
 /* "a number", "a string", "a boolean", "null", "an array", "an object". */
 const char *json_type_name(const cJSON *v);
 
+/* v for a "got ..." message: its type and, for a scalar, its value, so a message never says
+ * only "got a number" (issue 27): "a number (1e5)" (the literal as written, from a
+ * json_parse_strict tree, else %.17g), "a string ("x\x0a...")" (quoted, escaped, cut at 40
+ * bytes), "a boolean (true)", "null", "an array", "an object". Written into buf; returns buf.
+ * JSON_GOT(v): the same into a buffer of the enclosing block (a compound literal). */
+const char *json_what(const cJSON *v, char *buf, size_t n);
+#define JSON_GOT(v) json_what((v), (char[96]){0}, 96)
+
 #endif

@@ -23,6 +23,12 @@ int xerr(char *err, size_t errlen, const char *fmt, ...)
 
 int read_file(const char *path, char **data, size_t *len, char *err, size_t errlen)
 {
+    return read_file_max(path, READ_MAX_ANY, data, len, err, errlen);
+}
+
+int read_file_max(const char *path, size_t max, char **data, size_t *len, char *err,
+                  size_t errlen)
+{
     struct stat sb;
     char *buf = NULL;
     size_t n = 0;
@@ -38,6 +44,11 @@ int read_file(const char *path, char **data, size_t *len, char *err, size_t errl
     }
     if (!S_ISREG(sb.st_mode)) {
         xerr(err, errlen, "%s: not a regular file", path);
+        goto fail;
+    }
+    if ((unsigned long long)sb.st_size > max) {
+        xerr(err, errlen, "%s: %lld bytes, more than the %zu MB xlate reads of such a file "
+             "(refused from its size, unread)", path, (long long)sb.st_size, max >> 20);
         goto fail;
     }
     if (!(buf = malloc((size_t)sb.st_size + 1))) {
@@ -100,4 +111,20 @@ int is_lang_code(const char *s)
               (s[i] >= '0' && s[i] <= '9') || s[i] == '-' || s[i] == '_'))
             return 0;
     return 1;
+}
+
+const char *str_quote(char *out, size_t outlen, const char *s, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n && i < 40 && k + 8 < outlen; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\')
+            k += (size_t)snprintf(out + k, outlen - k, "\\%c", c);
+        else if (c >= 0x20 && c < 0x7f)
+            out[k++] = (char)c;
+        else
+            k += (size_t)snprintf(out + k, outlen - k, "\\x%02x", c);
+    }
+    snprintf(out + k, outlen - k, "%s", n > 40 ? "..." : "");
+    return out;
 }

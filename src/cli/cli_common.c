@@ -1,5 +1,6 @@
 /* cli_common.c — default model lookup, line reading, checked writing, option numbers. */
 #include "cli/cli_common.h"
+#include "cli/cli.h"
 #include "base/util.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -9,6 +10,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -461,18 +463,7 @@ int writer_error(const writer *w, int quiet_epipe)
 
 const char *cli_quote(char *out, size_t outlen, const char *s, size_t n)
 {
-    size_t k = 0;
-    for (size_t i = 0; i < n && i < 40 && k + 8 < outlen; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\')
-            k += snprintf(out + k, outlen - k, "\\%c", c);
-        else if (c >= 0x20 && c < 0x7f)
-            out[k++] = (char)c;
-        else
-            k += snprintf(out + k, outlen - k, "\\x%02x", c);
-    }
-    snprintf(out + k, outlen - k, "%s", n > 40 ? "..." : "");
-    return out;
+    return str_quote(out, outlen, s, n);
 }
 
 /* Option numbers are written one way: an optional sign, then decimal digits (for a number: a
@@ -534,6 +525,18 @@ int parse_float_opt(const char *opt, const char *s, double lo, double hi, double
         return xerr(err, errlen, "%s: expected %g to %g, got %.64s", opt, lo, hi, s);
     *out = v;
     return 0;
+}
+
+int cli_load_failed(const char *prefix, const char *err)
+{
+    int oom = strstr(err, "out of memory") || strstr(err, strerror(ENOMEM));
+    struct rlimit rl;
+    if (oom && getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        fprintf(stderr, "%s: %s (loading the model; the address-space limit, ulimit -v, is "
+                "%llu MB)\n", prefix, err, (unsigned long long)(rl.rlim_cur >> 20));
+    else
+        fprintf(stderr, "%s: %s\n", prefix, err);
+    return oom ? XLATE_EXIT_INTERNAL : XLATE_EXIT_MODEL;
 }
 
 void warn_stderr(void *quiet, const char *msg)

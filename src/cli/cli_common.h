@@ -110,5 +110,11 @@ size_t utf8_seq(const unsigned char *s, size_t n);
 
 /* Prints "xlate: warning: msg" on stderr (a warn_fn; user = int *quiet). */
 void warn_stderr(void *quiet, const char *msg);
+/* Prints "PREFIX: ERR" for a model (or tokenizer) that did not load, and returns the exit
+ * status: XLATE_EXIT_INTERNAL (5) when memory, not the model, was missing ("out of memory",
+ * ENOMEM's text: a failed mmap), with the address-space limit when there is one; else
+ * XLATE_EXIT_MODEL (2). Every command that loads a model ends so (issue 27: info, encode and
+ * decode said 2 for memory). */
+int cli_load_failed(const char *prefix, const char *err);
 
 #endif

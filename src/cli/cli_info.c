@@ -176,17 +176,14 @@ static int gather(info *in)
     xlate_model_params mp = xlate_model_default_params();
 
     in->cpath = path_join(in->dir, "config.json");
-    if (!in->cpath || read_file(in->cpath, &in->config_text, &in->config_len, err, sizeof err) ||
-        config_load(&in->c, in->cpath, warn_stderr, &quiet, err, sizeof err)) {
-        fprintf(stderr, "xlate: %s\n", in->cpath ? err : "out of memory");
-        return XLATE_EXIT_MODEL;
-    }
+    if (!in->cpath || read_file_max(in->cpath, READ_MAX_JSON, &in->config_text,
+                                     &in->config_len, err, sizeof err) ||
+        config_load(&in->c, in->cpath, warn_stderr, &quiet, err, sizeof err))
+        return cli_load_failed("xlate", in->cpath ? err : "out of memory");
     in->have_config = 1;
     in->wpath = path_join(in->dir, in->c.weights);
-    if (!in->wpath || st_open(&in->f, in->wpath, err, sizeof err)) {
-        fprintf(stderr, "xlate: %s\n", in->wpath ? err : "out of memory");
-        return XLATE_EXIT_MODEL;
-    }
+    if (!in->wpath || st_open(&in->f, in->wpath, err, sizeof err))
+        return cli_load_failed("xlate", in->wpath ? err : "out of memory");
     in->have_weights = 1;
     for (int i = 0; i < in->f.n; i++) {
         in->per_dtype[in->f.tensors[i].dtype] += (size_t)in->f.tensors[i].numel;
@@ -217,7 +214,8 @@ int cmd_info(int argc, char **argv)
                    "Prints what a model directory holds (default: the default model): the\n"
                    "architecture, parameter count, dtypes, vocabulary, special ids, file sizes,\n"
                    "and whether the model loads. --json: the same as one JSON object, with\n"
-                   "config.json as it is. Exit status 2 when the model does not load.\n");
+                   "config.json as it is. Exit status 2 when the model does not load (5\n"
+                   "when memory ran out).\n");
             free(in);
             return fflush(stdout) == 0 ? XLATE_EXIT_OK : XLATE_EXIT_OUTPUT;
         } else if (strcmp(argv[i], "--json") == 0) {
@@ -228,8 +226,9 @@ int cmd_info(int argc, char **argv)
         } else if (argv[i][0] != '-' && !opt) {
             opt = argv[i];
         } else {
+            char q[200];
             fprintf(stderr, "xlate info: unexpected argument \"%s\" (see xlate info --help)\n",
-                    argv[i]);
+                    cli_quote(q, sizeof q, argv[i], strlen(argv[i])));
             free(in);
             return XLATE_EXIT_USAGE;
         }
@@ -247,10 +246,8 @@ int cmd_info(int argc, char **argv)
         status = XLATE_EXIT_INTERNAL;
         goto done;
     }
-    if (!in->load_ok) {
-        fprintf(stderr, "xlate: %s\n", in->load_err);
-        status = XLATE_EXIT_MODEL;
-    }
+    if (!in->load_ok)
+        status = cli_load_failed("xlate", in->load_err);
     errno = 0;
     if (fflush(stdout) != 0) {
         if (errno != EPIPE)

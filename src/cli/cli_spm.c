@@ -3,6 +3,7 @@
  * Lines are split on '\n' only (a '\r' before it belongs to the line, as in spm_encode); a last
  * line without '\n' is a line; lines have no length limit and may hold NUL bytes. */
 #include "cli/cli.h"
+#include "cli/cli_common.h"
 #include "text/spm.h"
 #include "xlate.h"
 #include "base/util.h"
@@ -139,13 +140,14 @@ static int io_open(const spm_opts *o, spm_io *io)
     memset(io, 0, sizeof *io);
     if (o->dir) {
         xlate_model_params mp = xlate_model_default_params();
-        if (xlate_model_load(&io->xm, o->dir, &mp, err, sizeof err)) {
-            fprintf(stderr, "xlate %s: %s\n", o->cmd, err);
-            return XLATE_EXIT_MODEL;
-        }
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "xlate %s", o->cmd);
+        if (xlate_model_load(&io->xm, o->dir, &mp, err, sizeof err))
+            return cli_load_failed(prefix, err); /* 5 when memory is missing */
     } else if (spm_load(&io->model, o->model, err, sizeof err)) {
-        fprintf(stderr, "xlate %s: cannot load the SentencePiece model: %s\n", o->cmd, err);
-        return XLATE_EXIT_MODEL;
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "xlate %s: cannot load the SentencePiece model", o->cmd);
+        return cli_load_failed(prefix, err);
     }
     if (o->in && strcmp(o->in, "-") != 0) {
         io->in = fopen(o->in, "rb");

@@ -243,8 +243,9 @@ static int parse_options(options *o, int argc, char **argv)
         case O_SCORES: o->scores = 1; break;
         case O_COMPUTE:
             if ((o->compute_type = xlate_compute_type_parse(optarg)) < 0) {
+                char q[200];
                 fprintf(stderr, "xlate: --compute-type: expected f32, int8, bf16, f16 or auto, "
-                        "got \"%s\"\n", optarg);
+                        "got \"%s\"\n", cli_quote(q, sizeof q, optarg, strlen(optarg)));
                 return -1;
             }
             break;
@@ -285,8 +286,10 @@ static int parse_options(options *o, int argc, char **argv)
                       : strcmp(optarg, "jsonl") == 0 && c == O_OUT_FMT ? FMT_JSONL
                                                                         : -1;
             if (fmt < 0) {
+                char q[200];
                 fprintf(stderr, "xlate: %s: expected %s, got \"%s\"\n", name,
-                        c == O_IN_FMT ? "text or ids" : "text, ids or jsonl", optarg);
+                        c == O_IN_FMT ? "text or ids" : "text, ids or jsonl",
+                        cli_quote(q, sizeof q, optarg, strlen(optarg)));
                 return -1;
             }
             *(c == O_IN_FMT ? &o->in_fmt : &o->out_fmt) = fmt;
@@ -737,17 +740,8 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
     mp.warn = warn_stderr;
     mp.warn_user = &o->quiet;
     mp.compute_type = (xlate_compute_type)o->compute_type;
-    if (xlate_model_load(&r->model, dir, &mp, err, sizeof err)) {
-        /* memory, not the model, is missing: the status says so, with the limit */
-        int oom = strstr(err, "out of memory") || strstr(err, strerror(ENOMEM));
-        struct rlimit rl;
-        if (oom && getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-            fprintf(stderr, "xlate: %s (loading the model; the address-space limit, ulimit -v, "
-                    "is %llu MB)\n", err, (unsigned long long)(rl.rlim_cur >> 20));
-        else
-            fprintf(stderr, "xlate: %s\n", err);
-        return oom ? XLATE_EXIT_INTERNAL : XLATE_EXIT_MODEL;
-    }
+    if (xlate_model_load(&r->model, dir, &mp, err, sizeof err))
+        return cli_load_failed("xlate", err); /* 5 when memory, not the model, is missing */
     r->info = xlate_model_get_info(r->model);
     cli_name_weights(dir, r->info.weights);
     if (!r->info.has_tokenizer && (o->in_fmt == FMT_TEXT || o->out_fmt == FMT_TEXT)) {
@@ -774,19 +768,22 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
     if (o->target_lang) {
         r->lang_id = xlate_lang_id(r->model, o->target_lang);
         if (r->lang_id < 0) {
-            char list[1024] = "";
+            char list[1024] = "", q[200];
             size_t n = 0;
             for (int i = 0; i < r->info.n_langs && n + 2 < sizeof list; i++)
                 n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? " " : "",
                                       r->info.langs[i]);
             if (n >= sizeof list)
                 memcpy(list + sizeof list - 5, "...", 4);
+            /* the value quoted once, escaped and cut at 40 bytes (cli_quote): a newline
+             * or a terminal control in it cannot forge or drive stderr (issue 27) */
+            cli_quote(q, sizeof q, o->target_lang, strlen(o->target_lang));
             if (r->info.n_langs)
-                fprintf(stderr, "xlate: --target-lang %s: the model has no >>%s<< token; its "
-                        "languages: %s\n", o->target_lang, o->target_lang, list);
+                fprintf(stderr, "xlate: --target-lang \"%s\": the model has no >>..<< token "
+                        "for it; its languages: %s\n", q, list);
             else
-                fprintf(stderr, "xlate: --target-lang %s: the model is not multilingual (no "
-                        ">>xx<< tokens in its vocab.json)\n", o->target_lang);
+                fprintf(stderr, "xlate: --target-lang \"%s\": the model is not multilingual "
+                        "(no >>xx<< tokens in its vocab.json)\n", q);
             return XLATE_EXIT_USAGE;
         }
     }

@@ -1,8 +1,11 @@
 /* main.c — the xlate command: dispatches to a subcommand and returns its exit status.
  * The only place that exits. */
 #include "cli/cli.h"
+#include "cli/cli_common.h"
+#include "xlate.h"
 #include "kernels/ops.h"
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,7 +28,15 @@ static void blas_core(char **argv)
 
 int main(int argc, char **argv)
 {
+    char err[XLATE_ERRLEN];
     blas_core(argv);
+    /* a variable's value it does not take is refused before any work (issue 27: a misspelt
+     * XLATE_FORCE_ISA measured the wrong kernels without a word); an unknown XLATE_* name is
+     * a warning */
+    if (xlate_env_check(warn_stderr, NULL, err, sizeof err)) {
+        fprintf(stderr, "xlate: %s\n", err);
+        return XLATE_EXIT_USAGE;
+    }
     /* A closed stdout shows up as EPIPE on write, handled where output is written. */
     signal(SIGPIPE, SIG_IGN);
     cli_catch_sigbus();

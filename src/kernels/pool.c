@@ -129,16 +129,33 @@ static void *worker_main(void *a)
     return NULL;
 }
 
+int pool_spin_us_parse(const char *s, long *us)
+{
+    long v = 0;
+    size_t i = 0;
+    for (; s[i] >= '0' && s[i] <= '9' && i < 8; i++)
+        v = v * 10 + (s[i] - '0');
+    if (i == 0 || s[i] || v > POOL_SPIN_US_MAX)
+        return -1;
+    *us = v;
+    return 0;
+}
+
 pool *pool_create(int nthreads)
 {
     pool *p = calloc(1, sizeof *p);
     const char *spin = getenv("XLATE_SPIN_US");
+    long us = 100;
     if (!p)
         return NULL;
     if (nthreads < 1)
         nthreads = 1;
     p->n = 1;
-    p->spin_ns = (spin ? atol(spin) : 100) * 1000L;
+    /* a value it does not take is the default here (atol read "abc" as 0 and "-5" as -5, a
+     * negative spin; the command line refuses such a value: xlate_env_check) */
+    if (spin && *spin)
+        pool_spin_us_parse(spin, &us);
+    p->spin_ns = us * 1000L;
     atomic_store(&p->keep, nthreads);
     if (nthreads > 1 && (!(p->tid = calloc(nthreads - 1, sizeof *p->tid)) ||
                          !(p->args = calloc(nthreads - 1, sizeof *p->args)))) {

@@ -12,6 +12,11 @@ typedef struct pool pool;
 /* fn(arg, task, thread): task in [0, ntasks), thread in [0, pool_threads). */
 typedef void (*pool_fn)(void *arg, int task, int thread);
 
+/* XLATE_SPIN_US's values: decimal digits, 0 to POOL_SPIN_US_MAX (one second), nothing else.
+ * Returns 0 with *us set, or -1 (then pool_create keeps its default, 100). */
+#define POOL_SPIN_US_MAX 1000000L
+int pool_spin_us_parse(const char *s, long *us);
+
 /* nthreads >= 1 counts the caller; nthreads - 1 workers are started. NULL when out of memory or
  * when no thread can be created. */
 pool *pool_create(int nthreads);

@@ -1,6 +1,14 @@
-/* simd.c — AVX2+FMA versions of the small vector loops, chosen at run time, with plain C
- * fallbacks. exp is a degree-7 polynomial after range reduction (relative error < 1e-6 on the
- * range softmax uses). */
+/* simd.c — AVX2+FMA versions of the small vector loops, chosen at run time, with plain-C
+ * twins that give the same bits. exp is a degree-7 polynomial after range reduction (relative
+ * error < 1e-6 on the range softmax uses).
+ *
+ * The twins run the vector code's steps one lane at a time: a sum keeps 8 partial sums (lane l
+ * takes x[l], x[l + 8], ...), reduces them as hsum8 does, ((l0 + l4) + (l2 + l6)) + ((l1 + l5) +
+ * (l3 + l7)), then adds the tail in order; exp is exp8's polynomial with fmaf for each FMA; a
+ * max is max_ps's "a > b ? a : b". So a model's numbers do not depend on the path (issue 27:
+ * int8 and bf16 translations did, since their activations are rounded to int16 or bf16 after a
+ * LayerNorm, and a last-bit difference there can move a rounding step). fmaf is slower than a
+ * plain multiply-add without FMA hardware; the plain-C path is the fallback, not the fast one. */
 #include "kernels/simd.h"
 #include "kernels/cpu.h"
 #include <math.h>
@@ -196,16 +204,122 @@ AVX2 static void relu_avx2(float *x, long n)
 static int has_avx2(void) { return 0; }
 #endif
 
+/* ---- the plain-C twins ------------------------------------------------------------------ */
+
+/* hsum8's tree over 8 lanes */
+static float hsum8_c(const float v[8])
+{
+    float s0 = v[0] + v[4], s1 = v[1] + v[5], s2 = v[2] + v[6], s3 = v[3] + v[7];
+    return (s0 + s2) + (s1 + s3);
+}
+
+/* max_ps(a, b): b when a is not greater (NaN included) */
+static float max_c(float a, float b) { return a > b ? a : b; }
+
+/* exp8 of one lane: the same clamp, reduction, polynomial and two-factor scaling */
+static float exp_c(float x)
+{
+    float n, r, p, s1, s2;
+    int32_t e, e1;
+    uint32_t u1, u2;
+    x = max_c(x, -87.33654f);
+    x = x < 88.72283f ? x : 88.72283f; /* min_ps(x, hi) */
+    n = rintf(x * 1.44269504088896341f); /* round_ps to nearest, ties to even */
+    r = fmaf(-n, 0.693145751953125f, x);
+    r = fmaf(-n, 1.428606765330187045e-06f, r);
+    p = 1.98393347766250e-4f;
+    p = fmaf(p, r, 1.38925306964666e-3f);
+    p = fmaf(p, r, 8.33336077630520e-3f);
+    p = fmaf(p, r, 4.16666232049465e-2f);
+    p = fmaf(p, r, 1.66666671633720e-1f);
+    p = fmaf(p, r, 0.5f);
+    p = fmaf(p, r, 1.0f);
+    p = fmaf(p, r, 1.0f);
+    e = (int32_t)n; /* in [-126, 128] */
+    e1 = e >= 0 ? e / 2 : -((1 - e) / 2); /* floor(e / 2): srai by 1 */
+    u1 = (uint32_t)(e1 + 127) << 23;
+    u2 = (uint32_t)(e - e1 + 127) << 23;
+    memcpy(&s1, &u1, 4);
+    memcpy(&s2, &u2, 4);
+    return (p * s1) * s2;
+}
+
+static float max_twin(const float *x, int n)
+{
+    float m[8], r;
+    int i = 0;
+    for (int l = 0; l < 8; l++)
+        m[l] = x[0];
+    for (; i + 8 <= n; i += 8)
+        for (int l = 0; l < 8; l++)
+            m[l] = max_c(m[l], x[i + l]);
+    /* hmax8: max_ps(lo, hi), then with movehl, then max_ss with lane 1 */
+    for (int l = 0; l < 4; l++)
+        m[l] = max_c(m[l], m[l + 4]);
+    m[0] = max_c(m[0], m[2]);
+    m[1] = max_c(m[1], m[3]);
+    r = max_c(m[0], m[1]);
+    for (; i < n; i++)
+        r = x[i] > r ? x[i] : r;
+    return r;
+}
+
+static float exp_sum_twin(float *out, const float *x, int n, float shift)
+{
+    float s[8] = {0}, r;
+    int i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int l = 0; l < 8; l++) {
+            float e = exp_c(x[i + l] - shift);
+            if (out)
+                out[i + l] = e;
+            s[l] += e;
+        }
+    r = hsum8_c(s);
+    for (; i < n; i++) {
+        float e = exp_c(x[i] - shift);
+        if (out)
+            out[i] = e;
+        r += e;
+    }
+    return r;
+}
+
+static float sum_twin(const float *x, int n)
+{
+    float s[8] = {0}, r;
+    int i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int l = 0; l < 8; l++)
+            s[l] += x[i + l];
+    r = hsum8_c(s);
+    for (; i < n; i++)
+        r += x[i];
+    return r;
+}
+
+static float sqdev_twin(const float *x, int n, float mean)
+{
+    float s[8] = {0}, r;
+    int i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int l = 0; l < 8; l++) {
+            float d = x[i + l] - mean;
+            s[l] = fmaf(d, d, s[l]);
+        }
+    r = hsum8_c(s);
+    for (; i < n; i++) /* the vector code's tail: no FMA (C11 mode contracts nothing) */
+        r += (x[i] - mean) * (x[i] - mean);
+    return r;
+}
+
 float simd_max(const float *x, int n)
 {
-    float r = x[0];
 #if HAVE_X86
     if (has_avx2())
         return max_avx2(x, n);
 #endif
-    for (int i = 1; i < n; i++)
-        r = x[i] > r ? x[i] : r;
-    return r;
+    return max_twin(x, n);
 }
 
 int simd_find(const float *x, int n, float v)
@@ -222,18 +336,11 @@ int simd_find(const float *x, int n, float v)
 
 float simd_exp_sum(float *out, const float *x, int n, float shift)
 {
-    float s = 0;
 #if HAVE_X86
     if (has_avx2())
         return exp_sum_avx2(out, x, n, shift);
 #endif
-    for (int i = 0; i < n; i++) {
-        float e = expf(x[i] - shift);
-        if (out)
-            out[i] = e;
-        s += e;
-    }
-    return s;
+    return exp_sum_twin(out, x, n, shift);
 }
 
 void simd_scale(float *x, int n, float a)
@@ -250,26 +357,20 @@ void simd_scale(float *x, int n, float a)
 
 float simd_sum(const float *x, int n)
 {
-    float s = 0;
 #if HAVE_X86
     if (has_avx2())
         return sum_avx2(x, n);
 #endif
-    for (int i = 0; i < n; i++)
-        s += x[i];
-    return s;
+    return sum_twin(x, n);
 }
 
 float simd_sqdev(const float *x, int n, float mean)
 {
-    float s = 0;
 #if HAVE_X86
     if (has_avx2())
         return sqdev_avx2(x, n, mean);
 #endif
-    for (int i = 0; i < n; i++)
-        s += (x[i] - mean) * (x[i] - mean);
-    return s;
+    return sqdev_twin(x, n, mean);
 }
 
 void simd_norm(float *out, const float *x, const float *g, const float *b, int n, float mean,
@@ -281,8 +382,9 @@ void simd_norm(float *out, const float *x, const float *g, const float *b, int n
         return;
     }
 #endif
-    for (int i = 0; i < n; i++)
-        out[i] = (x[i] - mean) * inv * g[i] + b[i];
+    for (int i = 0; i < n; i++) /* norm_avx2: an FMA on whole groups of 8, none in the tail */
+        out[i] = i < (n & ~7) ? fmaf((x[i] - mean) * inv, g[i], b[i])
+                              : (x[i] - mean) * inv * g[i] + b[i];
 }
 
 int simd_all_finite(const float *x, size_t n)

@@ -1,5 +1,5 @@
 /* simd.h — the vector loops of ops.c, in AVX2+FMA where the CPU has it (checked at run time),
- * else in plain C. Results agree to float rounding, not bit for bit, across the two paths. */
+ * else in plain C. Both paths give the same bits (simd.c says how; tests/test_simd.c). */
 #ifndef XLATE_SIMD_H
 #define XLATE_SIMD_H
 #include <stddef.h>

@@ -87,7 +87,7 @@ static int set_field(model_config *c, const field_spec *f, const cJSON *v, const
     case F_NUM:
         if (!cJSON_IsNumber(v))
             return xerr(err, errlen, "%s: field \"%s\": expected a number, got %s", name, f->name,
-                        json_type_name(v));
+                        JSON_GOT(v));
         /* checked as the float it becomes: 1e-46 is > 0 as a double but 0 as a float */
         if (!((float)v->valuedouble > f->min) || !isfinite(v->valuedouble) ||
             v->valuedouble > 1e30)
@@ -98,14 +98,14 @@ static int set_field(model_config *c, const field_spec *f, const cJSON *v, const
     case F_BOOL:
         if (!cJSON_IsBool(v))
             return xerr(err, errlen, "%s: field \"%s\": expected true or false, got %s", name,
-                        f->name, json_type_name(v));
+                        f->name, JSON_GOT(v));
         *(int *)(base + f->offset) = cJSON_IsTrue(v);
         return 0;
     case F_STR: {
         char **dst = (char **)(base + f->offset);
         if (!cJSON_IsString(v) || !v->valuestring[0])
             return xerr(err, errlen, "%s: field \"%s\": expected a non-empty string, got %s",
-                        name, f->name, cJSON_IsString(v) ? "an empty string" : json_type_name(v));
+                        name, f->name, cJSON_IsString(v) ? "an empty string" : JSON_GOT(v));
         free(*dst);
         *dst = strdup(v->valuestring);
         if (!*dst)
@@ -129,7 +129,7 @@ static int set_field(model_config *c, const field_spec *f, const cJSON *v, const
             return xerr(err, errlen, "%s: field \"%s\": expected one of %s, got \"%.64s\"", name,
                         f->name, allowed, v->valuestring);
         return xerr(err, errlen, "%s: field \"%s\": expected one of %s, got %s", name, f->name,
-                    allowed, json_type_name(v));
+                    allowed, JSON_GOT(v));
     }
     }
     return xerr(err, errlen, "%s: internal error on field \"%s\"", name, f->name);
@@ -276,13 +276,13 @@ static int read_separate_vocabs(const char *dir, size_t dlen, const char *tv_pat
         rc = 0;
         goto done;
     }
-    if (read_file(path, &text, &len, err, errlen) ||
+    if (read_file_max(path, READ_MAX_JSON, &text, &len, err, errlen) ||
         !(root = json_parse_object(text, len, path, err, errlen)))
         goto done;
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "separate_vocabs")) && !cJSON_IsNull(v)) {
         if (!cJSON_IsBool(v)) {
             xerr(err, errlen, "%s: field \"separate_vocabs\": expected true or false, got %s",
-                 path, json_type_name(v));
+                 path, JSON_GOT(v));
             goto done;
         }
         *sep = cJSON_IsTrue(v);
@@ -319,7 +319,7 @@ int config_load(model_config *c, const char *path, warn_fn warn, void *warn_user
     size_t len, gen_len = 0, dlen;
     int rc = -1, separate;
     memset(c, 0, sizeof *c);
-    if (read_file(path, &text, &len, err, errlen))
+    if (read_file_max(path, READ_MAX_JSON, &text, &len, err, errlen))
         return -1;
     type = peek_model_type(text, len);
     if (!type || strcmp(type, "marian") != 0) {
@@ -336,7 +336,7 @@ int config_load(model_config *c, const char *path, warn_fn warn, void *warn_user
     }
     snprintf(gen_path, dlen + 32, "%.*sgeneration_config.json", (int)dlen, path);
     snprintf(tv_path, dlen + 32, "%.*starget_vocab.json", (int)dlen, path);
-    if (file_exists(gen_path) && read_file(gen_path, &gen_text, &gen_len, err, errlen))
+    if (file_exists(gen_path) && read_file_max(gen_path, READ_MAX_JSON, &gen_text, &gen_len, err, errlen))
         goto done;
     if (read_separate_vocabs(path, dlen, tv_path, &separate, err, errlen))
         goto done;
@@ -383,7 +383,7 @@ static int hf_bool(const cJSON *obj, const char *key, int dflt, int *out, const 
     }
     if (!cJSON_IsBool(v))
         return xerr(err, errlen, "%s: field \"%s\": expected true or false, got %s", name, key,
-                    json_type_name(v));
+                    JSON_GOT(v));
     *out = cJSON_IsTrue(v);
     return 0;
 }
@@ -464,7 +464,7 @@ static int hf_generation(model_config *c, const cJSON *g, int is_config, const c
          * score): a model's value outside it is the model's fault, said at load */
         if (!cJSON_IsNumber(v))
             return xerr(err, errlen, "%s: field \"length_penalty\": expected a number, got %s",
-                        name, json_type_name(v));
+                        name, JSON_GOT(v));
         if (!isfinite(v->valuedouble) || fabs(v->valuedouble) > 10)
             return xerr(err, errlen, "%s: field \"length_penalty\": expected a number in "
                         "[-10, 10] (xlate's range), got %.40s", name, v->valuestring);
@@ -478,7 +478,7 @@ static int hf_generation(model_config *c, const cJSON *g, int is_config, const c
             gc->early_stopping = EARLY_STOP_NEVER;
         else
             return xerr(err, errlen, "%s: field \"early_stopping\": expected true, false or "
-                        "\"never\", got %s", name, json_type_name(v));
+                        "\"never\", got %s", name, JSON_GOT(v));
     }
     gc->hf_beam = 1;
     v = cJSON_GetObjectItemCaseSensitive(g, "bad_words_ids");
@@ -486,7 +486,7 @@ static int hf_generation(model_config *c, const cJSON *g, int is_config, const c
         return 0;
     if (!cJSON_IsArray(v))
         return xerr(err, errlen, "%s: field \"bad_words_ids\": expected a list of lists of "
-                    "ids, got %s", name, json_type_name(v));
+                    "ids, got %s", name, JSON_GOT(v));
     cJSON_ArrayForEach(seq, v) {
         if (!cJSON_IsArray(seq) || cJSON_GetArraySize(seq) < 1)
             return xerr(err, errlen, "%s: field \"bad_words_ids\": entry %d: expected a "

@@ -119,6 +119,28 @@ static int check_finite(binder *b, const st_tensor *t, const float *x, size_t n)
     return 0;
 }
 
+/* A packed weight must stay finite in the compute type: f16 rounds 65520 and more to inf
+ * (the largest f16 is 65504), bf16 rounds 0x1.ffp127 (3.3961775e38) and more (the largest bf16
+ * is 0x1.fep127). An inf weight made NaN logits, and the greedy screen's int8 copy of the output
+ * projection converted a NaN to int: undefined behaviour (issue 27). Fails naming the tensor
+ * (`name`: the tensor the weights came from), the element, its value and the types that hold
+ * it. w[n / in][in]: finite f32 values, rows of `in`. */
+static int check_holds(binder *b, const char *name, const float *w, size_t n, size_t in,
+                       weight_type t)
+{
+    float lim = t == WT_F16 ? 65520.0f : t == WT_BF16 ? 0x1.ffp127f : 0;
+    if (lim == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (fabsf(w[i]) >= lim)
+            return xerr(b->err, b->errlen, "%s: tensor \"%s\": element [%zu, %zu] is %.9g, which "
+                        "compute type %s cannot hold (its largest value is %.9g; this rounds to "
+                        "inf); compute type %s holds it", b->f->path, name, i / in, i % in, (double)w[i],
+                        weight_type_name(t), t == WT_F16 ? 65504.0 : (double)0x1.fep127f,
+                        t == WT_F16 ? "bf16, int8 or f32" : "int8 or f32");
+    return 0;
+}
+
 /* Converts t to f32 into dst (in the filling pass). */
 static int fill(binder *b, const st_tensor *t, float *dst)
 {
@@ -194,6 +216,10 @@ static int pack_tensor(binder *b, linear *l, void *mem, const st_tensor *t, int 
             for (int r = 0; r < rows; r++)
                 for (int k = 0; k < K; k++)
                     w[(size_t)r * K + k] = (float)q[(size_t)r * K + k] * sc[r];
+            if (check_finite(b, t, w, n) || check_holds(b, t->name, w, n, (size_t)K, l->type)) {
+                free(sc);
+                return -1;
+            }
             linear_pack_rows(l, mem, l->type, row0, row0 + rows, w);
         }
         free(sc);
@@ -207,7 +233,7 @@ static int pack_tensor(binder *b, linear *l, void *mem, const st_tensor *t, int 
         st_to_f32(tmp, t->data, t->dtype, n);
         src = tmp;
     }
-    if (check_finite(b, t, src, n)) {
+    if (check_finite(b, t, src, n) || check_holds(b, t->name, src, n, (size_t)l->in, l->type)) {
         free(tmp);
         return -1;
     }
@@ -480,7 +506,13 @@ static int bind_all(binder *b, model_weights *m)
         if (b->pack) {
             /* the embedding stays f32 for the lookups; the projection gets its packed copy */
             void *mem = reserve_packed(b, &m->out);
+            const char *ename = !c->shared_embeddings ? f->dec_embed
+                                : f->src_embed_alt && !has(b, f->src_embed) ? f->src_embed_alt
+                                                                            : f->src_embed;
             m->out.w = NULL;
+            if (mem && check_holds(b, ename, m->tgt_embed, (size_t)c->tgt_vocab * d,
+                                   (size_t)d, m->out.type))
+                return -1;
             if (mem)
                 linear_pack_rows(&m->out, mem, m->out.type, 0, c->tgt_vocab, m->tgt_embed);
         }

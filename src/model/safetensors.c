@@ -179,12 +179,12 @@ int st_parse(st_file *f, const void *bytes, size_t size, const char *name, char 
         const cJSON *m;
         if (!cJSON_IsObject(meta)) {
             xerr(err, errlen, "%s: header: \"__metadata__\": expected an object of strings, got "
-                 "%s", name, json_type_name(meta));
+                 "%s", name, JSON_GOT(meta));
             goto done;
         }
         cJSON_ArrayForEach(m, meta) if (!cJSON_IsString(m)) {
             xerr(err, errlen, "%s: header: \"__metadata__\": \"%.64s\": expected a string, got "
-                 "%s", name, m->string, json_type_name(m));
+                 "%s", name, m->string, JSON_GOT(m));
             goto done;
         }
     }

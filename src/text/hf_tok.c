@@ -45,7 +45,7 @@ static int read_tokenizer_config(hf_tok *t, const char *dir, char *err, size_t e
         rc = 0;
         goto done;
     }
-    if (read_file(path, &text, &len, err, errlen) ||
+    if (read_file_max(path, READ_MAX_JSON, &text, &len, err, errlen) ||
         !(root = json_parse_object(text, len, path, err, errlen)))
         goto done;
     /* MarianTokenizer.__init__'s unk_token "<unk>", eos_token "</s>", pad_token "<pad>": xlate
@@ -75,7 +75,7 @@ static int read_tokenizer_config(hf_tok *t, const char *dir, char *err, size_t e
     if ((v = cJSON_GetObjectItemCaseSensitive(root, "clean_up_tokenization_spaces"))) {
         if (!cJSON_IsBool(v)) {
             xerr(err, errlen, "%s: field \"clean_up_tokenization_spaces\": expected true or "
-                 "false, got %s", path, json_type_name(v));
+                 "false, got %s", path, JSON_GOT(v));
             goto done;
         }
         t->cleanup = cJSON_IsTrue(v);

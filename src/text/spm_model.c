@@ -619,7 +619,7 @@ int spm_load(spm_model **out, const char *path, char *err, size_t errlen)
     size_t len = 0;
     int rc;
     *out = NULL;
-    if (read_file(path, &data, &len, err, errlen))
+    if (read_file_max(path, READ_MAX_SPM, &data, &len, err, errlen))
         return -1;
     rc = spm_load_from_memory(out, data, len, path, err, errlen);
     free(data);

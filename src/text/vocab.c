@@ -104,7 +104,7 @@ int vocab_load(vocab *v, const char *path, int n, const char *field, char *err, 
     size_t len;
     int rc;
     memset(v, 0, sizeof *v);
-    if (read_file(path, &text, &len, err, errlen))
+    if (read_file_max(path, READ_MAX_VOCAB, &text, &len, err, errlen))
         return -1;
     rc = vocab_parse(v, text, len, path, n, field, err, errlen);
     free(text);

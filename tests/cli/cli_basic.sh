@@ -222,4 +222,49 @@ if command -v script > /dev/null 2>&1; then
 else
   ok "progress line: # SKIP no script(1)"
 fi
+# --- word options echo a bad value quoted, escaped and cut at 40 bytes (issue 27: --target-lang,
+# --compute-type, --input/--output-format and `xlate info`'s argument printed it raw: a newline
+# forged a second stderr line, an escape reached the terminal, 10 kB went out whole)
+long=$(printf '%10000s' '' | tr ' ' z); forty=$(printf '%40s' '' | tr ' ' z)
+for c in "--compute-type" "--input-format" "--output-format"; do
+  for v in "$(printf 'f32\nxlate: forged')" "$(printf '\033[2J')" "$long"; do
+    "$XLATE" -m "$M" "$c" "$v" < /dev/null > "$T/out" 2> "$T/err"; rc=$?
+    case "$v" in f32*) shown='"f32\x0axlate: forged"'; what="a newline" ;;
+      z*) shown="\"$forty...\""; what="10 kB" ;; *) shown='"\x1b[2J"'; what="an escape" ;; esac
+    if [ "$rc" -eq 1 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && [ "$(wc -c < "$T/err")" -lt 300 ] &&
+       grep -qF -- "$shown" "$T/err" && ! LC_ALL=C grep -q '[^ -~]' "$T/err"; then
+      ok "$c with $what: exit 1, one line, the value quoted, escaped, cut"
+    else notok "$c with $what: exit 1, one line, the value quoted, escaped, cut" "exit $rc: $(head -c 300 "$T/err" | od -c | head -3)"; fi
+  done
+done
+"$XLATE" info "$M" "$(printf '\033[2Jx\ny')" > "$T/out" 2> "$T/err"; rc=$?
+if [ "$rc" -eq 1 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && grep -qF '"\x1b[2Jx\x0ay"' "$T/err"; then
+  ok "xlate info: an unexpected argument quoted and escaped"
+else notok "xlate info: an unexpected argument quoted and escaped" "exit $rc: $(od -c "$T/err" | head -3)"; fi
+# --- environment variables (issue 27: a value they do not take was ignored without a word:
+# XLATE_FORCE_ISA=avx512x ran the CPU's best, XLATE_SCREEN=yes the screen, XLATE_SPIN_US=abc
+# was atol's 0 and -5 a negative spin): exit 1 naming the variable, the value and what it takes
+for c in "XLATE_FORCE_ISA avx512x generic, avx2, avx512, avx512vnni or avx512bf16" \
+         "XLATE_FORCE_ISA generic2 generic, avx2" "XLATE_SCREEN yes 0 (every logit computed) or 1" \
+         "XLATE_SCREEN 00 0 (every logit" "XLATE_SPIN_US abc microseconds, 0 to 1000000" "XLATE_SPIN_US -5 microseconds, 0 to 1000000" \
+         "XLATE_SPIN_US 1000001 microseconds, 0 to 1000000" "XLATE_SPIN_US 1e3 microseconds, 0 to 1000000" "XLATE_SPIN_US 5x microseconds, 0 to 1000000"; do
+  set -- $c; var=$1; val=$2; shift 2
+  env "$var=$val" "$XLATE" -m "$M" "A dog." > "$T/out" 2> "$T/err"; rc=$?
+  if [ "$rc" -eq 1 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" -eq 1 ] &&
+     grep -qF "$var=\"$val\": expected $*" "$T/err"; then ok "$var=$val: exit 1 naming the variable and its values"
+  else notok "$var=$val: exit 1 naming the variable and its values" "exit $rc: $(head -c 300 "$T/err")"; fi
+done
+env "XLATE_FORCE_ISA=$(printf 'x\033[2J')" "$XLATE" -m "$M" "A dog." > "$T/out" 2> "$T/err"
+expect_grep "XLATE_FORCE_ISA with an escape: quoted and escaped" "$T/err" 'XLATE_FORCE_ISA="x\\x1b\[2J"'
+for c in "XLATE_FORCE_ISA AVX2" "XLATE_FORCE_ISA generic" "XLATE_SCREEN 0" "XLATE_SCREEN 1" \
+         "XLATE_SPIN_US 0" "XLATE_SPIN_US 1000000" "XLATE_SCREEN ''" "XLATE_SPIN_US ''"; do
+  set -- $c; [ "$2" = "''" ] && set -- "$1" ""
+  env "$1=$2" "$XLATE" -m "$M" --threads 2 "$s1" > "$T/out" 2> "$T/err"; rc=$?
+  if [ "$rc" -eq 0 ] && [ ! -s "$T/err" ] && [ "$(cat "$T/out")" = "$d1" ]; then ok "$1=$2: taken, same translation"
+  else notok "$1=$2: taken, same translation" "exit $rc: $(head -c 200 "$T/err") $(head -c 100 "$T/out")"; fi
+done
+env XLATE_FORCE_IS=generic XLATE_SCRENE=0 "$XLATE" -m "$M" "$s1" > "$T/out" 2> "$T/err"; rc=$?
+if [ "$rc" -eq 0 ] && [ "$(cat "$T/out")" = "$d1" ] && [ "$(grep -c 'warning: the environment variable XLATE_\(FORCE_IS\|SCRENE\) is not one xlate reads (it reads XLATE_MODEL, XLATE_FORCE_ISA, XLATE_SCREEN and XLATE_SPIN_US)' "$T/err")" -eq 2 ]; then
+  ok "misspelt XLATE_* names: a warning each, naming the ones xlate reads"
+else notok "misspelt XLATE_* names: a warning each" "exit $rc: $(head -c 400 "$T/err")"; fi
 finish

@@ -15,7 +15,7 @@ head -n 200 "$EN" > "$T/in200"
 # With the vector code forced to its plain-C twins (XLATE_FORCE_ISA=generic, as CI runs the suite
 # a second time) the 16-bit types are ~70x slower (measured: f16, 20 sentences, 7.8 s against
 # 0.11 s with AVX-512; int8 2.9 s), too slow for 1000 sentences. Every twin
-# gives the vector paths' bits (tests/test_kernels.c), so this run checks that end to end instead:
+# gives the vector paths' bits (tests/test_kernels.c, tests/test_simd.c), so this run checks that end to end instead:
 # 30 lines of each type byte-identical to the CPU's own best path, at batch 1 and 7.
 if [ "${XLATE_FORCE_ISA:-}" = generic ]; then
   head -n 30 "$EN" > "$T/in30"

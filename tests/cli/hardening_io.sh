@@ -100,6 +100,42 @@ for k in 1 2; do
   else notok "overflowing weights (NaN logits), beam $k: refused with a message" "exit $rc, $bad ids >= 61, output: $(head -c 120 "$T/out")"; fi
 done
 
+# A weight finite in f32 but beyond the compute type (issue 27): f16 rounds 65520 and more to
+# inf (largest f16 65504), bf16 0x1.ffp127 = 3.3961775e38 and more (largest bf16 0x1.fep127 =
+# 3.3895314e38). Was: exit 5 "non-finite logits" naming neither tensor nor cause, and under
+# UBSan "negation of -2147483648" in the greedy screen's int8 copy (gemm.c); now refused at load
+# (exit 2) naming the tensor, the element, the value and the types that hold it. The fixture's
+# output projection is tied to encoder.embed.weight [61, 48]; element [5, 3] is changed.
+setw() { # TENSOR ELEMENT VALUE: one f32 element of the fixture copy's weights
+  "$PYTHON" -c '
+import json, struct, sys
+p, name, i, v = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+b = bytearray(open(p, "rb").read()); n = struct.unpack("<Q", b[:8])[0]; h = json.loads(b[8:8 + n])
+s = 8 + n + h[name]["data_offsets"][0] + 4 * i
+b[s:s + 4] = struct.pack("<f", v)
+open(p, "wb").write(b)' "$T/m/model.safetensors" "$@"
+}
+for c in "encoder.embed.weight 243 70000 f16 \[5, 3\] is 70000.*f16.*65504.*bf16, int8 or f32" \
+         "encoder.embed.weight 243 -65520 f16 \[5, 3\] is -65520.*f16" \
+         "decoder.layers.0.ffn.fc1.weight 1 3.39617752923046e+38 bf16 \[0, 1\] is 3.39617753e\+38.*bf16.*3.38953139e\+38.*int8 or f32" \
+         "encoder.embed.weight 243 3.4e38 bf16 \[5, 3\] is 3.39999995e\+38.*bf16"; do
+  set -- $c; tn=$1; el=$2; val=$3; ct=$4; shift 4; pat="$tn\": element $*"
+  fixture; setw "$tn" "$el" "$val"
+  for k in 1 2; do
+    ids "$T/m" --max-length 8 --compute-type "$ct" --beam-size $k
+    fails "$tn = $val, compute type $ct, beam $k: refused at load" 2 "$pat"
+  done
+done
+# the largest value f16 holds, and the f32 below its limit, still load and translate
+fixture; setw encoder.embed.weight 243 65504; setw decoder.layers.0.ffn.fc1.weight 1 65519
+ids "$T/m" --max-length 8 --compute-type f16; expect_rc "weights 65504 and 65519 load under f16" "$rc" 0
+# (0x1.fefffep127, the f32 below bf16's limit, loads; it then overflows the activations, which the
+# decoder's finite check reports at run time, exit 5, as it would in f32)
+fixture; setw decoder.layers.0.ffn.fc1.weight 1 3.396177326406364e+38
+ids "$T/m" --max-length 8 --compute-type bf16
+if [ "$rc" -eq 5 ] && ! grep -q "cannot hold" "$T/err"; then ok "a weight 0x1.fefffep127 is not refused at load under bf16"
+else notok "a weight 0x1.fefffep127 is not refused at load under bf16" "exit $rc: $(head -c 300 "$T/err")"; fi
+
 # A text model whose spm.model is broken (the weights linked, not copied).
 textmodel() {
   rm -rf "$T/t"; mkdir -p "$T/t"; cp "$TEXT/config.json" "$TEXT/spm.model" "$T/t/"
@@ -128,6 +164,20 @@ textmodel; rm "$T/t/spm.model"; mkfifo "$T/t/spm.model"
 txt; fails "spm.model is a FIFO (no writer)" 2 "spm.model"
 textmodel; cp fuzz/models/bpe_bytes.model "$T/t/spm.model"
 txt; fails "spm.model of another vocabulary" 2 "spm.model: 600 pieces, but the config's src_vocab_size is 8000"
+
+# Files read whole (issue 27): a sparse file of 4 GiB was read before it was refused (4.2 GB of
+# memory, 28-50 s); now its size is checked first, naming the file and the bound.
+textmodel; rm "$T/t/spm.model"; truncate -s 4G "$T/t/spm.model"
+txt; fails "spm.model a sparse 4 GiB file: refused from its size" 2 "spm.model: 4294967296 bytes, more than the 256 MB xlate reads"
+textmodel; rm "$T/t/config.json"; cp "$TEXT/config.json" "$T/t/config.json"; truncate -s 17M "$T/t/config.json"
+txt; fails "config.json of 17 MB (spaces after the object): refused from its size" 2 "config.json: 17825792 bytes, more than the 16 MB"
+"$PYTHON" tools/make_marian.py "$T/mm" > /dev/null 2>&1
+for f in source.spm vocab.json generation_config.json tokenizer_config.json; do
+  rm -rf "$T/mx"; cp -r "$T/mm" "$T/mx"; truncate -s 4G "$T/mx/$f"
+  run "$T/out" "$T/err" "$XLATE" -m "$T/mx" -i "$T/en"
+  fails "MarianMT $f a sparse 4 GiB file: refused from its size" 2 "$f: 4294967296 bytes, more than the (256|16) MB xlate reads"
+done
+rm -rf "$T/mx" "$T/mm"
 
 # The model changed while xlate runs: the first line is answered, then the weights file is
 # removed, truncated, or overwritten in place (as `cp new old` does), then a second line comes.
@@ -210,6 +260,20 @@ done
 oom "text model, 100 lines, greedy" "-m $TEXT" 600 1024 "$T/want100g" "$T/en100" 60
 oom "text model, 100 lines, greedy" "-m $TEXT" 200 64 "$T/want100g" "$T/en100"
 oom "text model, 100 lines, beam 5, batch 64" "-m $TEXT --beam-size 5 --batch-size 64" 300 16 "$T/want100" "$T/en100"
+# info, encode and decode load the model too: out of memory is status 5 for them as for
+# translating (issue 27, round 2's leftover: they said 2, "the model is unusable"). At 60 MB the
+# weights' mapping or arena fails; at 100 MB too (info maps the file twice: its index, the load).
+printf 'A dog.\n' > "$T/dog"; printf '11 72 4\n' > "$T/dogids"
+for lim in 60 100; do
+  for c in "info $TEXT" "encode -m $TEXT" "decode -m $TEXT"; do
+    set -- $c; inp="$T/dog"; [ "$1" = decode ] && inp="$T/dogids"
+    (ulimit -v $((lim * 1024)); exec timeout "$TO" "$XLATE" $c < "$inp" > "$T/out" 2> "$T/err"); rc=$?
+    if [ "$rc" -eq 0 ]; then ok "xlate $1, ulimit -v $lim MB: fits (nothing to check)"
+    elif [ "$rc" -eq 5 ] && grep -q -i -E "(out of memory|cannot allocate memory).*ulimit -v, is [0-9]+ MB" "$T/err"; then
+      ok "xlate $1, ulimit -v $lim MB: exit 5, out of memory with the limit"
+    else notok "xlate $1, ulimit -v $lim MB: exit 5, out of memory with the limit" "exit $rc: $(head -c 300 "$T/err")"; fi
+  done
+done
 # The refusals say what would need less: a limit, or fewer threads / a smaller batch or beam.
 (ulimit -v 204800; exec timeout "$TO" "$XLATE" -m "$TEXT" --threads 64 -q -i "$T/en100" > /dev/null 2> "$T/err")
 expect_grep "out of memory at the start: says the limit one thread needs" "$T/err" 'one thread needs a limit above [0-9]+ MB'

@@ -487,6 +487,24 @@ def main():
         check("--target-lang xyz: exit 1 listing the model's languages",
               lambda: None if p.returncode == 1 and "fra" in msg and "spa" in msg else
               f"exit {p.returncode}: {msg!r}")
+        # a hostile value (issue 27: it was echoed raw, twice): quoted once, bytes outside
+        # printable ASCII as \xHH, cut after 40 bytes, so stderr stays one short line
+        for what, lang, model, shown in (
+                ("a newline and a forged line", "fra\nxlate: all is well", dirs["multi"],
+                 '"fra\\x0axlate: all is well"'),
+                ("terminal escapes", "\x1b[2J\x1b[31mfra", dirs["multi"],
+                 '"\\x1b[2J\\x1b[31mfra"'),
+                ("10 kB", "x" * 10000, dirs["multi"], '"' + "x" * 40 + '..."'),
+                ("10 kB, a model without languages", "y" * 10000, d, '"' + "y" * 40 + '..."')):
+            p = run(["-m", model, "--target-lang", lang], "A dog.\n", check_rc=False)
+            err = p.stderr
+            check(f"--target-lang with {what}: exit 1, one line naming the value quoted, "
+                  f"escaped and cut",
+                  lambda: None if (p.returncode == 1 and err.count(b"\n") == 1 and
+                                   err.endswith(b"\n") and len(err) < 400 and
+                                   all(0x20 <= c < 0x7f for c in err[:-1]) and
+                                   err.decode().count(shown) == 1) else
+                  f"exit {p.returncode}: {err[:300]!r} ({len(err)} bytes)")
         p = run(["-m", d, "--target-lang", "fra"], "A dog.\n", check_rc=False)
         check("--target-lang on a model without languages: exit 1",
               lambda: None if p.returncode == 1 and "multilingual" in p.stderr.decode() else

@@ -1,0 +1,67 @@
+/* xlate_env.c — xlate_env_check (xlate.h): the environment variables the library reads, each
+ * with the values it takes, in one table, so that a misspelt value or name is said at start
+ * (issue 27: XLATE_FORCE_ISA=avx512x and XLATE_SCREEN=yes were ignored without a word). */
+#include "xlate.h"
+#include "base/util.h"
+#include "kernels/cpu.h"
+#include "kernels/pool.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern char **environ;
+
+static int isa_ok(const char *s) { return cpu_isa_parse(s) >= 0; }
+static int screen_ok(const char *s) { return strcmp(s, "0") == 0 || strcmp(s, "1") == 0; }
+static int spin_ok(const char *s)
+{
+    long us;
+    return pool_spin_us_parse(s, &us) == 0;
+}
+static int any_ok(const char *s)
+{
+    (void)s;
+    return 1;
+}
+
+static const struct {
+    const char *name;
+    int (*ok)(const char *value);
+    const char *takes;
+} vars[] = {
+    {"XLATE_FORCE_ISA", isa_ok, "generic, avx2, avx512, avx512vnni or avx512bf16"},
+    {"XLATE_SCREEN", screen_ok, "0 (every logit computed) or 1 (the int8 screen, the default)"},
+    {"XLATE_SPIN_US", spin_ok, "microseconds, 0 to 1000000, in decimal digits"},
+    {"XLATE_MODEL", any_ok, "a model directory"},
+};
+#define NVARS (sizeof vars / sizeof *vars)
+
+int xlate_env_check(void (*warn)(void *user, const char *msg), void *warn_user, char *err,
+                    size_t errlen)
+{
+    char q[200];
+    for (size_t i = 0; i < NVARS; i++) {
+        const char *v = getenv(vars[i].name);
+        if (v && *v && !vars[i].ok(v))
+            return xerr(err, errlen, "%s=\"%s\": expected %s (or unset)", vars[i].name,
+                        str_quote(q, sizeof q, v, strlen(v)), vars[i].takes);
+    }
+    for (char **e = environ; warn && e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        size_t len = eq ? (size_t)(eq - *e) : strlen(*e), i;
+        char msg[512], nm[200];
+        if (strncmp(*e, "XLATE_", 6) != 0)
+            continue;
+        for (i = 0; i < NVARS; i++)
+            if (strlen(vars[i].name) == len && strncmp(vars[i].name, *e, len) == 0)
+                break;
+        if (i < NVARS)
+            continue;
+        snprintf(nm, sizeof nm, "%.*s", (int)(len < 100 ? len : 100), *e);
+        snprintf(msg, sizeof msg, "the environment variable %s is not one xlate reads (it "
+                 "reads XLATE_MODEL, XLATE_FORCE_ISA, XLATE_SCREEN and XLATE_SPIN_US); ignored",
+                 str_quote(q, sizeof q, nm, strlen(nm)));
+        warn(warn_user, msg);
+    }
+    return 0;
+}
