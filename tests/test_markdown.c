@@ -187,8 +187,11 @@ int main(void)
     expect("633 hard break with spaces", "foo  \nbaz\n", "foo {  \n}baz");
     expect("634 hard break with a backslash", "foo\\\nbaz\n", "foo {\\\n}baz");
     expect("308 escapes decoded", "\\*not emphasized*\n", "*not emphasized*");
-    expect("25 entities decoded (the table's), others kept as void elements",
-           "&nbsp; &amp; &copy; &AElig; &Dcaron;\n", "\xC2\xA0 & \xC2\xA9 \xC3\x86 {&Dcaron;}");
+    expect("25 entities decoded (every HTML5 name)", "&nbsp; &amp; &copy; &AElig; &Dcaron;\n",
+           "\xC2\xA0 & \xC2\xA9 \xC3\x86 \xC4\x8E");
+    expect("26-27 numeric references decoded; 28 a name HTML lacks is text",
+           "&#35; &#1234; &#992; &#0; &#X22; &#XD06; &#xcab;\n&nbsp &x; &#; &#x;\n",
+           "# \xD3\x92 \xCF\xA0 \xEF\xBF\xBD \" \xE0\xB4\x86 \xE0\xB2\xAB &nbsp &x; &#; &#x;");
     /* GFM strikethrough */
     expect("GFM 491 ~~Hi~~ Hello, ~there~ world!", "~~Hi~~ Hello, ~there~ world!\n",
            "{~~|Hi|~~} Hello, {~|there|~} world!");

@@ -12,6 +12,7 @@
  *   &                   &amp; before a letter, digit or # and at the chunk's end (a character
  *                       reference; "A & B" stays as it is)
  *   line endings        &#10; / &#13; (the unit is one line of its block)
+ *   U+00A0              &nbsp; (as HTML writes it)
  * At the start of a line (at_start: the unit's start or after a hard break) also:
  *   # > - + =           a backslash (a heading, quote, list item, setext underline, break)
  *   1. 1)               a backslash before the . or ) (an ordered list item)
@@ -52,7 +53,14 @@ int doc_markdown_escape(const char *s, size_t len, int at_start, write_fn write,
             rep = "&lt;";
         else if (c == '&')
             rep = i + 1 == len || entity_char((unsigned char)s[i + 1]) ? "&amp;" : NULL;
-        else if (c == '\n')
+        else if (c == 0xC2 && i + 1 < len && (unsigned char)s[i + 1] == 0xA0) {
+            if ((i > from && write(user, s + from, i - from)) || write(user, "&nbsp;", 6))
+                return -1;
+            from = i + 2; /* U+00A0 as &nbsp;, as in HTML: visible, and punctuation (not a
+                             blank) beside a delimiter run, as the source's &nbsp; was */
+            i++;
+            continue;
+        } else if (c == '\n')
             rep = "&#10;";
         else if (c == '\r')
             rep = "&#13;";

@@ -66,7 +66,7 @@ static uint32_t cp_at(const char *s, size_t n, size_t i, size_t *len)
 {
     const unsigned char *u = (const unsigned char *)s;
     uint32_t c = u[i];
-    size_t k = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    size_t k = c >= 0xF8 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
     if (k == 1 || i + k > n) { /* an invalid byte reads as the U+FFFD it becomes */
         *len = 1;
         return c < 0x80 ? c : 0xFFFD;
@@ -663,7 +663,12 @@ static int emit(md_emit *m)
         return xerr(err, errlen, "out of memory");
     for (int i = 0; i < b->n_toks; i++) {
         const md_tok *t = &b->toks[i];
+        const doc_unit *u = &d->units[m->unit];
         int rc = 0, de;
+        /* a break's space: after a word, or after a void element (its markup stands between) */
+        int sep = (u->len > 0 && u->text[u->len - 1] != ' ') || (u->n_ranges > 0 &&
+                  u->ranges[u->n_ranges - 1].start == u->len &&
+                  u->marks[u->n_ranges - 1].n_close == 0 && u->marks[u->n_ranges - 1].n_keep == 0);
         switch (t->kind) {
         case T_TEXT:
             rc = text(d, m->unit, b->buf + t->a, t->b - t->a, err, errlen);
@@ -671,12 +676,13 @@ static int emit(md_emit *m)
         case T_LIT:
             rc = text(d, m->unit, t->lit, (size_t)t->lit_len, err, errlen);
             break;
-        case T_SOFT:
-            rc = doc_unit_text(d, m->unit, " ", 1, err, errlen);
+        case T_SOFT: /* a break is a space between words: none at the start, none doubled */
+            if (sep)
+                rc = doc_unit_text(d, m->unit, " ", 1, err, errlen);
             break;
         case T_HARD:
         case T_HTML:
-            if (t->kind == T_HARD && doc_unit_text(d, m->unit, " ", 1, err, errlen))
+            if (t->kind == T_HARD && sep && doc_unit_text(d, m->unit, " ", 1, err, errlen))
                 return -1;
             rc = begin(m, t->a, t->b, &de);
             if (!rc)

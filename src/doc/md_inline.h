@@ -88,8 +88,8 @@ size_t md_html_tag_at(md_inline_buf *b, size_t off, const char *s, size_t n);
 size_t md_inline_html(md_inline_buf *b, size_t i);
 /* An autolink <scheme:...> or <address@host> at s: its length, 0 when none. */
 size_t md_autolink(const char *s, size_t n);
-/* A character reference at s ("&...;"): its length and its text in out/out_len (out_len 0: a
- * well-formed name the table does not know); 0 when none. out: at least 8 bytes. */
+/* A character reference at s ("&...;"): its length and its text in out/out_len; 0 when none
+ * (a name HTML does not have is none). out: at least 8 bytes. */
 size_t md_char_ref(const char *s, size_t n, char *out, int *out_len);
 /* An inline link's tail "(dest "title")" at buf[i] == '(': the index after its ')', 0 when
  * none. */

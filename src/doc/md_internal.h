@@ -44,8 +44,9 @@ size_t md_html_tag(const char *s, size_t n);
  * none. */
 size_t md_label(const char *s, size_t n);
 
-/* The UTF-8 of a named character reference name[0..len) (md_entity.c), NULL when unknown. */
-const char *md_entity(const char *name, size_t len);
+/* The UTF-8 of the named character reference name[0..len) (without & and ;) in out (at least
+ * 8 bytes): its length, 0 when HTML has no such name (md_entity.c). */
+int md_entity(const char *name, size_t len, char *out);
 
 /* ASCII punctuation (CommonMark: what a backslash escapes). */
 static inline int md_punct(unsigned char c)

@@ -196,8 +196,8 @@ static int put_utf8(uint32_t c, char *out)
     return 4;
 }
 
-/* A character reference at s ("&...;"): its length and its text in out/out_len (out_len 0: a
- * well-formed name this table does not know). 0 when none. */
+/* A character reference at s ("&...;"): its length and its text in out/out_len; 0 when none
+ * (a name HTML does not have is none). */
 size_t md_char_ref(const char *s, size_t n, char *out, int *out_len)
 {
     size_t i = 1;
@@ -222,12 +222,8 @@ size_t md_char_ref(const char *s, size_t n, char *out, int *out_len)
         i++;
     if (i < 3 || i >= n || s[i] != ';' || !tag_start((unsigned char)s[1]))
         return 0;
-    const char *u = md_entity(s + 1, i - 1);
-    if (u) {
-        *out_len = (int)strlen(u);
-        memcpy(out, u, (size_t)*out_len);
-    }
-    return i + 1;
+    *out_len = md_entity(s + 1, i - 1, out);
+    return *out_len > 0 ? i + 1 : 0; /* a name HTML does not have is text */
 }
 
 /* ---- links ---- */
