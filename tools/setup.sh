@@ -6,7 +6,7 @@ set -e
 cd "$(dirname "$0")/.."
 pkgs="build-essential pkg-config libopenblas-dev libcjson-dev"
 if [ "${1:-}" = "--test" ]; then
-  pkgs="$pkgs python3 python3-torch python3-numpy python3-sentencepiece sentencepiece parallel valgrind clang groff-base man-db python3-html5lib python3-lxml cmark python3-markdown"
+  pkgs="$pkgs python3 python3-torch python3-numpy python3-sentencepiece sentencepiece parallel valgrind clang groff-base groff man-db python3-html5lib python3-lxml cmark python3-markdown"
 fi
 missing=""
 for p in $pkgs; do
