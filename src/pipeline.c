@@ -31,6 +31,7 @@ typedef struct {
                           are asked of a text line; else NULL */
     int n, n_read;
     size_t start, end; /* its bytes in the line */
+    unsigned long long stream; /* sampling: its random stream, (line index << 24) + sentence */
     xlate_result res;
 } seg;
 
@@ -62,6 +63,7 @@ typedef struct {
     int cap_view;
     const int **src;     /* [batch] */
     int *lens;           /* [batch] */
+    xlate_sentence_opts *opts; /* [batch] */
     xlate_result *res;   /* [batch] */
 } pipeline;
 
@@ -265,8 +267,13 @@ static int read_item(pipeline *pl, const xlate_source *in, item *it, char *err, 
         if (finish_seg(pl, sg, err, errlen))
             return XLATE_ERR;
     }
-    for (int k = 0; k < it->n_seg; k++)
-        tokens += pl->segs[it->seg0 + k].n;
+    for (int k = 0; k < it->n_seg; k++) {
+        seg *sg = &pl->segs[it->seg0 + k];
+        tokens += sg->n;
+        /* a line's sentences draw from streams of their own, whatever the batch or window:
+         * the line's index (lines read before it) and the sentence's place in the line */
+        sg->stream = ((unsigned long long)pl->st->lines << 24) + (unsigned long long)k;
+    }
     if (tokens == 0)
         pl->st->empty++;
     pl->st->lines++;
@@ -307,10 +314,11 @@ static int translate_window(pipeline *pl, int n_lines, long lines_before, char *
             toks += sg->n + 1;
             pl->src[j - i] = sg->ids;
             pl->lens[j - i] = sg->n;
+            pl->opts[j - i].stream = sg->stream;
             j++;
         }
-        if (xlate_translate(pl->ctx, j - i, pl->src, pl->lens, &p->decode, pl->res, err,
-                            errlen))
+        if (xlate_translate_ex(pl->ctx, j - i, pl->src, pl->lens, pl->opts, &p->decode, pl->res,
+                               err, errlen))
             return XLATE_ERR;
         for (int k = i; k < j; k++) {
             const xlate_result *res = &pl->res[k - i];
@@ -599,7 +607,8 @@ int xlate_translate_lines(xlate_ctx *ctx, const xlate_lines_params *p, const xla
     pl.src = calloc(p->batch_size, sizeof *pl.src);
     pl.lens = calloc(p->batch_size, sizeof *pl.lens);
     pl.res = calloc(p->batch_size, sizeof *pl.res);
-    if (!pl.items || !pl.src || !pl.lens || !pl.res) {
+    pl.opts = calloc(p->batch_size, sizeof *pl.opts);
+    if (!pl.items || !pl.src || !pl.lens || !pl.res || !pl.opts) {
         rc = xerr(err, errlen, "out of memory (a window of %d lines)", pl.window);
         goto done;
     }
@@ -653,5 +662,6 @@ done:
     free(pl.src);
     free(pl.lens);
     free(pl.res);
+    free(pl.opts);
     return rc;
 }

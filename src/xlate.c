@@ -48,7 +48,14 @@ xlate_model_params xlate_model_default_params(void)
 
 xlate_decode_params xlate_decode_default_params(void)
 {
-    xlate_decode_params p = {1, 1, 1.0f, 0, 0, 0, 0, 0, -1};
+    xlate_decode_params p;
+    memset(&p, 0, sizeof p);
+    p.beam_size = p.n_best = 1;
+    p.length_penalty = 1.0f;
+    p.alignment_layer = -1;
+    p.repetition_penalty = 1.0f;
+    p.sampling_topp = 1.0f;
+    p.sampling_temperature = 1.0f;
     return p;
 }
 
@@ -236,6 +243,15 @@ xlate_model_info xlate_model_get_info(const xlate_model *m)
                            : c->gen.early_stopping == EARLY_STOP_FALSE ? "false" : "never";
     i.gen_forced_eos = c->gen.forced_eos;
     i.gen_bad_words = c->gen.n_bad;
+    i.gen_repetition_penalty = c->gen.repetition_penalty;
+    i.gen_no_repeat_ngram_size = c->gen.no_repeat_ngram;
+    i.gen_forced_bos = c->gen.hf_beam ? c->gen.forced_bos : -1;
+    i.gen_suppress_tokens = c->gen.n_suppress;
+    i.gen_begin_suppress_tokens = c->gen.n_begin_suppress;
+    i.gen_do_sample = c->gen.do_sample;
+    i.gen_top_k = c->gen.top_k;
+    i.gen_top_p = c->gen.top_p;
+    i.gen_temperature = c->gen.temperature;
     i.source_lang = c->source_lang ? c->source_lang
                     : m->has_hf && m->hf.source_lang[0] ? m->hf.source_lang : NULL;
     i.target_lang = c->target_lang ? c->target_lang
@@ -254,8 +270,17 @@ xlate_decode_params xlate_model_decode_defaults(const xlate_model *m)
     xlate_decode_params p = xlate_decode_default_params();
     if (g->num_beams > 1)
         p.beam_size = g->num_beams;
-    if (g->hf_beam)
+    if (g->hf_beam) {
         p.length_penalty = g->length_penalty;
+        p.repetition_penalty = g->repetition_penalty;
+        p.no_repeat_ngram_size = g->no_repeat_ngram;
+        if (g->do_sample) { /* config.c refuses it with num_beams > 1 */
+            p.sampling = 1;
+            p.sampling_topk = g->top_k;
+            p.sampling_topp = g->top_p;
+            p.sampling_temperature = g->temperature;
+        }
+    }
     return p;
 }
 
@@ -268,6 +293,17 @@ int xlate_tokenize(const xlate_model *m, const char *text, size_t len, int **ids
         return xerr(err, errlen, "the model has no tokenizer (config field \"tokenizer\"): "
                     "give source ids");
     return spm_encode(m->src_spm, text, len, ids, n, err, errlen);
+}
+
+int xlate_tokenize_target(const xlate_model *m, const char *text, size_t len, int **ids, int *n,
+                          char *err, size_t errlen)
+{
+    if (m->has_hf)
+        return hf_tok_encode_target(&m->hf, text, len, ids, n, err, errlen);
+    if (!m->tgt_spm)
+        return xerr(err, errlen, "the model has no tokenizer (config field \"tokenizer\"): "
+                    "give target ids");
+    return spm_encode(m->tgt_spm, text, len, ids, n, err, errlen);
 }
 
 int xlate_tokenize_spans(const xlate_model *m, const char *text, size_t len, int **ids,
@@ -371,6 +407,44 @@ static int check_alignment_layer(const xlate_model *m, int layer, char *err, siz
     return 0;
 }
 
+/* The processors' and sampling's params (xlate_decode_params_check). */
+static int check_processors(const xlate_model *m, const xlate_decode_params *p, char *err,
+                            size_t errlen)
+{
+    int V = m->w.cfg.tgt_vocab;
+    if (!(p->repetition_penalty > 0 && p->repetition_penalty <= 1000))
+        return xerr(err, errlen, "repetition_penalty: expected a number > 0 and at most 1000 "
+                    "(1: off), got %g", (double)p->repetition_penalty);
+    if (p->no_repeat_ngram_size < 0)
+        return xerr(err, errlen, "no_repeat_ngram_size: expected 0 (off) or more, got %d",
+                    p->no_repeat_ngram_size);
+    if (p->n_suppress < 0 || (p->n_suppress > 0 && (!p->suppress_off || !p->suppress_ids)))
+        return xerr(err, errlen, "suppress: n_suppress %d without its arrays", p->n_suppress);
+    for (int k = 0; k < p->n_suppress; k++) {
+        if ((k == 0 && p->suppress_off[0] != 0) ||
+            p->suppress_off[k + 1] <= p->suppress_off[k])
+            return xerr(err, errlen, "suppress: sequence %d is empty or its offsets go back",
+                        k + 1);
+        for (int j = p->suppress_off[k]; j < p->suppress_off[k + 1]; j++)
+            if (p->suppress_ids[j] < 0 || p->suppress_ids[j] >= V)
+                return xerr(err, errlen, "suppress: sequence %d: id %d outside the target "
+                            "vocabulary [0, %d)", k + 1, p->suppress_ids[j], V);
+    }
+    if (p->sampling && p->beam_size > 1)
+        return xerr(err, errlen, "sampling: only with beam_size 1, got beam_size %d",
+                    p->beam_size);
+    if (p->sampling_topk < 0)
+        return xerr(err, errlen, "sampling_topk: expected 0 (all tokens) or more, got %d",
+                    p->sampling_topk);
+    if (!(p->sampling_topp > 0 && p->sampling_topp <= 1))
+        return xerr(err, errlen, "sampling_topp: expected a number in (0, 1], got %g",
+                    (double)p->sampling_topp);
+    if (!(p->sampling_temperature > 0 && p->sampling_temperature <= 1000))
+        return xerr(err, errlen, "sampling_temperature: expected a number in (0, 1000], got %g",
+                    (double)p->sampling_temperature);
+    return 0;
+}
+
 int xlate_decode_params_check(const xlate_model *m, const xlate_decode_params *p, char *err,
                               size_t errlen)
 {
@@ -392,7 +466,9 @@ int xlate_decode_params_check(const xlate_model *m, const xlate_decode_params *p
     if (p->max_length > 0 && p->min_length > p->max_length)
         return xerr(err, errlen, "min_length %d exceeds max_length %d", p->min_length,
                     p->max_length);
-    return check_alignment_layer(m, p->alignment_layer, err, errlen);
+    if (check_alignment_layer(m, p->alignment_layer, err, errlen))
+        return -1;
+    return check_processors(m, p, err, errlen);
 }
 
 void xlate_results_free(xlate_result *r, int n)
@@ -702,9 +778,50 @@ static int alignment_layer(const model_config *c, const xlate_decode_params *p)
 int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src_len,
                     const xlate_decode_params *p, xlate_result *out, char *err, size_t errlen)
 {
+    return xlate_translate_ex(ctx, n, src, src_len, NULL, p, out, err, errlen);
+}
+
+/* The processors' rules of params p for model config c (search.h, logits.h). */
+static void set_rules(logits_rules *r, const model_config *c, const xlate_decode_params *p)
+{
+    r->eos_id = c->eos_id;
+    r->pad_id = c->pad_id;
+    r->start_id = c->bos_id;
+    r->min_length = p->min_length;
+    r->repetition_penalty = p->repetition_penalty;
+    r->no_repeat_ngram = p->no_repeat_ngram_size;
+    r->ban_unk = p->disable_unk;
+    r->unk_id = c->unk_id;
+    r->suppress = (logits_seqs){p->n_suppress, p->suppress_off, p->suppress_ids};
+    r->sampling = p->sampling;
+    r->top_k = p->sampling_topk;
+    r->top_p = p->sampling_topp;
+    r->temperature = p->sampling_temperature;
+    if (!c->gen.hf_beam)
+        return;
+    /* a Hugging Face model: generate()'s processors from its generation config */
+    r->ban_pad = 1;
+    r->force_eos = c->gen.forced_eos;
+    r->bad = (logits_seqs){c->gen.n_bad, c->gen.bad_off, c->gen.bad_ids};
+    r->forced_bos = c->gen.forced_bos >= 0;
+    r->forced_bos_id = c->gen.forced_bos;
+    r->n_suppress_tokens = c->gen.n_suppress;
+    r->suppress_tokens = c->gen.suppress;
+    r->n_begin_suppress = c->gen.n_begin_suppress;
+    r->begin_suppress = c->gen.begin_suppress;
+    /* _get_logits_processor: begin_index = input_ids_seq_length (1: the start token), + 1
+     * with a forced bos; the tokens are suppressed when input_ids has begin_index tokens */
+    r->begin_pos = c->gen.forced_bos >= 0 ? 1 : 0;
+}
+
+int xlate_translate_ex(xlate_ctx *ctx, int n, const int *const *src, const int *src_len,
+                       const xlate_sentence_opts *opts, const xlate_decode_params *p,
+                       xlate_result *out, char *err, size_t errlen)
+{
     const model_weights *w = &ctx->m->w;
     const model_config *c = &w->cfg;
     int *block = NULL, **rows = NULL, *lens = NULL, *max_len = NULL, rc = -1;
+    uint64_t *streams = NULL;
     int n_slots, max_rows, cap;
     size_t N;
     const float *pos;
@@ -730,15 +847,18 @@ int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src
     sp.scores = p->scores;
     sp.token_scores = p->token_scores;
     sp.alignments = p->alignments != 0;
-    sp.rules.eos_id = c->eos_id;
-    sp.rules.pad_id = c->pad_id;
-    sp.rules.min_length = p->min_length;
-    if (c->gen.hf_beam) { /* a Hugging Face model: generate()'s processors and beam rules */
-        sp.rules.ban_pad = 1;
-        sp.rules.force_eos = c->gen.forced_eos;
-        sp.rules.n_bad = c->gen.n_bad;
-        sp.rules.bad_off = c->gen.bad_off;
-        sp.rules.bad_ids = c->gen.bad_ids;
+    set_rules(&sp.rules, c, p);
+    sp.seed = p->seed;
+    if (p->sampling && opts) {
+        if (!(streams = malloc(n * sizeof *streams))) {
+            xerr(err, errlen, "out of memory");
+            goto done;
+        }
+        for (int i = 0; i < n; i++)
+            streams[i] = opts[i].stream;
+        sp.streams = streams;
+    }
+    if (c->gen.hf_beam) { /* a Hugging Face model: generate()'s beam rules */
         sp.hf_beam = 1;
         sp.renormalize = c->gen.renormalize;
         sp.early_stopping = c->gen.early_stopping == EARLY_STOP_TRUE    ? SEARCH_EARLY_TRUE
@@ -777,6 +897,7 @@ done:
     free(rows);
     free(lens);
     free(max_len);
+    free(streams);
     return rc;
 }
 

@@ -387,10 +387,11 @@ static void processor_checks(void)
 
     /* the chain on one row, directly */
     {
-        logits_rules rules = {EOS, PAD, 3, 1, 1, 0, NULL, NULL};
+        logits_rules rules = {.eos_id = EOS, .pad_id = PAD, .min_length = 3, .ban_pad = 1,
+                              .force_eos = 1};
         logits_chain chain;
         float row[V] = {1, 2, 3, 4, 5, 6};
-        logits_row lr = {&rules, V, 1, 5, NULL};
+        logits_row lr = {&rules, V, 1, 5, NULL, NULL, NULL};
         logits_chain_init(&chain, &rules);
         logits_apply(&chain, &lr, row);
         check(chain.n == 3 && isinf(row[EOS]) && isinf(row[PAD]) && row[A] == 3 && row[C] == 5,
@@ -407,11 +408,77 @@ static void processor_checks(void)
     }
 }
 
+/* Sampling through the greedy strategy (logits.h's warpers and sampler). */
+static void sampling_checks(void)
+{
+    fake_model f;
+    got_sentence g[4], gg[4];
+    int ml[4] = {8, 8, 8, 8};
+    search_params p = params(1, 1, 1.0f);
+    const double *p0 = tree1[0].p;
+    long count[V] = {0};
+    const int N = 4000;
+    double chi = 0, z = 0;
+    uint64_t streams[4] = {10, 11, 12, 13};
+
+    /* top-k 1 (temperature 0.5 so the warpers run): greedy's tokens and nothing else */
+    if (run(tree1, 4, ml, &p, gg, &f))
+        return;
+    p.rules.sampling = 1;
+    p.rules.top_k = 1;
+    p.rules.top_p = 1;
+    p.rules.temperature = 0.5f;
+    p.seed = 99;
+    if (run(tree1, 4, ml, &p, g, &f))
+        return;
+    check(ids_are(&g[0], 0, gg[0].ids[0], gg[0].n[0]) &&
+              ids_are(&g[3], 0, gg[3].ids[0], gg[3].n[0]),
+          "sampling with top-k 1: greedy's tokens", "got %d tokens", g[0].n[0]);
+    /* the first token over N one-sentence runs, stream s: the softmax of the first step
+     * (tree1's root: pad and bos 1e-6, a .5, b .4, c .05, eos .05) */
+    p.rules.top_k = 0;
+    p.rules.temperature = 1;
+    for (int s = 0; s < N; s++) {
+        uint64_t st = (uint64_t)s;
+        p.streams = &st;
+        if (run(tree1, 1, ml, &p, g, &f))
+            return;
+        count[g[0].n[0] ? g[0].ids[0][0] : EOS]++;
+    }
+    for (int v = 0; v < V; v++)
+        z += p0[v];
+    for (int v = A; v < V; v++) {
+        double e = N * p0[v] / z;
+        chi += (count[v] - e) * (count[v] - e) / e;
+    }
+    /* 3 degrees of freedom (pad and bos, 2e-6, left out: expected 0.008 draws) */
+    check(chi < 16.27 && count[PAD] + count[BOS] == 0, "sampling: the first token of 4000 "
+          "streams follows the softmax (chi-square < 16.27)", "chi2 %g: %ld %ld %ld %ld", chi,
+          count[A], count[B], count[C], count[EOS]);
+    /* a sentence's draws are its stream's, whatever the batch: sentences 0..3 together vs one
+     * at a time */
+    p.streams = streams;
+    if (run(tree1, 4, ml, &p, gg, &f))
+        return;
+    {
+        int same = 1;
+        for (int i = 0; i < 4; i++) {
+            p.streams = &streams[i];
+            if (run(tree1, 1, ml, &p, g, &f))
+                return;
+            same &= ids_are(&g[0], 0, gg[i].ids[0], gg[i].n[0]);
+        }
+        check(same, "sampling: each sentence draws the same alone as in a batch of 4",
+              "differs");
+    }
+}
+
 int main(void)
 {
     greedy_checks();
     beam_checks();
     tie_checks();
     processor_checks();
+    sampling_checks();
     return check_done();
 }

@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "cli/cli_common.h"
 #include "cli/cli_output.h"
+#include "cli/cli_decode_opts.h"
 #include "base/util.h"
 #include "xlate.h"
 #include <cJSON.h>
@@ -44,6 +45,7 @@ typedef struct {
     int split;           /* XLATE_SPLIT_SENTENCES or XLATE_SPLIT_NONE (--split) */
     int paragraphs;      /* --paragraphs: lines up to a blank line are one paragraph */
     xlate_decode_params dp;
+    decode_opts dopts;   /* --repetition-penalty, sampling... (cli_decode_opts.c) */
     char *const *texts;
     int n_texts;
 } options;
@@ -129,7 +131,10 @@ static void usage(FILE *f)
         "                          keep the first N source tokens of longer\n"
         "                          sentences, with a warning naming the line and\n"
         "                          sentence (default and at most: the model's\n"
-        "                          max_positions - 1)\n"
+        "                          max_positions - 1)\n",
+        f);
+    decode_usage(f);
+    fputs(
         "Speed:\n"
         "      --batch-size N      sentences per batch (default 32; 1: answer and\n"
         "                          flush each line on its own)\n"
@@ -204,6 +209,7 @@ static int parse_options(options *o, int argc, char **argv)
         {"split", required_argument, 0, O_SPLIT},
         {"paragraphs", no_argument, 0, O_PARAS},
         {"alignments", no_argument, 0, O_ALIGN},
+        DECODE_LONGOPTS,
         {"quiet", no_argument, 0, 'q'},
         {"verbose", no_argument, 0, 'v'},
         {"version", no_argument, 0, O_VERSION},
@@ -222,6 +228,11 @@ static int parse_options(options *o, int argc, char **argv)
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":m:i:o:qvh", longopts, NULL)) != -1) {
+        if (c >= DOPT_FIRST) {
+            if (decode_opt(&o->dopts, c, optarg, err, sizeof err))
+                goto bad;
+            continue;
+        }
         switch (c) {
         case 'm': o->model = optarg; break;
         case 'i': o->input = optarg; break;
@@ -574,43 +585,6 @@ static int cli_flush(void *user)
     return 0;
 }
 
-/* Library messages name the parameter (beam_size); the command line names the option
- * (--beam-size). Rewrites the words of params in msg in place. */
-static void option_words(char *msg, size_t size)
-{
-    static const char *const words[][2] = {
-        {"beam_size", "--beam-size"},       {"n_best", "--n-best"},
-        {"length_penalty", "--length-penalty"}, {"max_length", "--max-length"},
-        {"min_length", "--min-length"},     {"max_input_length", "--max-input-length"},
-        {"batch_size", "--batch-size"},     {"batch_tokens", "--batch-tokens"},
-        {"window", "--window"},
-    };
-    char out[XLATE_ERRLEN];
-    size_t j = 0;
-    for (size_t i = 0; msg[i] && j + 1 < sizeof out;) {
-        size_t w = 0, k;
-        while (msg[i + w] == '_' || (msg[i + w] >= 'a' && msg[i + w] <= 'z'))
-            w++;
-        for (k = 0; w && k < sizeof words / sizeof *words; k++)
-            if (strlen(words[k][0]) == w && strncmp(msg + i, words[k][0], w) == 0)
-                break;
-        if (w && k < sizeof words / sizeof *words) {
-            j += snprintf(out + j, sizeof out - j, "%s", words[k][1]);
-            j = j < sizeof out ? j : sizeof out - 1;
-            i += w;
-        } else if (w) {
-            size_t c = w < sizeof out - 1 - j ? w : sizeof out - 1 - j;
-            memcpy(out + j, msg + i, c);
-            j += c;
-            i += w;
-        } else {
-            out[j++] = msg[i++];
-        }
-    }
-    out[j] = '\0';
-    snprintf(msg, size, "%s", out);
-}
-
 /* Appends to an out-of-memory message what would need less. */
 static void memory_hint(const run *r, char *err, size_t errlen)
 {
@@ -741,6 +715,10 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
             o->dp.beam_size = md.beam_size;
         if (!o->lp_set)
             o->dp.length_penalty = md.length_penalty;
+        if (decode_opts_apply(&o->dopts, r->model, &md, o->beam_set, &o->dp, err, sizeof err)) {
+            fprintf(stderr, "xlate: %s\n", err);
+            return XLATE_EXIT_USAGE;
+        }
         if (o->dp.n_best > o->dp.beam_size) {
             fprintf(stderr, "xlate: --n-best %d: must not exceed the beam size (%d%s)\n",
                     o->dp.n_best, o->dp.beam_size, o->beam_set ? "" : ", the model's num_beams");
@@ -788,7 +766,7 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
     r->fmt.alignments = o->dp.alignments;
     r->fmt.w = &r->out;
     if (xlate_lines_params_check(r->model, &r->lp, err, sizeof err)) {
-        option_words(err, sizeof err);
+        cli_option_words(err, sizeof err);
         fprintf(stderr, "xlate: %s\n", err);
         return XLATE_EXIT_USAGE;
     }
@@ -820,6 +798,10 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
         fprintf(stderr, "xlate: compute type %s%s; %s\n", xlate_model_compute_type(r->model),
                 o->compute_type == XLATE_AUTO ? " (auto)" : "",
                 xlate_kernels_desc(r->model, k, sizeof k));
+        if (o->dp.sampling)
+            fprintf(stderr, "xlate: sampling seed %llu (--seed), top-k %d, top-p %g, "
+                    "temperature %g\n", o->dp.seed, o->dp.sampling_topk,
+                    (double)o->dp.sampling_topp, (double)o->dp.sampling_temperature);
     }
     return XLATE_EXIT_OK;
 }
@@ -890,5 +872,6 @@ done:
     reader_close(&r.in);
     para_free(&r.para);
     release(&r);
+    decode_opts_free(&o.dopts);
     return status;
 }

@@ -316,7 +316,7 @@ int search_beam(const search_model *m, search_scratch *sc, int n, const int *max
         for (int j = 0; j < K; j++)
             s->slot[j] = i * K + j;
     }
-    rows = (step_rows){0, b.tokens, b.slots, b.srcs, b.row_sent, b.hist, p->hf_beam};
+    rows = (step_rows){0, b.tokens, b.slots, b.srcs, b.row_sent, b.hist, p->hf_beam, NULL, NULL};
 
     for (int pos = 0;; pos++) {
         int nr = 0;

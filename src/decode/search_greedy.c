@@ -1,8 +1,10 @@
-/* search_greedy.c — greedy decoding over decoder steps.
+/* search_greedy.c — greedy decoding (and sampling) over decoder steps.
  *
  * Every sentence starts from bos; at each step each unfinished sentence takes the argmax token
  * of its processed logits (logits.h); a sentence leaves the batch at eos or at its max_len, so
- * it stops costing compute. Ties go to the lower token id (argmax). */
+ * it stops costing compute. Ties go to the lower token id (argmax). With rules.sampling the
+ * token is drawn instead (logits_sample, as transformers' _sample: processors, warpers,
+ * softmax, one draw), from the sentence's own random stream. */
 #include "decode/search_step.h"
 #include "kernels/ops.h"
 #include <string.h>
@@ -18,13 +20,19 @@ typedef struct {
     float *rad;          /* [n, V] the estimates' bounds (screened: logits holds the estimates) */
     int *next;           /* [n] the token each row chose */
     int *cand;           /* [V] a row's candidates (screened) */
+    float *work;         /* [V] the warpers' scratch (chain.work) */
+    int *iwork;          /* [V] */
+    uint64_t *rng;       /* [n] sentence i's random state (sampling) */
     search_hyp *hyps;    /* [n] */
 } greedy_bufs;
 
 static size_t greedy_cut(greedy_bufs *b, char *base, int n, int V, int mx, int token_scores,
-                         int screened, int S)
+                         int screened, int S, int work, int sampling)
 {
     scratch_cut c = {base, 0};
+    b->work = work ? cut(&c, V, sizeof *b->work) : NULL;
+    b->iwork = work ? cut(&c, V, sizeof *b->iwork) : NULL;
+    b->rng = sampling ? cut(&c, n, sizeof *b->rng) : NULL;
     b->logits = cut(&c, (size_t)n * V, sizeof *b->logits);
     b->rad = screened ? cut(&c, (size_t)n * V, sizeof *b->rad) : NULL;
     b->next = cut(&c, n, sizeof *b->next);
@@ -43,21 +51,23 @@ int search_greedy(const search_model *m, search_scratch *s, int n, const int *ma
                   const search_params *p, search_emit emit, void *emit_user, char *err,
                   size_t errlen)
 {
-    /* only the argmax is needed: the model's estimates may stand in for the logits */
-    int V = m->vocab, mx = 1, screened = m->estimate && !p->scores && !p->token_scores;
+    int V = m->vocab, mx = 1, screened, sampling = p->rules.sampling;
     int S = p->alignments ? m->attn_stride : 0; /* attention row length; 0: none kept */
     greedy_bufs b;
     logits_chain chain;
     step_rows rows;
 
+    logits_chain_init(&chain, &p->rules);
+    /* only the argmax is needed, of logits the processors change only by bans: the model's
+     * estimates may stand in for the logits */
+    screened = m->estimate && !p->scores && !p->token_scores && !chain.exact;
     for (int i = 0; i < n; i++)
         if (max_len[i] > mx)
             mx = max_len[i];
-    if (search_reserve(s, greedy_cut(&b, NULL, n, V, mx, p->token_scores, screened, S), err,
-                       errlen))
+    if (search_reserve(s, greedy_cut(&b, NULL, n, V, mx, p->token_scores, screened, S,
+                                     chain.work, sampling), err, errlen))
         return -1;
-    greedy_cut(&b, s->mem, n, V, mx, p->token_scores, screened, S);
-    logits_chain_init(&chain, &p->rules);
+    greedy_cut(&b, s->mem, n, V, mx, p->token_scores, screened, S, chain.work, sampling);
     for (int i = 0; i < n; i++) {
         search_hyp *h = &b.hyps[i];
         h->ids = b.ids + (size_t)i * mx;
@@ -68,9 +78,11 @@ int search_greedy(const search_model *m, search_scratch *s, int n, const int *ma
         b.tokens[i] = m->bos_id;
         b.act[i] = i;
         b.hist[i] = h->ids;
+        if (sampling)
+            b.rng[i] = logits_rng_seed(p->seed, p->streams ? p->streams[i] : (uint64_t)i);
     }
     /* rows are their own sources and slots: row r decodes sentence act[r] */
-    rows = (step_rows){n, b.tokens, b.act, b.act, b.act, b.hist, 0};
+    rows = (step_rows){n, b.tokens, b.act, b.act, b.act, b.hist, 0, b.work, b.iwork};
     for (int pos = 0; rows.n > 0; pos++) {
         int w = 0, full = !screened;
         if (screened && search_step_argmax(m, &chain, &p->rules, &rows, max_len, pos, b.logits,
@@ -80,7 +92,8 @@ int search_greedy(const search_model *m, search_scratch *s, int n, const int *ma
             if (search_step(m, &chain, &p->rules, &rows, max_len, pos, b.logits, err, errlen))
                 return -1;
             for (int r = 0; r < rows.n; r++)
-                b.next[r] = argmax(b.logits + (size_t)r * V, V);
+                b.next[r] = sampling ? logits_sample(b.logits + (size_t)r * V, V, &b.rng[b.act[r]])
+                                     : argmax(b.logits + (size_t)r * V, V);
         }
         if (S) { /* before the rows are compacted: row r is the step's row r */
             const float *att = m->attention(m->user);
