@@ -822,6 +822,8 @@ int xlate_translate_ex(xlate_ctx *ctx, int n, const int *const *src, const int *
     const model_config *c = &w->cfg;
     int *block = NULL, **rows = NULL, *lens = NULL, *max_len = NULL, rc = -1;
     uint64_t *streams = NULL;
+    const int **pre = NULL;
+    int *pre_len = NULL;
     int n_slots, max_rows, cap;
     size_t N;
     const float *pos;
@@ -858,6 +860,34 @@ int xlate_translate_ex(xlate_ctx *ctx, int n, const int *const *src, const int *
             streams[i] = opts[i].stream;
         sp.streams = streams;
     }
+    for (int i = 0; opts && i < n; i++)
+        if (opts[i].prefix_len > 0 && !pre) {
+            if (!(pre = calloc(n, sizeof *pre)) || !(pre_len = calloc(n, sizeof *pre_len))) {
+                xerr(err, errlen, "out of memory");
+                goto done;
+            }
+            for (int k = 0; k < n; k++) {
+                int L = opts[k].prefix_len > 0 ? opts[k].prefix_len : 0;
+                if (L && (!opts[k].prefix || (p->max_length > 0 && L >= p->max_length) ||
+                          L >= c->max_positions)) {
+                    xerr(err, errlen, "target_prefix: sentence %d: %d tokens, more than "
+                         "max_length (%d) allows", k + 1, L,
+                         p->max_length > 0 ? p->max_length : c->max_positions);
+                    goto done;
+                }
+                for (int j = 0; j < L; j++)
+                    if (opts[k].prefix[j] < 0 || opts[k].prefix[j] >= c->tgt_vocab) {
+                        xerr(err, errlen, "target_prefix: sentence %d: id %d outside the "
+                             "target vocabulary [0, %d)", k + 1, opts[k].prefix[j],
+                             c->tgt_vocab);
+                        goto done;
+                    }
+                pre[k] = opts[k].prefix;
+                pre_len[k] = L;
+            }
+            sp.rules.prefix = pre;
+            sp.rules.prefix_len = pre_len;
+        }
     if (c->gen.hf_beam) { /* a Hugging Face model: generate()'s beam rules */
         sp.hf_beam = 1;
         sp.renormalize = c->gen.renormalize;
@@ -876,6 +906,8 @@ int xlate_translate_ex(xlate_ctx *ctx, int n, const int *const *src, const int *
         int bound = c->gen.max_length > 0 ? c->gen.max_length - 1 : 3 * lens[i] + 10;
         if (bound < p->min_length + 1)
             bound = p->min_length + 1;
+        if (pre_len && bound < pre_len[i] + 1)
+            bound = pre_len[i] + 1;
         max_len[i] = p->max_length > 0 ? p->max_length : bound;
         if (max_len[i] > c->max_positions)
             max_len[i] = c->max_positions;
@@ -898,6 +930,8 @@ done:
     free(lens);
     free(max_len);
     free(streams);
+    free(pre);
+    free(pre_len);
     return rc;
 }
 

@@ -236,6 +236,12 @@ int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src
 /* What one sentence of a batch has of its own. */
 typedef struct {
     unsigned long long stream; /* sampling: its random stream (with the params' seed) */
+    const int *prefix;         /* target ids forced as the start of its translation (each with
+                                  log-probability 0; scores count the tokens after them); NULL:
+                                  none. The hypotheses' ids include them. With the default
+                                  max_length the bound grows to prefix_len + 1 where it is
+                                  lower; an explicit max_length must exceed prefix_len */
+    int prefix_len;
 } xlate_sentence_opts;
 
 /* xlate_translate with each sentence's own options, opts[n] (NULL: stream i). */
@@ -259,6 +265,13 @@ typedef struct {
     const int *ids;    /* when text is NULL: its source ids, without eos (copied) */
     int n_ids;
     long tag;          /* the caller's own (a line number, say), handed back with the line */
+    /* A target prefix forced as the start of the translation of the line's first sentence
+       (xlate_sentence_opts.prefix): text, tokenized by xlate_tokenize_target, or, when
+       prefix is NULL, ids (copied); none when both are empty. */
+    const char *prefix;
+    size_t prefix_len;
+    const int *prefix_ids;
+    int n_prefix_ids;
 } xlate_line;
 
 typedef struct {
@@ -284,6 +297,8 @@ typedef struct {
     int src_tokens_read;     /* source tokens it had (more when max_input_length cut it) */
     const xlate_result *res; /* its hypotheses, best first; none (n_hyps 0) when it has no
                                 tokens, and is not translated */
+    int prefix_len;          /* target tokens forced as the start of its translation (they are
+                                in the hypotheses' ids) */
     const int *src_spans;    /* [2 * src_tokens]: each source token's bytes [start, end) in the
                                 line (xlate_tokenize_spans; a >>xx<< token put in front: empty,
                                 at the sentence's start), the positions the hypotheses'

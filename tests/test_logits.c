@@ -14,7 +14,7 @@ enum { PAD, BOS, A, B, C, D, EOS, UNK, V };
 static logits_row row_of(const logits_rules *r, const int *hist, int pos, float *work,
                          int *iwork)
 {
-    logits_row lr = {r, V, pos, 100, hist, work, iwork};
+    logits_row lr = {r, V, pos, 100, hist, 0, work, iwork};
     return lr;
 }
 

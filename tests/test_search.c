@@ -391,7 +391,7 @@ static void processor_checks(void)
                               .force_eos = 1};
         logits_chain chain;
         float row[V] = {1, 2, 3, 4, 5, 6};
-        logits_row lr = {&rules, V, 1, 5, NULL, NULL, NULL};
+        logits_row lr = {&rules, V, 1, 5, NULL, 0, NULL, NULL};
         logits_chain_init(&chain, &rules);
         logits_apply(&chain, &lr, row);
         check(chain.n == 3 && isinf(row[EOS]) && isinf(row[PAD]) && row[A] == 3 && row[C] == 5,

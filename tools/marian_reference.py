@@ -363,6 +363,8 @@ class Marian:
             nxt = []
             for rank, idx in enumerate(order.tolist()):
                 b, t, s = idx // V, idx % V, float(cand[idx])
+                if s == float("-inf"):  # xlate drops what a processor forced away (README)
+                    continue
                 if t == self.eos:
                     if rank >= K:
                         continue

@@ -30,6 +30,7 @@ The rules (K = beam size):
     parent's rank, then by the lower token id.
   - Of the 2K best candidates, one ending in eos and ranked within the first K is finished; the
     first K not ending in eos are the next live hypotheses, in rank order.
+  - A candidate of log-prob -inf (every token but one forced away) is dropped.
   - A live hypothesis with max_length tokens (no eos) is finished as it is.
   - A sentence is done when it has K (or more) finished hypotheses, or none live.
   - Finished hypotheses are ranked by logprob / length^penalty, length counting the eos; ties by
@@ -144,6 +145,8 @@ def search(model, src_ids, beam, max_length, bos_id=tm.BOS, eos_id=tm.EOS, fastp
         new_live = []
         for k, c in enumerate(order):
             j, t = int(parent[c]), int(token[c])
+            if not np.isfinite(lp[c]):  # forced away (a target prefix): never a hypothesis
+                continue
             p = live[j]
             tlp = np.float32(logp[j, t])
             if t == eos_id:

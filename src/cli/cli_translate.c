@@ -686,7 +686,8 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
         return XLATE_EXIT_MODEL;
     }
     r->dir = dir;
-    mp.load_tokenizers = o->in_fmt == FMT_TEXT || o->out_fmt != FMT_IDS || o->target_lang;
+    mp.load_tokenizers = o->in_fmt == FMT_TEXT || o->out_fmt != FMT_IDS || o->target_lang ||
+                         o->dopts.n_suppress;
     mp.warn = warn_stderr;
     mp.warn_user = &o->quiet;
     mp.compute_type = (xlate_compute_type)o->compute_type;

@@ -155,6 +155,16 @@ static void begin_suppress(const logits_row *r, float *logits)
             logits[r->rules->begin_suppress[k]] = -INFINITY;
 }
 
+/* A target prefix (CTranslate2's target_prefix): while the row has generated fewer tokens than
+ * its sentence's prefix, the prefix's next token is forced (log-probability 0). */
+static int prefix_on(const logits_rules *r) { return r->prefix != NULL; }
+static void prefix(const logits_row *r, float *logits)
+{
+    const logits_rules *ru = r->rules;
+    if (r->pos < ru->prefix_len[r->sentence])
+        force(logits, r->vocab, ru->prefix[r->sentence][r->pos]);
+}
+
 /* TemperatureLogitsWarper: "scores = scores / self.temperature". */
 static int temperature_on(const logits_rules *r)
 {
@@ -282,6 +292,7 @@ static const struct {
     {"force_eos", force_eos_on, force_eos, 0, 0},
     {"suppress_tokens", suppress_tokens_on, suppress_tokens, 0, 0},
     {"begin_suppress_tokens", begin_suppress_on, begin_suppress, 0, 0},
+    {"target_prefix", prefix_on, prefix, 0, 0},
     {"temperature", temperature_on, temperature, 1, 0},
     {"top_k", top_k_on, top_k, 1, 1},
     {"top_p", top_p_on, top_p, 1, 1},

@@ -8,8 +8,8 @@
  * The table's order is transformers' (v4.40 generation/utils.py _get_logits_processor, then
  * _get_logits_warper for sampling): repetition penalty, no-repeat n-gram, bad words (with
  * xlate's --suppress sequences and --disable-unk beside them), min length, pad, forced bos,
- * forced eos, suppress tokens, suppress at begin; then the sampling warpers temperature, top-k,
- * top-p. A processor that needs the row's earlier tokens reads logits_row.history; those that
+ * forced eos, suppress tokens, suppress at begin, a target prefix (CTranslate2's target_prefix,
+ * last so that it wins); then the sampling warpers temperature, top-k, top-p. A processor that needs the row's earlier tokens reads logits_row.history; those that
  * follow transformers' input_ids (repetition penalty, no-repeat n-gram) see the decoder's start
  * token in front of it, as input_ids has it.
  *
@@ -51,6 +51,10 @@ typedef struct {
     int n_begin_suppress;          /* begin_suppress_tokens: not generated at step begin_pos */
     const int *begin_suppress;     /* [n_begin_suppress] */
     int begin_pos;
+    /* a target prefix forced per sentence: sentence s's first prefix_len[s] tokens are
+       prefix[s] (each log-probability 0, as a forced token's); NULL: none */
+    const int *const *prefix;
+    const int *prefix_len;
     /* sampling's warpers (only when the search samples) */
     int sampling;       /* 1: the strategy draws; the warpers below are switched on */
     float temperature;  /* 0 or 1: off; else the logits are divided by it */
@@ -66,6 +70,7 @@ typedef struct {
     int pos;            /* tokens the row has generated so far (= the step) */
     int max_len;        /* the row's bound: tokens it may generate, eos counted */
     const int *history; /* [pos] the row's generated tokens */
+    int sentence;       /* the sentence of the batch the row belongs to */
     float *work;        /* [vocab] scratch for the warpers (top-k, top-p); NULL without them */
     int *iwork;         /* [vocab] */
 } logits_row;

@@ -28,7 +28,7 @@ int search_step(const search_model *m, const logits_chain *chain, const logits_r
         }
         if (chain->n) {
             logits_row lr = {rules, V, pos, max_len[rows->sentence[r]], rows->history[r],
-                              rows->work, rows->iwork};
+                              rows->sentence[r], rows->work, rows->iwork};
             logits_apply(chain, &lr, row);
         }
     }
@@ -71,7 +71,7 @@ int search_step_argmax(const search_model *m, const logits_chain *chain,
     m->estimate(m->user, rows->n, rows->tokens, rows->slots, rows->srcs, pos, est, rad);
     for (int r = 0; r < rows->n; r++) {
         logits_row lr = {rules, V, pos, max_len[rows->sentence[r]], rows->history[r],
-                              rows->work, rows->iwork};
+                         rows->sentence[r], rows->work, rows->iwork};
         if ((tok[r] = row_argmax(m, chain, &lr, r, est + (size_t)r * V, rad + (size_t)r * V,
                                  cand)) < 0)
             return 1;
