@@ -166,6 +166,11 @@ typedef struct {
     float sampling_temperature; /* sampling: logits divided by T first, (0, 1000]; default 1 */
     unsigned long long seed;  /* sampling: a sentence draws from its own random stream, made of
                                  the seed and its stream number (xlate_translate_ex) */
+    int return_alternatives;  /* N > 1 (CTranslate2's return_alternatives): at the first
+                                 position after the target prefix (or the first position), the N
+                                 most probable tokens are taken, each continued greedily: N
+                                 hypotheses in that order (fewer where fewer tokens are allowed),
+                                 scored by their log-probability; beam_size 1. 0 (default): off */
 } xlate_decode_params;
 
 xlate_decode_params xlate_decode_default_params(void);

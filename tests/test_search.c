@@ -473,9 +473,35 @@ static void sampling_checks(void)
     }
 }
 
+/* Alternatives (CTranslate2's return_alternatives): the 3 best first tokens, each continued
+ * greedily, in their order. tree1's root: a .5, b .4, then c and eos tie at .05 (c, the lower
+ * id). After a: eos .6; after b: c .8, then eos .9; after c: the default node, eos .9. */
+static void alternative_checks(void)
+{
+    fake_model f;
+    got_sentence g[2];
+    int ml[2] = {8, 8};
+    search_params p = params(1, 1, 1.0f);
+    const double *p0 = tree1[0].p, *pb = tree1[2].p, *pbc = tree1[3].p;
+    p.alternatives = 3;
+    if (run(tree1, 2, ml, &p, g, &f))
+        return;
+    check(g[0].n_hyps == 3 && ids_are(&g[0], 0, (int[]){A}, 1) &&
+              ids_are(&g[0], 1, (int[]){B, C}, 2) && ids_are(&g[0], 2, (int[]){C}, 1) &&
+              g[1].n_hyps == 3 && ids_are(&g[1], 1, (int[]){B, C}, 2),
+          "alternatives 3: a, b, c (c before eos on the tie) each continued greedily",
+          "got %d hyps: %d %d %d tokens", g[0].n_hyps, g[0].n[0], g[0].n[1], g[0].n[2]);
+    check(near(g[0].logprob[1], lp(p0, B, 0) + lp(pb, C, 0) + lp(pbc, EOS, 0)) &&
+              g[0].finished[1],
+          "alternatives: a hypothesis's logprob counts its first token's", "got %g",
+          g[0].logprob[1]);
+    check(f.max_rows <= 6, "alternatives: at most 3 rows a sentence", "%d rows", f.max_rows);
+}
+
 int main(void)
 {
     greedy_checks();
+    alternative_checks();
     beam_checks();
     tie_checks();
     processor_checks();

@@ -375,11 +375,13 @@ class Marian:
                     break
             done = done or is_done(float(cand[order[0]]), cur)
             seqs = [seqs[b] + [t] for b, t, _ in nxt]
+            if not seqs:  # every candidate forced away or finished
+                break
             scores = torch.stack([s for _, _, s in nxt])
             if done or len(seqs[0]) >= max_length:
                 break
         if not done:
-            for b in range(K):
+            for b in range(len(seqs)):
                 add(seqs[b][1:], float(scores[b]), len(seqs[b]) - 1)
         ranked = sorted(hyps, key=lambda h: h[0])
         return [ranked.pop() for _ in range(min(n_best, len(ranked)))]

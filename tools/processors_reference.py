@@ -9,7 +9,7 @@ other versions, so lines are quoted rather than numbered); `Processors` applies 
 order of generation/utils.py `_get_logits_processor` (v4.40):
     RepetitionPenalty, NoRepeatNGram, NoBadWords, MinLength, ForcedBOS, ForcedEOS,
     SuppressTokens, SuppressTokensAtBegin
-with xlate's own rules beside them: CTranslate2's suppress_sequences (--suppress) and
+then xlate's target prefix (forced as ForcedBOS forces), with xlate's own rules beside them: CTranslate2's suppress_sequences (--suppress) and
 disable_unk (--disable-unk) right after the bad words, and pad never generated (Marian).
 The sampling warpers (`_get_logits_warper`: Temperature, TopK, TopP) are here too.
 
@@ -126,6 +126,17 @@ def begin_suppress(input_ids, scores, tokens, begin_index):
     return scores
 
 
+def target_prefix(input_ids, scores, prefix):
+    """xlate's --target-prefix (CTranslate2's target_prefix; transformers has no processor for
+    it): while fewer than len(prefix) tokens follow the start token, the next prefix token is
+    forced as ForcedBOSTokenLogitsProcessor forces its token (every other -inf, it 0)."""
+    pos = len(input_ids[0]) - 1
+    if pos < len(prefix):
+        scores[:, :] = -INF
+        scores[:, prefix[pos]] = 0
+    return scores
+
+
 def temperature(scores, t):
     """TemperatureLogitsWarper: "scores = scores / self.temperature"."""
     return scores / t
@@ -157,7 +168,8 @@ class Processors:
     optional): repetition_penalty, no_repeat_ngram_size, bad_words_ids, suppress (xlate's
     sequences), unk (disable_unk: the id), min_length (HF's: counts the start token),
     pad (banned: Marian), forced_bos_token_id, forced_eos_token_id (+ max_length),
-    suppress_tokens, begin_suppress_tokens. eos: the eos id."""
+    suppress_tokens, begin_suppress_tokens, prefix (xlate's target prefix: ids). eos: the eos
+    id."""
 
     def __init__(self, cfg, eos):
         self.c = dict(cfg)
@@ -191,4 +203,6 @@ class Processors:
             suppress_tokens(input_ids, scores, c["suppress_tokens"])
         if c.get("begin_suppress_tokens"):
             begin_suppress(input_ids, scores, c["begin_suppress_tokens"], self.begin_index)
+        if c.get("prefix"):
+            target_prefix(input_ids, scores, c["prefix"])
         return scores

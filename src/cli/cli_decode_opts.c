@@ -92,6 +92,17 @@ int decode_opt(decode_opts *d, int c, const char *arg, char *err, size_t errlen)
             return -1;
         d->seed_set = 1;
         return 0;
+    case DOPT_PREFIX:
+        d->prefix_file = arg;
+        return 0;
+    case DOPT_PREFIX_COL:
+        d->prefix_column = 1;
+        return 0;
+    case DOPT_ALT:
+        if (parse_int_opt("--return-alternatives", arg, 1, 256, &v, err, errlen))
+            return -1;
+        d->alternatives = (int)v;
+        return 0;
     }
     return xerr(err, errlen, "internal: decode option %d", c);
 }
@@ -171,8 +182,14 @@ int decode_opts_apply(decode_opts *d, const xlate_model *m, const xlate_decode_p
         return xerr(err, errlen, "--%s: sampling draws one token at a time: only with "
                     "--beam-size 1, got --beam-size %d", d->topk_set ? "sampling-topk"
                     : d->topp_set ? "sampling-topp" : "sampling-temperature", dp->beam_size);
-    if (dp->sampling)
+    if (d->alternatives > 1 && beam_set && dp->beam_size > 1)
+        return xerr(err, errlen, "--return-alternatives: the alternatives continue greedily: "
+                    "only with --beam-size 1, got --beam-size %d", dp->beam_size);
+    dp->return_alternatives = d->alternatives > 1 ? d->alternatives : 0;
+    if (dp->sampling || dp->return_alternatives)
         dp->beam_size = 1;
+    if (dp->return_alternatives)
+        dp->scores = 1;
     d->seed = dp->seed = d->seed_set ? d->seed : random_seed();
     return suppress_ids(d, m, dp, err, errlen);
 }
@@ -181,7 +198,93 @@ void decode_opts_free(decode_opts *d)
 {
     free(d->sup_off);
     free(d->sup_ids);
-    d->sup_off = d->sup_ids = NULL;
+    free(d->pre_ids);
+    d->sup_off = d->sup_ids = d->pre_ids = NULL;
+    if (d->prefix_file)
+        reader_close(&d->pre);
+}
+
+int decode_prefix_open(decode_opts *d, int in_stdin, char *err, size_t errlen)
+{
+    char e2[XLATE_ERRLEN];
+    d->pre.fd = -1;
+    if (d->prefix_file && d->prefix_column)
+        return xerr(err, errlen, "--target-prefix and --target-prefix-column: give one");
+    if (!d->prefix_file)
+        return 0;
+    if ((!strcmp(d->prefix_file, "-")) && in_stdin)
+        return xerr(err, errlen, "--target-prefix -: the input is stdin already");
+    if (reader_open(&d->pre, d->prefix_file, e2, sizeof e2))
+        return xerr(err, errlen, "--target-prefix: %s", e2);
+    return 0;
+}
+
+/* Space-separated target ids. */
+static int prefix_ids(const char *s, size_t len, int vocab, int **ids, int *n, char *err,
+                      size_t errlen)
+{
+    size_t i = 0;
+    char q[200];
+    *n = 0;
+    if (!(*ids = malloc((len / 2 + 1) * sizeof **ids)))
+        return xerr(err, errlen, "out of memory");
+    while (i < len) {
+        long v = 0;
+        size_t st;
+        while (i < len && (s[i] == ' ' || s[i] == '\t'))
+            i++;
+        if (i == len)
+            break;
+        for (st = i; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+            v = v < 1000000000L ? v * 10 + (s[i] - '0') : v;
+        if (i == st || (i < len && s[i] != ' ' && s[i] != '\t') || v >= vocab)
+            return xerr(err, errlen, "\"%s\" is not a target id (0 to %d)",
+                        cli_quote(q, sizeof q, s + st, i > st ? i - st + 1 : 1), vocab - 1);
+        (*ids)[(*n)++] = (int)v;
+    }
+    return 0;
+}
+
+int decode_prefix(decode_opts *d, const xlate_model *m, int ids, int max_length, char **s,
+                  size_t *len, const char *where, xlate_line *line, char *err, size_t errlen)
+{
+    xlate_model_info info = xlate_model_get_info(m);
+    const char *p = NULL;
+    size_t plen = 0;
+    char e2[XLATE_ERRLEN];
+    int n = 0, limit = max_length > 0 ? max_length : info.max_positions;
+    free(d->pre_ids);
+    d->pre_ids = NULL;
+    if (d->prefix_column) {
+        char *tab = memchr(*s, '\t', *len);
+        if (tab) {
+            p = tab + 1;
+            plen = *len - (size_t)(tab + 1 - *s);
+            *len = (size_t)(tab - *s);
+            *tab = '\0';
+        }
+    } else {
+        char *ps;
+        int got = reader_next(&d->pre, &ps, &plen, e2, sizeof e2);
+        if (got < 0)
+            return xerr(err, errlen, "--target-prefix: %s", e2);
+        if (got == 0)
+            return xerr(err, errlen, "--target-prefix %s: it ended before %s", d->prefix_file,
+                        where);
+        p = ps;
+    }
+    if (!p || !plen)
+        return 0;
+    if (ids ? prefix_ids(p, plen, info.tgt_vocab, &d->pre_ids, &n, e2, sizeof e2)
+            : xlate_tokenize_target(m, p, plen, &d->pre_ids, &n, e2, sizeof e2))
+        return xerr(err, errlen, "%s: --target-prefix: %s", where, e2);
+    if (n >= limit)
+        return xerr(err, errlen, "%s: --target-prefix: %d target tokens, more than %s (%d) "
+                    "allows", where, n, max_length > 0 ? "--max-length" : "max_positions",
+                    limit);
+    line->prefix_ids = d->pre_ids;
+    line->n_prefix_ids = n;
+    return 0;
 }
 
 void decode_usage(FILE *f)
@@ -203,7 +306,15 @@ void decode_usage(FILE *f)
         "      --sampling-temperature T\n"
         "                          sample from softmax(logits / T) (default 1)\n"
         "      --seed S            sampling: each line draws from its own stream of\n"
-        "                          S and its line number (default: random; -v says)\n",
+        "                          S and its line number (default: random; -v says)\n"
+        "      --target-prefix FILE\n"
+        "                          force line i of FILE as the start of line i's\n"
+        "                          translation (target text, or ids with ids input)\n"
+        "      --target-prefix-column\n"
+        "                          the same from each input line's text after a tab\n"
+        "      --return-alternatives N\n"
+        "                          the N most probable tokens after the prefix, each\n"
+        "                          continued greedily: N hypotheses, as --n-best N\n",
         f);
 }
 

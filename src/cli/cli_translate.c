@@ -52,6 +52,7 @@ typedef struct {
 
 typedef struct {
     const options *o;
+    decode_opts *dopts;  /* o's, with the target prefixes' reader */
     const char *dir;
     xlate_model *model;
     xlate_model_info info;
@@ -506,6 +507,14 @@ static int cli_next(void *user, xlate_line *line, char *err, size_t errlen)
     }
     line->tag = r->o->paragraphs ? r->para.first_line * 2 + (r->para.cut != 0)
                                  : r->in.line * 2 + (r->in.cut != 0);
+    if (decode_has_prefix(r->dopts)) {
+        reader_where(&r->in, r->in.line, where, sizeof where);
+        if (decode_prefix(r->dopts, r->model, r->o->in_fmt == FMT_IDS, r->o->dp.max_length, &s,
+                          &len, where, line, err, errlen)) {
+            r->bad_status = XLATE_EXIT_USAGE;
+            return -1;
+        }
+    }
     if (r->o->in_fmt == FMT_IDS) {
         reader_where(&r->in, r->in.line, where, sizeof where);
         free(r->ids);
@@ -761,7 +770,7 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
     r->fmt.model = r->model;
     r->fmt.has_tokenizer = r->info.has_tokenizer;
     r->fmt.fmt = o->out_fmt;
-    r->fmt.n_best = o->dp.n_best;
+    r->fmt.n_best = o->dp.return_alternatives > 1 ? o->dp.return_alternatives : o->dp.n_best;
     r->fmt.token_scores = o->dp.token_scores;
     r->fmt.sentences = o->in_fmt == FMT_TEXT;
     r->fmt.alignments = o->dp.alignments;
@@ -831,6 +840,8 @@ int cmd_translate(int argc, char **argv)
         return XLATE_EXIT_USAGE;
     memset(&r, 0, sizeof r);
     r.o = &o;
+    r.dopts = &o.dopts;
+    o.dopts.pre.fd = -1;
     r.in.fd = -1;
     r.t_start = now_seconds();
 
@@ -842,6 +853,14 @@ int cmd_translate(int argc, char **argv)
     } else if (reader_open(&r.in, o.input, err, sizeof err)) {
         fprintf(stderr, "xlate: %s\n", err);
         status = XLATE_EXIT_INPUT;
+        goto done;
+    }
+    if (decode_prefix_open(&o.dopts, !o.n_texts && (!o.input || !strcmp(o.input, "-")), err,
+                           sizeof err) ||
+        (decode_has_prefix(&o.dopts) && o.paragraphs &&
+         xerr(err, sizeof err, "--target-prefix: not with --paragraphs"))) {
+        fprintf(stderr, "xlate: %s\n", err);
+        status = XLATE_EXIT_USAGE;
         goto done;
     }
     if (same_file(&r.in, o.output)) {

@@ -28,6 +28,8 @@ typedef struct {
        a sentence's draws depend on neither its batch nor the threads */
     uint64_t seed;
     const uint64_t *streams;
+    int alternatives;     /* greedy: > 1 branches into this many hypotheses at the first
+                             position after the prefix (search_greedy.c); 0 or 1: off */
 } search_params;
 
 enum { SEARCH_EARLY_TRUE, SEARCH_EARLY_FALSE, SEARCH_EARLY_NEVER };

@@ -19,6 +19,11 @@ generates <unk>. Checked:
   - sampling: the same --seed gives the same lines for any batch size, window, thread count
     and whatever the lines before; top-k 1 is greedy; a tiny top-p is greedy; other seeds
     differ; without --seed, -v prints the seed that reproduces the run;
+  - --target-prefix FILE (text or ids) and --target-prefix-column, greedy and beam 4, on both
+    kinds of model: the prefix forced as processors_reference.target_prefix forces it;
+    jsonl's prefix_length;
+  - --return-alternatives: the N most probable tokens after the prefix, each continued
+    greedily, in that order, on both kinds of model;
   - bad values: exit 1, the message naming the option.
 Run by tests/run.sh with env XLATE (the binary) and Debian's /usr/bin/python3.
 """
@@ -159,6 +164,78 @@ def marian_checks(tmp):
           else "one sign missing")
     unk_checks(tmp, d)
     generation_checks(tmp, d, base)
+    prefix_checks_marian(tmp, d, m, tok, base)
+    alternatives_checks_marian(tmp, d, m, tok, base)
+
+
+def alternatives_checks_marian(tmp, d, m, tok, base):
+    """--return-alternatives 3: the 3 most probable tokens after the prefix (the reference's
+    processed logits, ties to the lower id), each continued greedily with it forced."""
+    texts = TEST_EN[:12]
+    pres = [tok.decode(base[1][i][:1]) if i % 2 else "" for i in range(len(texts))]
+    want = []
+    for t, p in zip(texts, pres):
+        pi = target_ids(d, p) if p else []
+        src = tok.encode(t)
+        mem = m.encode(src + [m.eos])
+        seq = [m.start] + pi
+        lg = m.process([seq], m.logits(mem, [seq]), m.gen["max_length"])[0]
+        order = sorted((v for v in range(lg.shape[0]) if lg[v] != float("-inf")),
+                       key=lambda v: (-float(lg[v]), v))[:3]
+        alts = []
+        for v in order:
+            m.opts = {"prefix": pi + [v]}
+            alts.append(R.strip_eos(m.greedy(src, m.gen["max_length"]), m.eos))
+        m.opts = {}
+        want.append(alts)
+    js = [json.loads(l) for l in run(["-m", d, "--target-prefix-column", "--output-format",
+                                      "jsonl", "--return-alternatives", "3"],
+                                     "".join(f"{t}\t{p}\n" for t, p in zip(texts, pres))
+                                     ).stdout.decode().split("\n")[:-1]]
+    got = [[h["ids"] for h in j["hypotheses"]] for j in js]
+    share("MarianMT --return-alternatives 3 (half the lines with a prefix): the 3 hypotheses "
+          "of each line vs the reference", sum(a == b for a, b in zip(got, want)), len(texts))
+    differ = sum(len(set(map(tuple, w))) == 3 for w in want)
+    check(f"the alternatives differ from each other ({differ} of {len(texts)} lines)",
+          lambda: None if differ == len(texts) else "some equal")
+
+
+def prefix_checks_marian(tmp, d, m, tok, base):
+    """--target-prefix FILE (text, cut by target.spm) and --target-prefix-column, greedy and
+    beam 4, against the reference with the prefix forced (processors_reference.target_prefix)."""
+    for K, texts in ((1, TEST_EN[:40]), (4, TEST_EN[40:60])):
+        # a prefix unlike the search's own start: the text of tokens 1-2 of another line's output
+        pres = [tok.decode(base[K][(i + 1) % len(texts)][:2]) for i in range(len(texts))]
+        pre_ids = [target_ids(d, p) for p in pres]
+        want = []
+        for t, pi in zip(texts, pre_ids):
+            m.opts = {"prefix": pi}
+            src = tok.encode(t)
+            ids = m.greedy(src, m.gen["max_length"]) if K == 1 else \
+                m.beam(src, K, m.gen["max_length"])[0][1]
+            want.append(R.strip_eos(ids, m.eos))
+        m.opts = {}
+        pf = os.path.join(tmp, f"prefix{K}.txt")
+        open(pf, "w", encoding="utf-8").write("\n".join(pres) + "\n")
+        got = ids_of(run(["-m", d, "--beam-size", str(K), "--output-format", "ids",
+                          "--target-prefix", pf], "\n".join(texts) + "\n"))
+        changed = sum(a != b for a, b in zip(want, base[K]))
+        share(f"--target-prefix FILE, {'greedy' if K == 1 else f'beam {K}'}: ids vs the "
+              f"reference (the prefix changes {changed} of {len(texts)} lines)",
+              sum(a == b for a, b in zip(got, want)), len(texts))
+        check(f"--target-prefix (K={K}): each translation starts with its prefix",
+              lambda: None if all(g[:len(p)] == p for g, p in zip(got, pre_ids)) else "no")
+        col = ids_of(run(["-m", d, "--beam-size", str(K), "--output-format", "ids",
+                          "--target-prefix-column"],
+                         "".join(f"{t}\t{p}\n" for t, p in zip(texts, pres))))
+        check(f"--target-prefix-column (K={K}): the same as the file",
+              lambda: None if col == got else "differs")
+        js = [json.loads(l) for l in run(["-m", d, "--beam-size", str(K), "--output-format",
+                                          "jsonl", "--target-prefix", pf],
+                                         "\n".join(texts) + "\n").stdout.decode().split("\n")[:-1]]
+        check(f"jsonl (K={K}): prefix_length is the prefix's token count",
+              lambda: None if [j.get("prefix_length") for j in js] ==
+              [len(p) or None for p in pre_ids] else [j.get("prefix_length") for j in js][:5])
 
 
 def unk_checks(tmp, d):
@@ -285,6 +362,62 @@ def default_model_checks():
                   sum(a == b for a, b in zip(got, want)), n)
             check(f"default model: {' '.join(args)} (K={K}) changes the reference's output",
                   lambda: None if changed else "no change: the check could not fail")
+    # target prefixes as ids: the first two tokens of the beam-2 search's second hypothesis
+    for K, n in ((1, 15), (4, 6)):
+        pres, want = [], []
+        for s in srcs[:n]:
+            fin = RB.search(model, s, 2, RB.default_max_length(len(s), maxpos))
+            pres.append(RB.n_best(fin, 2, 1.0)[-1][0].ids[:2])
+            pr = P.Processors({"prefix": pres[-1]}, RB.tm.EOS)
+            fin = RB.search(model, s, K, RB.default_max_length(len(s), maxpos),
+                            process=lambda ids, lg: pr(ids, lg))
+            want.append(RB.n_best(fin, 1, 1.0, greedy=K == 1)[0][0].ids)
+        tmpf = tempfile.NamedTemporaryFile("w", suffix=".ids", delete=False)
+        tmpf.write("\n".join(" ".join(map(str, p)) for p in pres) + "\n")
+        tmpf.close()
+        try:
+            got = ids_of(run(["--input-format", "ids", "--output-format", "ids", "--beam-size",
+                              str(K), "--target-prefix", tmpf.name],
+                             "\n".join(" ".join(map(str, s)) for s in srcs[:n]) + "\n"))
+        finally:
+            os.unlink(tmpf.name)
+        share(f"default model: --target-prefix (ids), {'greedy' if K == 1 else f'beam {K}'} "
+              "vs tools/reference_beam.py", sum(a == b for a, b in zip(got, want)), n)
+    # --return-alternatives 4 after no prefix and after the prefixes above: the 4 most
+    # probable tokens of the position (reference log-probs, ties to the lower id), each then
+    # continued greedily (reference_beam's K = 1) with it forced
+    for with_prefix in (0, 1):
+        want = []
+        for s, pr0 in zip(srcs[:6], pres[:6]):
+            pi = list(pr0) if with_prefix else []
+            src = torch.tensor([list(s) + [RB.tm.EOS]], dtype=torch.long)
+            mask = torch.zeros_like(src, dtype=torch.bool)
+            mem = RB.tm.encode(model, src, mask, False)
+            lp = RB.step_log_probs(model, mem, mask, [[RB.tm.BOS] + pi], False)[0]
+            order = sorted(range(lp.shape[0]), key=lambda v: (-float(lp[v]), v))[:4]
+            alts = []
+            for v in order:
+                pr = P.Processors({"prefix": pi + [v]}, RB.tm.EOS)
+                fin = RB.search(model, s, 1, RB.default_max_length(len(s), maxpos),
+                                process=lambda ids, lg: pr(ids, lg))
+                alts.append(RB.n_best(fin, 1, 1.0, greedy=True)[0][0].ids)
+            want.append(alts)
+        tmpf = tempfile.NamedTemporaryFile("w", suffix=".ids", delete=False)
+        tmpf.write("\n".join(" ".join(map(str, p)) if with_prefix else "" for p in pres[:6]) +
+                   "\n")
+        tmpf.close()
+        try:
+            js = [json.loads(l) for l in run(
+                ["--input-format", "ids", "--output-format", "jsonl", "--return-alternatives",
+                 "4", "--target-prefix", tmpf.name],
+                "\n".join(" ".join(map(str, s)) for s in srcs[:6]) + "\n"
+            ).stdout.decode().split("\n")[:-1]]
+        finally:
+            os.unlink(tmpf.name)
+        got = [[h["ids"] for h in j["hypotheses"]] for j in js]
+        share(f"default model: --return-alternatives 4{' after a prefix' if with_prefix else ''}"
+              ": the hypotheses vs tools/reference_beam.py", sum(a == b for a, b in
+                                                              zip(got, want)), 6)
 
 
 # ------------------------------------------------------------------------ sampling
@@ -348,8 +481,20 @@ def usage_checks():
                        (["--seed", "x"], ["--seed"]), (["--seed", "-1"], ["--seed"]),
                        (["--suppress", " "], ["--suppress", "no target tokens"]),
                        (["--beam-size", "4", "--sampling-topk", "5"],
-                        ["--sampling-topk", "--beam-size"])):
-        p = subprocess.run([XLATE] + args, input=b"A dog.\n", capture_output=True)
+                        ["--sampling-topk", "--beam-size"]),
+                       (["--target-prefix", "/nonexistent/p.txt"], ["--target-prefix"]),
+                       (["--return-alternatives", "0"], ["--return-alternatives"]),
+                       (["--return-alternatives", "3", "--beam-size", "2"],
+                        ["--return-alternatives", "--beam-size"]),
+                       (["--target-prefix-column", "--paragraphs"],
+                        ["--target-prefix", "--paragraphs"]),
+                       (["--target-prefix-column", "--max-length", "2"],
+                        ["--target-prefix", "--max-length", "line 1"]),
+                       (["--target-prefix-column", "--input-format", "ids"],
+                        ["--target-prefix", "target id", "line 1"])):
+        inp = (b"5 6\t9 99999\n" if "ids" in args else
+               b"A dog.\tEin Hund rennt\n" if "--target-prefix-column" in args else b"A dog.\n")
+        p = subprocess.run([XLATE] + args, input=inp, capture_output=True)
         msg = p.stderr.decode()
         check(f"xlate {' '.join(args)}: exit 1 naming {bits[0]}",
               lambda: None if p.returncode == 1 and all(b in msg for b in bits) and
