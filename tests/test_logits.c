@@ -285,6 +285,64 @@ static void warper_checks(void)
         }
         r.top_p = 1;
     }
+    /* four tokens of .2475, four of .0025 (ids 4-7): top_p .994 keeps the big four and, in
+     * descending order with ties to the lower id, id 4 (mass before .99) and id 5 (.9925); id 6
+     * has .995 before it (transformers: ascending cumsum .0025 .005 .0075 <= .006 removes the
+     * two smallest). None of them is below the cut (1 - .994) / 16 = 3.75e-4. */
+    {
+        static const double p[V] = {.2475, .2475, .2475, .2475, .0025, .0025, .0025, .0025};
+        logs(x, p);
+        r.top_p = 0.994f;
+        apply(&r, NULL, 0, x);
+        check(!isinf(x[PAD]) && !isinf(x[B]) && !isinf(x[C]) && !isinf(x[D]) && isinf(x[EOS]) &&
+                  isinf(x[UNK]),
+              "top_p .994: the two lowest-ranked small tokens dropped", "c %g d %g eos %g",
+              x[C], x[D], x[EOS]);
+        r.top_p = 1;
+    }
+    /* 2000 random rows (values on a grid of 0.25, so ties happen) against the rule walked
+     * plainly: sort by (logit desc, id asc), keep the first and each next token while the mass
+     * before it is < top_p (double); rows whose boundary mass lies within 1e-5 of top_p skipped */
+    {
+        uint64_t st = logits_rng_seed(3, 3);
+        int bad = 0, rows = 0;
+        for (int t = 0; t < 2000; t++) {
+            float y[V];
+            int order[V], keep[V];
+            double mx = -1e30, z = 0, before = 0, close = 1;
+            for (int v = 0; v < V; v++) {
+                y[v] = (float)(0.25 * (int)(logits_rng_uniform(&st) * 16) - 2);
+                order[v] = v;
+                mx = y[v] > mx ? y[v] : mx;
+            }
+            for (int a = 1; a < V; a++) /* insertion sort by rank */
+                for (int b = a; b > 0 && (y[order[b]] > y[order[b - 1]] ||
+                                          (y[order[b]] == y[order[b - 1]] &&
+                                           order[b] < order[b - 1])); b--) {
+                    int tt = order[b];
+                    order[b] = order[b - 1];
+                    order[b - 1] = tt;
+                }
+            for (int v = 0; v < V; v++)
+                z += exp(y[v] - mx);
+            r.top_p = (float)(0.05 + 0.9 * logits_rng_uniform(&st));
+            for (int k = 0; k < V; k++) {
+                keep[order[k]] = k == 0 || before < r.top_p;
+                if (k > 0 && fabs(before - r.top_p) < close)
+                    close = fabs(before - r.top_p);
+                before += exp(y[order[k]] - mx) / z;
+            }
+            if (close < 1e-5)
+                continue;
+            rows++;
+            apply(&r, NULL, 0, y);
+            for (int v = 0; v < V; v++)
+                bad += keep[v] != !isinf(y[v]);
+        }
+        check(bad == 0 && rows > 1500, "top_p on random rows with ties: the rule walked plainly",
+              "%d tokens differ over %d rows", bad, rows);
+        r.top_p = 1;
+    }
     /* the chain order: temperature, then top-k, then top-p (all exact) */
     {
         logits_chain c;

@@ -223,54 +223,82 @@ static void top_k(const logits_row *r, float *logits)
             logits[v] = -INFINITY;
 }
 
-/* Descending by value, ties by the lower id first (qsort_r over ids). */
-static int by_value_desc(const void *a, const void *b, void *vals)
+/* Token a ranks before token b: the higher logit, ties to the lower id. */
+static inline int ranks_before(const float *x, int a, int b)
 {
-    const float *x = vals;
-    int i = *(const int *)a, j = *(const int *)b;
-    if (x[i] != x[j])
-        return x[i] > x[j] ? -1 : 1;
-    return i - j;
+    return x[a] > x[b] || (x[a] == x[b] && a < b);
 }
 
 /* TopPLogitsWarper: "sorted_logits, sorted_indices = torch.sort(scores, descending=False);
  * cumulative_probs = sorted_logits.softmax(dim=-1).cumsum(dim=-1); sorted_indices_to_remove =
  * cumulative_probs <= (1 - self.top_p); sorted_indices_to_remove[..., -self.min_tokens_to_keep
  * :] = 0". A token's ascending cumulative probability is 1 minus the mass of the tokens above
- * it, so it is removed when the tokens above it hold >= top_p: walking down from the most
- * probable (ties: lower id first), the first token is kept and each next one while the mass
- * before it is < top_p (in double). Tokens below the best by more than 40 (probability ratio
- * e^-40) are always removed: all of them hold less than vocab * e^-40, far below the 2^-24
- * that separates the largest float top_p below 1 from 1; only the others are sorted. */
+ * it, so it is removed when the tokens ranked above it (higher logit, ties: lower id) hold
+ * >= top_p: the first token is kept, and each next one while the mass before it is < top_p.
+ * Only the tokens that could stay are looked at: a token of probability p has above it at
+ * least 1 - vocab * p (the others below it hold at most (vocab - 1) p), so one with p <=
+ * (1 - top_p) / (2 vocab) is removed whatever the order (by a margin of (1 - top_p) / 2, far
+ * beyond the sums' rounding), and so are tokens below the best by more than 40 (ratio e^-40:
+ * all of them hold less than vocab * e^-40, far below the 2^-24 between the largest float
+ * top_p below 1 and 1). The boundary among the others is found without sorting them: a
+ * quickselect on rank that keeps the mass ranked above the range in hand (masses from
+ * work[v] = e^(x - mx) / z, float). */
 static int top_p_on(const logits_rules *r)
 {
     return r->sampling && r->top_p > 0 && r->top_p < 1;
 }
 static void top_p(const logits_row *r, float *logits)
 {
-    int V = r->vocab, n = 0;
-    float mx = -INFINITY;
-    double z = 0, before = 0;
+    int V = r->vocab, n = 0, lo = 0, hi;
+    int *id = r->iwork;
+    float *w = r->work, mx = -INFINITY;
+    double z = 0, above = 0, cut, P = r->rules->top_p;
     for (int v = 0; v < V; v++)
         mx = logits[v] > mx ? logits[v] : mx;
     if (mx == -INFINITY)
         return;
     for (int v = 0; v < V; v++) {
         double e = exp((double)logits[v] - mx);
+        w[v] = (float)e;
         z += e;
-        if (logits[v] >= mx - 40)
-            r->iwork[n++] = v;
+    }
+    cut = (1 - P) / (2.0 * V) * z;
+    for (int v = 0; v < V; v++) {
+        if (logits[v] >= mx - 40 && w[v] > cut)
+            id[n++] = v;
         else
             logits[v] = -INFINITY;
     }
-    qsort_r(r->iwork, n, sizeof *r->iwork, by_value_desc, logits);
-    for (int k = 0; k < n; k++) {
-        int v = r->iwork[k];
-        double p = exp((double)logits[v] - mx) / z;
-        if (k > 0 && before >= r->rules->top_p)
-            logits[v] = -INFINITY;
-        before += p;
+    for (int k = 0; k < n; k++)
+        w[id[k]] = (float)(w[id[k]] / z);
+    /* id[0..lo): kept; id[hi..n): removed; the boundary is in [lo, hi) */
+    hi = n;
+    while (hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2, piv = id[mid], m = lo, t;
+        double left = 0;
+        id[mid] = id[hi - 1];
+        id[hi - 1] = piv;
+        for (int k = lo; k < hi - 1; k++) /* those ranked before the pivot to the front */
+            if (ranks_before(logits, id[k], piv)) {
+                t = id[k], id[k] = id[m], id[m] = t;
+                left += w[id[m]];
+                m++;
+            }
+        id[hi - 1] = id[m];
+        id[m] = piv;
+        if (m > 0 && above + left >= P) { /* the pivot and all after it go */
+            hi = m;
+        } else { /* the pivot stays (the first always does), and all before it */
+            above += left + w[piv];
+            lo = m + 1;
+        }
     }
+    if (lo < hi && lo > 0 && above >= P) /* the last one in hand */
+        hi = lo;
+    else if (lo < hi)
+        hi = lo + 1;
+    for (int k = hi; k < n; k++)
+        logits[id[k]] = -INFINITY;
 }
 
 /* The processors in the order they apply (logits.h); exact: it changes values (the screen's
