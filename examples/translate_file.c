@@ -15,7 +15,7 @@ static int next_line(void *user, xlate_line *line, char *err, size_t errlen)
         return ferror(s->f) ? snprintf(err, errlen, "line %ld: read error", s->line + 1), -1 : 0;
     while (len > 0 && (s->buf[len - 1] == '\n' || s->buf[len - 1] == '\r'))
         len--;
-    *line = (xlate_line){s->buf, (size_t)len, NULL, 0, ++s->line};
+    *line = (xlate_line){.text = s->buf, .len = (size_t)len, .tag = ++s->line};
     return 1;
 }
 

@@ -31,6 +31,10 @@ typedef struct {
                           are asked of a text line; else NULL */
     int n, n_read;
     size_t start, end; /* its bytes in the line */
+    unsigned long long stream; /* sampling: its random stream, (line index << 24) + sentence */
+    int *prefix;       /* [n_prefix] target ids forced first (malloc'd; the line's first
+                          sentence with tokens), NULL: none */
+    int n_prefix;
     xlate_result res;
 } seg;
 
@@ -62,6 +66,7 @@ typedef struct {
     int cap_view;
     const int **src;     /* [batch] */
     int *lens;           /* [batch] */
+    xlate_sentence_opts *opts; /* [batch] */
     xlate_result *res;   /* [batch] */
 } pipeline;
 
@@ -230,6 +235,32 @@ done:
     return rc;
 }
 
+/* The line's target prefix, if any, on its first sentence with tokens: 0, or XLATE_ERR_LINE
+ * (it cannot be tokenized) or XLATE_ERR with err. */
+static int line_prefix(pipeline *pl, item *it, const xlate_line *line, char *err,
+                       size_t errlen)
+{
+    seg *sg = NULL;
+    for (int k = 0; k < it->n_seg && !sg; k++)
+        if (pl->segs[it->seg0 + k].n > 0)
+            sg = &pl->segs[it->seg0 + k];
+    if (!sg || (line->prefix ? line->prefix_len == 0 : line->n_prefix_ids <= 0))
+        return 0;
+    if (line->prefix) {
+        if (xlate_tokenize_target(pl->model, line->prefix, line->prefix_len, &sg->prefix,
+                                  &sg->n_prefix, err, errlen)) {
+            pl->st->error_tag = it->tag;
+            return XLATE_ERR_LINE;
+        }
+        return 0;
+    }
+    if (!(sg->prefix = malloc(line->n_prefix_ids * sizeof *sg->prefix)))
+        return xerr(err, errlen, "out of memory");
+    memcpy(sg->prefix, line->prefix_ids, line->n_prefix_ids * sizeof *sg->prefix);
+    sg->n_prefix = line->n_prefix_ids;
+    return 0;
+}
+
 /* Reads the next line into it. Returns 1, 0 at the end, XLATE_ERR_SOURCE, XLATE_ERR_LINE or
  * XLATE_ERR (message in err). */
 static int read_item(pipeline *pl, const xlate_source *in, item *it, char *err, size_t errlen)
@@ -265,8 +296,15 @@ static int read_item(pipeline *pl, const xlate_source *in, item *it, char *err, 
         if (finish_seg(pl, sg, err, errlen))
             return XLATE_ERR;
     }
-    for (int k = 0; k < it->n_seg; k++)
-        tokens += pl->segs[it->seg0 + k].n;
+    if ((rc = line_prefix(pl, it, &line, err, errlen)))
+        return rc;
+    for (int k = 0; k < it->n_seg; k++) {
+        seg *sg = &pl->segs[it->seg0 + k];
+        tokens += sg->n;
+        /* a line's sentences draw from streams of their own, whatever the batch or window:
+         * the line's index (lines read before it) and the sentence's place in the line */
+        sg->stream = ((unsigned long long)pl->st->lines << 24) + (unsigned long long)k;
+    }
     if (tokens == 0)
         pl->st->empty++;
     pl->st->lines++;
@@ -307,10 +345,13 @@ static int translate_window(pipeline *pl, int n_lines, long lines_before, char *
             toks += sg->n + 1;
             pl->src[j - i] = sg->ids;
             pl->lens[j - i] = sg->n;
+            pl->opts[j - i].stream = sg->stream;
+            pl->opts[j - i].prefix = sg->prefix;
+            pl->opts[j - i].prefix_len = sg->n_prefix;
             j++;
         }
-        if (xlate_translate(pl->ctx, j - i, pl->src, pl->lens, &p->decode, pl->res, err,
-                            errlen))
+        if (xlate_translate_ex(pl->ctx, j - i, pl->src, pl->lens, pl->opts, &p->decode, pl->res,
+                               err, errlen))
             return XLATE_ERR;
         for (int k = i; k < j; k++) {
             const xlate_result *res = &pl->res[k - i];
@@ -473,6 +514,7 @@ static int deliver(pipeline *pl, const xlate_sink *out, int n, long first, char 
             v->src_tokens = sg->n;
             v->src_spans = sg->spans;
             v->src_tokens_read = sg->n_read;
+            v->prefix_len = sg->n_prefix;
             v->res = &sg->res;
             t.src_tokens += sg->n;
             t.src_tokens_read += sg->n_read;
@@ -510,6 +552,7 @@ static void free_window(pipeline *pl, int n)
         xlate_results_free(&pl->segs[k].res, 1);
         free(pl->segs[k].ids);
         free(pl->segs[k].spans);
+        free(pl->segs[k].prefix);
     }
     pl->n_segs = 0;
     pl->n_arena = 0;
@@ -599,7 +642,8 @@ int xlate_translate_lines(xlate_ctx *ctx, const xlate_lines_params *p, const xla
     pl.src = calloc(p->batch_size, sizeof *pl.src);
     pl.lens = calloc(p->batch_size, sizeof *pl.lens);
     pl.res = calloc(p->batch_size, sizeof *pl.res);
-    if (!pl.items || !pl.src || !pl.lens || !pl.res) {
+    pl.opts = calloc(p->batch_size, sizeof *pl.opts);
+    if (!pl.items || !pl.src || !pl.lens || !pl.res || !pl.opts) {
         rc = xerr(err, errlen, "out of memory (a window of %d lines)", pl.window);
         goto done;
     }
@@ -619,6 +663,7 @@ int xlate_translate_lines(xlate_ctx *ctx, const xlate_lines_params *p, const xla
                 for (int k = seg0; k < pl.n_segs; k++) {
                     free(pl.segs[k].ids);
                     free(pl.segs[k].spans);
+                    free(pl.segs[k].prefix);
                 }
                 pl.n_segs = seg0;
                 bad = got;
@@ -653,5 +698,6 @@ done:
     free(pl.src);
     free(pl.lens);
     free(pl.res);
+    free(pl.opts);
     return rc;
 }

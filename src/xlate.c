@@ -4,6 +4,7 @@
 #include "model/model.h"
 #include "kernels/ops.h"
 #include "decode/search.h"
+#include "decode_rules.h"
 #include "text/spm.h"
 #include "text/hf_tok.h"
 #include "text/m2m_tok.h"
@@ -46,12 +47,6 @@ struct xlate_ctx {
 xlate_model_params xlate_model_default_params(void)
 {
     xlate_model_params p = {1, XLATE_F32, NULL, NULL};
-    return p;
-}
-
-xlate_decode_params xlate_decode_default_params(void)
-{
-    xlate_decode_params p = {1, 1, 1.0f, 0, 0, 0, 0, 0, -1, -1, -1};
     return p;
 }
 
@@ -248,6 +243,15 @@ xlate_model_info xlate_model_get_info(const xlate_model *m)
                            : c->gen.early_stopping == EARLY_STOP_FALSE ? "false" : "never";
     i.gen_forced_eos = c->gen.forced_eos;
     i.gen_bad_words = c->gen.n_bad;
+    i.gen_repetition_penalty = c->gen.repetition_penalty;
+    i.gen_no_repeat_ngram_size = c->gen.no_repeat_ngram;
+    i.gen_forced_bos = c->gen.hf_beam ? c->gen.forced_bos : -1;
+    i.gen_suppress_tokens = c->gen.n_suppress;
+    i.gen_begin_suppress_tokens = c->gen.n_begin_suppress;
+    i.gen_do_sample = c->gen.do_sample;
+    i.gen_top_k = c->gen.top_k;
+    i.gen_top_p = c->gen.top_p;
+    i.gen_temperature = c->gen.temperature;
     i.source_lang = c->source_lang ? c->source_lang
                     : m->has_hf && m->hf.source_lang[0] ? m->hf.source_lang
                     : m->has_m2m ? m->m2m.src_lang : NULL;
@@ -273,13 +277,7 @@ void xlate_lang_suggest(const xlate_model *m, const char *lang, char *buf, size_
 
 xlate_decode_params xlate_model_decode_defaults(const xlate_model *m)
 {
-    const gen_config *g = &m->w.cfg.gen;
-    xlate_decode_params p = xlate_decode_default_params();
-    if (g->num_beams > 1)
-        p.beam_size = g->num_beams;
-    if (g->hf_beam)
-        p.length_penalty = g->length_penalty;
-    return p;
+    return decode_rules_defaults(&m->w.cfg.gen);
 }
 
 int xlate_tokenize(const xlate_model *m, const char *text, size_t len, int **ids, int *n,
@@ -293,6 +291,17 @@ int xlate_tokenize(const xlate_model *m, const char *text, size_t len, int **ids
         return xerr(err, errlen, "the model has no tokenizer (config field \"tokenizer\"): "
                     "give source ids");
     return spm_encode(m->src_spm, text, len, ids, n, err, errlen);
+}
+
+int xlate_tokenize_target(const xlate_model *m, const char *text, size_t len, int **ids, int *n,
+                          char *err, size_t errlen)
+{
+    if (m->has_hf)
+        return hf_tok_encode_target(&m->hf, text, len, ids, n, err, errlen);
+    if (!m->tgt_spm)
+        return xerr(err, errlen, "the model has no tokenizer (config field \"tokenizer\"): "
+                    "give target ids");
+    return spm_encode(m->tgt_spm, text, len, ids, n, err, errlen);
 }
 
 int xlate_tokenize_spans(const xlate_model *m, const char *text, size_t len, int **ids,
@@ -443,7 +452,9 @@ int xlate_decode_params_check(const xlate_model *m, const xlate_decode_params *p
     if (p->forced_bos_id < -1 || p->forced_bos_id >= m->w.cfg.tgt_vocab)
         return xerr(err, errlen, "forced_bos_id: expected -1 or an id below the target "
                     "vocabulary (%d), got %d", m->w.cfg.tgt_vocab, p->forced_bos_id);
-    return check_alignment_layer(m, p->alignment_layer, err, errlen);
+    if (check_alignment_layer(m, p->alignment_layer, err, errlen))
+        return -1;
+    return decode_rules_check(m->w.cfg.tgt_vocab, p, err, errlen);
 }
 
 void xlate_results_free(xlate_result *r, int n)
@@ -760,9 +771,19 @@ static int alignment_layer(const model_config *c, const xlate_decode_params *p)
 int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src_len,
                     const xlate_decode_params *p, xlate_result *out, char *err, size_t errlen)
 {
+    return xlate_translate_ex(ctx, n, src, src_len, NULL, p, out, err, errlen);
+}
+
+int xlate_translate_ex(xlate_ctx *ctx, int n, const int *const *src, const int *src_len,
+                       const xlate_sentence_opts *opts, const xlate_decode_params *p,
+                       xlate_result *out, char *err, size_t errlen)
+{
     const model_weights *w = &ctx->m->w;
     const model_config *c = &w->cfg;
     int *block = NULL, **rows = NULL, *lens = NULL, *max_len = NULL, rc = -1;
+    uint64_t *streams = NULL;
+    const int **pre = NULL;
+    int *pre_len = NULL;
     int n_slots, max_rows, cap;
     size_t N;
     const float *pos;
@@ -788,20 +809,23 @@ int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src
     sp.scores = p->scores;
     sp.token_scores = p->token_scores;
     sp.alignments = p->alignments != 0;
-    sp.rules.eos_id = c->eos_id;
-    sp.rules.pad_id = c->pad_id;
-    sp.rules.min_length = p->min_length;
-    if (p->forced_bos_id >= 0 || c->gen.has_forced_bos) {
-        sp.rules.force_bos = 1;
-        sp.rules.bos_forced = p->forced_bos_id >= 0 ? p->forced_bos_id : c->gen.forced_bos;
+    decode_rules_set(&sp.rules, c, p);
+    sp.seed = p->seed;
+    sp.alternatives = p->return_alternatives;
+    if (p->sampling && opts) {
+        if (!(streams = malloc(n * sizeof *streams))) {
+            xerr(err, errlen, "out of memory");
+            goto done;
+        }
+        for (int i = 0; i < n; i++)
+            streams[i] = opts[i].stream;
+        sp.streams = streams;
     }
-    if (c->gen.hf_beam) { /* a Hugging Face model: generate()'s processors and beam rules */
-        /* MarianMTModel.adjust_logits_during_generation bans pad; M2M100 has no such rule */
-        sp.rules.ban_pad = c->family == family_marian();
-        sp.rules.force_eos = c->gen.forced_eos;
-        sp.rules.n_bad = c->gen.n_bad;
-        sp.rules.bad_off = c->gen.bad_off;
-        sp.rules.bad_ids = c->gen.bad_ids;
+    if (decode_rules_prefixes(c, p, n, opts, &pre, &pre_len, err, errlen))
+        goto done;
+    sp.rules.prefix = pre;
+    sp.rules.prefix_len = pre_len;
+    if (c->gen.hf_beam) { /* a Hugging Face model: generate()'s beam rules */
         sp.hf_beam = 1;
         sp.renormalize = c->gen.renormalize;
         sp.early_stopping = c->gen.early_stopping == EARLY_STOP_TRUE    ? SEARCH_EARLY_TRUE
@@ -819,6 +843,8 @@ int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src
         int bound = c->gen.max_length > 0 ? c->gen.max_length - 1 : 3 * lens[i] + 10;
         if (bound < p->min_length + 1)
             bound = p->min_length + 1;
+        if (pre_len && bound < pre_len[i] + 1)
+            bound = pre_len[i] + 1;
         max_len[i] = p->max_length > 0 ? p->max_length : bound;
         if (max_len[i] > c->max_positions)
             max_len[i] = c->max_positions;
@@ -840,6 +866,9 @@ done:
     free(rows);
     free(lens);
     free(max_len);
+    free(streams);
+    free(pre);
+    free(pre_len);
     return rc;
 }
 

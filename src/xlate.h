@@ -94,6 +94,12 @@ typedef struct {
     float gen_length_penalty;
     const char *gen_early_stopping;    /* "true", "false", "never"; NULL: not a HF model */
     int gen_forced_eos, gen_bad_words;
+    float gen_repetition_penalty;      /* 1 when not given (0 for xlate's own models) */
+    int gen_no_repeat_ngram_size;
+    int gen_forced_bos;                /* forced_bos_token_id, -1: none */
+    int gen_suppress_tokens, gen_begin_suppress_tokens; /* how many */
+    int gen_do_sample, gen_top_k;      /* top_k: 50 when not given */
+    float gen_top_p, gen_temperature;
     /* the languages the model's files name (xlate's config.json "source_lang"/"target_lang",
        a MarianMT directory's tokenizer_config.json), e.g. "en"; NULL when they name none */
     const char *source_lang, *target_lang;
@@ -121,6 +127,11 @@ int xlate_tokenize(const xlate_model *m, const char *text, size_t len, int **ids
  * most INT_MAX - 64. */
 int xlate_tokenize_spans(const xlate_model *m, const char *text, size_t len, int **ids,
                          int **spans, int *n, char *err, size_t errlen);
+/* Text to TARGET ids (the target side's tokenizer: a MarianMT model's target.spm and target
+ * vocabulary, xlate's own target_tokenizer or tokenizer), without eos: what a translation holding
+ * the text would generate (--suppress, target prefixes). */
+int xlate_tokenize_target(const xlate_model *m, const char *text, size_t len, int **ids, int *n,
+                          char *err, size_t errlen);
 int xlate_detokenize(const xlate_model *m, const int *ids, int n, char **text, char *err,
                      size_t errlen);
 /* The text of xlate_detokenize and *spans [2 * n] (NULL when n == 0): id i wrote the bytes
@@ -160,6 +171,37 @@ typedef struct {
                              one, else none */
     int source_suffix_id; /* a token after the eos of every source (NLLB legacy_behaviour: the
                              source language's); -1 (default): none */
+    /* The logits processors of transformers' generate() and CTranslate2 (src/decode/logits.c
+       says which rule each follows). A Hugging Face model's generation_config.json gives the
+       defaults of the first two and of sampling (xlate_model_decode_defaults); its
+       bad_words_ids, suppress_tokens, begin_suppress_tokens and forced_bos_token_id always
+       apply. */
+    float repetition_penalty; /* > 0, at most 1000; 1 (default): off. The logit of a token
+                                 already generated (or of the decoder start token) is divided by
+                                 it when positive, multiplied when negative (once per token) */
+    int no_repeat_ngram_size; /* 0 (default): off; N: no N-gram occurs twice in the start token
+                                 and the generated tokens */
+    int disable_unk;          /* 1: the unknown token is never generated */
+    int n_suppress;           /* target id sequences never generated (CTranslate2's
+                                 suppress_sequences): the last id of one is banned where the
+                                 tokens generated end with its others (a single id: always) */
+    const int *suppress_off;  /* [n_suppress + 1] sequence k is suppress_ids[off[k]..off[k+1]),
+                                 off[0] = 0, each at least one id (the caller's arrays) */
+    const int *suppress_ids;
+    int sampling;             /* 1: each token is drawn from the processed distribution
+                                 (transformers' do_sample) instead of the argmax; beam_size 1 */
+    int sampling_topk;        /* sampling: among the K most probable tokens (ties with the K-th
+                                 kept); 0 (default): all */
+    float sampling_topp;      /* sampling: among the most probable tokens until they hold P
+                                 (transformers' top_p), (0, 1]; 1 (default): all */
+    float sampling_temperature; /* sampling: logits divided by T first, (0, 1000]; default 1 */
+    unsigned long long seed;  /* sampling: a sentence draws from its own random stream, made of
+                                 the seed and its stream number (xlate_translate_ex) */
+    int return_alternatives;  /* N > 1 (CTranslate2's return_alternatives): at the first
+                                 position after the target prefix (or the first position), the N
+                                 most probable tokens are taken, each continued greedily: N
+                                 hypotheses in that order (fewer where fewer tokens are allowed),
+                                 scored by their log-probability; beam_size 1. 0 (default): off */
 } xlate_decode_params;
 
 xlate_decode_params xlate_decode_default_params(void);
@@ -222,9 +264,26 @@ xlate_time_split xlate_ctx_time_split(const xlate_ctx *ctx);
 
 /* Translates n sentences given as source ids WITHOUT eos (xlate appends it): src[i] has
  * src_len[i] ids, each in [0, src_vocab), src_len[i] <= max_positions - 1. Writes out[0..n).
- * A sentence's translation does not depend on the others in the batch. */
+ * A sentence's translation does not depend on the others in the batch (sampling: sentence i
+ * draws from stream i; xlate_translate_ex names each sentence's stream). */
 int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src_len,
                     const xlate_decode_params *p, xlate_result *out, char *err, size_t errlen);
+
+/* What one sentence of a batch has of its own. */
+typedef struct {
+    unsigned long long stream; /* sampling: its random stream (with the params' seed) */
+    const int *prefix;         /* target ids forced as the start of its translation (each with
+                                  log-probability 0; scores count the tokens after them); NULL:
+                                  none. The hypotheses' ids include them. With the default
+                                  max_length the bound grows to prefix_len + 1 where it is
+                                  lower; an explicit max_length must exceed prefix_len */
+    int prefix_len;
+} xlate_sentence_opts;
+
+/* xlate_translate with each sentence's own options, opts[n] (NULL: stream i). */
+int xlate_translate_ex(xlate_ctx *ctx, int n, const int *const *src, const int *src_len,
+                       const xlate_sentence_opts *opts, const xlate_decode_params *p,
+                       xlate_result *out, char *err, size_t errlen);
 
 /* ---- Lines in, translations out, in input order ----
  *
@@ -242,6 +301,13 @@ typedef struct {
     const int *ids;    /* when text is NULL: its source ids, without eos (copied) */
     int n_ids;
     long tag;          /* the caller's own (a line number, say), handed back with the line */
+    /* A target prefix forced as the start of the translation of the line's first sentence
+       (xlate_sentence_opts.prefix): text, tokenized by xlate_tokenize_target, or, when
+       prefix is NULL, ids (copied); none when both are empty. */
+    const char *prefix;
+    size_t prefix_len;
+    const int *prefix_ids;
+    int n_prefix_ids;
 } xlate_line;
 
 typedef struct {
@@ -267,6 +333,8 @@ typedef struct {
     int src_tokens_read;     /* source tokens it had (more when max_input_length cut it) */
     const xlate_result *res; /* its hypotheses, best first; none (n_hyps 0) when it has no
                                 tokens, and is not translated */
+    int prefix_len;          /* target tokens forced as the start of its translation (they are
+                                in the hypotheses' ids) */
     const int *src_spans;    /* [2 * src_tokens]: each source token's bytes [start, end) in the
                                 line (xlate_tokenize_spans; a >>xx<< token put in front: empty,
                                 at the sentence's start), the positions the hypotheses'

@@ -387,10 +387,11 @@ static void processor_checks(void)
 
     /* the chain on one row, directly */
     {
-        logits_rules rules = {EOS, PAD, 3, 1, 1, 0, NULL, NULL, 0, -1};
+        logits_rules rules = {.eos_id = EOS, .pad_id = PAD, .min_length = 3, .ban_pad = 1,
+                              .force_eos = 1};
         logits_chain chain;
         float row[V] = {1, 2, 3, 4, 5, 6};
-        logits_row lr = {&rules, V, 1, 5, NULL};
+        logits_row lr = {&rules, V, 1, 5, NULL, 0, NULL, NULL};
         logits_chain_init(&chain, &rules);
         logits_apply(&chain, &lr, row);
         check(chain.n == 3 && isinf(row[EOS]) && isinf(row[PAD]) && row[A] == 3 && row[C] == 5,
@@ -406,8 +407,8 @@ static void processor_checks(void)
         check(chain.n == 0, "logits chain: no rule, no processor", "got %d", chain.n);
         /* transformers' ForcedBOSTokenLogitsProcessor: at the first step (cur_len 1) every
          * score -inf but the forced token's 0; later steps untouched */
-        rules.force_bos = 1;
-        rules.bos_forced = C;
+        rules.forced_bos = 1;
+        rules.forced_bos_id = C;
         rules.eos_id = EOS;
         logits_chain_init(&chain, &rules);
         {
@@ -420,18 +421,110 @@ static void processor_checks(void)
             lr.pos = 1;
             logits_apply(&chain, &lr, r1);
             check(chain.n == 1 && r0[C] == 0 && others == V - 1 && r1[C] == 5 && r1[A] == 3,
-                  "logits chain: force_bos makes the first token the forced one (log-prob 0), "
+                  "logits chain: forced_bos makes the first token the forced one (log-prob 0), "
                   "then leaves the rows alone", "chain %d, forced %g, %d others -inf, next %g",
                   chain.n, r0[C], others, r1[C]);
         }
     }
 }
 
+/* Sampling through the greedy strategy (logits.h's warpers and sampler). */
+static void sampling_checks(void)
+{
+    fake_model f;
+    got_sentence g[4], gg[4];
+    int ml[4] = {8, 8, 8, 8};
+    search_params p = params(1, 1, 1.0f);
+    const double *p0 = tree1[0].p;
+    long count[V] = {0};
+    const int N = 4000;
+    double chi = 0, z = 0;
+    uint64_t streams[4] = {10, 11, 12, 13};
+
+    /* top-k 1 (temperature 0.5 so the warpers run): greedy's tokens and nothing else */
+    if (run(tree1, 4, ml, &p, gg, &f))
+        return;
+    p.rules.sampling = 1;
+    p.rules.top_k = 1;
+    p.rules.top_p = 1;
+    p.rules.temperature = 0.5f;
+    p.seed = 99;
+    if (run(tree1, 4, ml, &p, g, &f))
+        return;
+    check(ids_are(&g[0], 0, gg[0].ids[0], gg[0].n[0]) &&
+              ids_are(&g[3], 0, gg[3].ids[0], gg[3].n[0]),
+          "sampling with top-k 1: greedy's tokens", "got %d tokens", g[0].n[0]);
+    /* the first token over N one-sentence runs, stream s: the softmax of the first step
+     * (tree1's root: pad and bos 1e-6, a .5, b .4, c .05, eos .05) */
+    p.rules.top_k = 0;
+    p.rules.temperature = 1;
+    for (int s = 0; s < N; s++) {
+        uint64_t st = (uint64_t)s;
+        p.streams = &st;
+        if (run(tree1, 1, ml, &p, g, &f))
+            return;
+        count[g[0].n[0] ? g[0].ids[0][0] : EOS]++;
+    }
+    for (int v = 0; v < V; v++)
+        z += p0[v];
+    for (int v = A; v < V; v++) {
+        double e = N * p0[v] / z;
+        chi += (count[v] - e) * (count[v] - e) / e;
+    }
+    /* 3 degrees of freedom (pad and bos, 2e-6, left out: expected 0.008 draws) */
+    check(chi < 16.27 && count[PAD] + count[BOS] == 0, "sampling: the first token of 4000 "
+          "streams follows the softmax (chi-square < 16.27)", "chi2 %g: %ld %ld %ld %ld", chi,
+          count[A], count[B], count[C], count[EOS]);
+    /* a sentence's draws are its stream's, whatever the batch: sentences 0..3 together vs one
+     * at a time */
+    p.streams = streams;
+    if (run(tree1, 4, ml, &p, gg, &f))
+        return;
+    {
+        int same = 1;
+        for (int i = 0; i < 4; i++) {
+            p.streams = &streams[i];
+            if (run(tree1, 1, ml, &p, g, &f))
+                return;
+            same &= ids_are(&g[0], 0, gg[i].ids[0], gg[i].n[0]);
+        }
+        check(same, "sampling: each sentence draws the same alone as in a batch of 4",
+              "differs");
+    }
+}
+
+/* Alternatives (CTranslate2's return_alternatives): the 3 best first tokens, each continued
+ * greedily, in their order. tree1's root: a .5, b .4, then c and eos tie at .05 (c, the lower
+ * id). After a: eos .6; after b: c .8, then eos .9; after c: the default node, eos .9. */
+static void alternative_checks(void)
+{
+    fake_model f;
+    got_sentence g[2];
+    int ml[2] = {8, 8};
+    search_params p = params(1, 1, 1.0f);
+    const double *p0 = tree1[0].p, *pb = tree1[2].p, *pbc = tree1[3].p;
+    p.alternatives = 3;
+    if (run(tree1, 2, ml, &p, g, &f))
+        return;
+    check(g[0].n_hyps == 3 && ids_are(&g[0], 0, (int[]){A}, 1) &&
+              ids_are(&g[0], 1, (int[]){B, C}, 2) && ids_are(&g[0], 2, (int[]){C}, 1) &&
+              g[1].n_hyps == 3 && ids_are(&g[1], 1, (int[]){B, C}, 2),
+          "alternatives 3: a, b, c (c before eos on the tie) each continued greedily",
+          "got %d hyps: %d %d %d tokens", g[0].n_hyps, g[0].n[0], g[0].n[1], g[0].n[2]);
+    check(near(g[0].logprob[1], lp(p0, B, 0) + lp(pb, C, 0) + lp(pbc, EOS, 0)) &&
+              g[0].finished[1],
+          "alternatives: a hypothesis's logprob counts its first token's", "got %g",
+          g[0].logprob[1]);
+    check(f.max_rows <= 6, "alternatives: at most 3 rows a sentence", "%d rows", f.max_rows);
+}
+
 int main(void)
 {
     greedy_checks();
+    alternative_checks();
     beam_checks();
     tie_checks();
     processor_checks();
+    sampling_checks();
     return check_done();
 }

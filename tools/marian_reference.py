@@ -33,8 +33,10 @@ Generation (generate()):
     counting eos and not the start token; a sentence's hypotheses keep the K best; done per
     early_stopping (true: K finished; false: the worst kept >= best candidate / cur_len^lp;
     "never": with lp > 0 the bound uses max_length); at max_length the open beams are added;
-  - processors: bad_words_ids (single-token entries banned everywhere, longer ones after their
-    prefix), forced eos at the last position (every other token -inf, eos 0);
+  - processors (tools/processors_reference.py, in _get_logits_processor's order): repetition
+    penalty, no-repeat n-gram, bad_words_ids (single-token entries banned everywhere, longer
+    ones after their prefix), forced bos, forced eos at the last position (every other token
+    -inf, eos 0), suppress_tokens, begin_suppress_tokens; xlate's options in self.opts;
   - max_length counts the start token (HF's): at most max_length - 1 generated tokens.
 Decoding text (Tokenizer.decode, each rule beside the transformers line it follows): ids ->
 vocab pieces, special ids (vocab.json's eos, unk, pad) skipped, target.spm's decode_pieces
@@ -55,6 +57,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from torch_model import read_safetensors  # noqa: E402,F401  (F16/BF16 widened exactly)
+import processors_reference as P  # noqa: E402
 
 torch.set_num_threads(1)
 
@@ -206,7 +209,16 @@ class Marian:
             "early_stopping": src.get("early_stopping", False),
             "bad_words_ids": src.get("bad_words_ids") or [],
             "forced_eos_token_id": src.get("forced_eos_token_id"),
+            # the processors' fields (tools/processors_reference.py), GenerationConfig's
+            # defaults where absent
+            "repetition_penalty": src.get("repetition_penalty") or 1.0,
+            "no_repeat_ngram_size": src.get("no_repeat_ngram_size") or 0,
+            "forced_bos_token_id": src.get("forced_bos_token_id"),
+            "suppress_tokens": src.get("suppress_tokens") or [],
+            "begin_suppress_tokens": src.get("begin_suppress_tokens") or [],
         }
+        # xlate's options over the model's (--repetition-penalty...: processors_reference keys)
+        self.opts = {}
 
     def lin(self, x, name):
         y = torch.nn.functional.linear(x, self.w[name + ".weight"], self.w[name + ".bias"])
@@ -284,18 +296,17 @@ class Marian:
     # ------------------------------------------------------------------------- generation
 
     def process(self, prefixes, scores, max_length):
-        """The logits processors of generate() for this model, in place on scores [B, V]."""
-        for seq in self.gen["bad_words_ids"]:
-            if seq == [self.eos]:
-                continue
-            for b, p in enumerate(prefixes):
-                if len(seq) == 1 or (len(p) >= len(seq) - 1 and p[len(p) - len(seq) + 1:] == seq[:-1]):
-                    scores[b, seq[-1]] = float("-inf")
-        fe = self.gen["forced_eos_token_id"]
-        if fe is not None and len(prefixes[0]) == max_length - 1:
-            scores[:] = float("-inf")
-            scores[:, fe] = 0
-        return scores
+        """The logits processors of generate() for this model, in place on scores [B, V]
+        (tools/processors_reference.py: transformers' order and rules), with pad never
+        generated (xlate's rule, README "Differences on purpose") and self.opts over the
+        generation config's values."""
+        cfg = {k: self.gen[k] for k in ("bad_words_ids", "forced_eos_token_id",
+                                        "repetition_penalty", "no_repeat_ngram_size",
+                                        "forced_bos_token_id", "suppress_tokens",
+                                        "begin_suppress_tokens")}
+        cfg["pad"] = self.pad
+        cfg.update(self.opts)
+        return P.Processors(cfg, self.eos)(prefixes, scores, max_length)
 
     def greedy(self, src, max_length):
         mem = self.encode(src + [self.eos])
@@ -352,6 +363,8 @@ class Marian:
             nxt = []
             for rank, idx in enumerate(order.tolist()):
                 b, t, s = idx // V, idx % V, float(cand[idx])
+                if s == float("-inf"):  # xlate drops what a processor forced away (README)
+                    continue
                 if t == self.eos:
                     if rank >= K:
                         continue
@@ -362,11 +375,13 @@ class Marian:
                     break
             done = done or is_done(float(cand[order[0]]), cur)
             seqs = [seqs[b] + [t] for b, t, _ in nxt]
+            if not seqs:  # every candidate forced away or finished
+                break
             scores = torch.stack([s for _, _, s in nxt])
             if done or len(seqs[0]) >= max_length:
                 break
         if not done:
-            for b in range(K):
+            for b in range(len(seqs)):
                 add(seqs[b][1:], float(scores[b]), len(seqs[b]) - 1)
         ranked = sorted(hyps, key=lambda h: h[0])
         return [ranked.pop() for _ in range(min(n_best, len(ranked)))]

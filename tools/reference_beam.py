@@ -30,6 +30,7 @@ The rules (K = beam size):
     parent's rank, then by the lower token id.
   - Of the 2K best candidates, one ending in eos and ranked within the first K is finished; the
     first K not ending in eos are the next live hypotheses, in rank order.
+  - A candidate of log-prob -inf (every token but one forced away) is dropped.
   - A live hypothesis with max_length tokens (no eos) is finished as it is.
   - A sentence is done when it has K (or more) finished hypotheses, or none live.
   - Finished hypotheses are ranked by logprob / length^penalty, length counting the eos; ties by
@@ -86,10 +87,12 @@ def default_max_length(n_src, max_positions=512, min_length=0):
     return min(max(3 * (n_src + 1) + 10, min_length + 1), max_positions)
 
 
-def step_log_probs(model, memory, mask, prefixes, fastpath, ban=None):
+def step_log_probs(model, memory, mask, prefixes, fastpath, ban=None, process=None):
     """log_softmax of the next-token logits [len(prefixes), Vt] (float32) for decoder inputs
     `prefixes` (equal lengths, each starting with bos), the whole prefix recomputed; token
-    `ban` (if not None) gets logit -inf first (--min-length)."""
+    `ban` (if not None) gets logit -inf first (--min-length); then process(prefixes, logits)
+    (tools/processors_reference.Processors: xlate's processors on the raw logits, which the
+    log_softmax renormalizes, as xlate's own beam search and greedy do)."""
     tgt = torch.tensor(prefixes, dtype=torch.long)
     mem = memory.expand(len(prefixes), -1, -1)
     msk = mask.expand(len(prefixes), -1)
@@ -98,11 +101,13 @@ def step_log_probs(model, memory, mask, prefixes, fastpath, ban=None):
         logits = model.project(h[:, -1]).detach()
     if ban is not None:
         logits[:, ban] = float("-inf")
+    if process is not None:
+        logits = process(prefixes, logits.float())
     return torch.log_softmax(logits.float(), dim=-1)
 
 
 def search(model, src_ids, beam, max_length, bos_id=tm.BOS, eos_id=tm.EOS, fastpath=False,
-           batched=False, min_length=0):
+           batched=False, min_length=0, process=None):
     """Beam search of one sentence. Returns every finished hypothesis, in the order they
     finished (Hyp.order). batched=False (the default) runs each live hypothesis through the
     decoder alone, so that equal prefixes give bit-identical log-probs and exact ties stay
@@ -124,9 +129,9 @@ def search(model, src_ids, beam, max_length, bos_id=tm.BOS, eos_id=tm.EOS, fastp
         prefixes = [[bos_id] + h.ids for h in live]
         ban = eos_id if pos < min_length else None
         if batched:
-            logp = step_log_probs(model, memory, mask, prefixes, fastpath, ban)
+            logp = step_log_probs(model, memory, mask, prefixes, fastpath, ban, process)
         else:
-            logp = torch.cat([step_log_probs(model, memory, mask, [p], fastpath, ban)
+            logp = torch.cat([step_log_probs(model, memory, mask, [p], fastpath, ban, process)
                               for p in prefixes])
         V = logp.shape[1]
         # candidate log-probs, float32: parent + log_softmax
@@ -140,6 +145,8 @@ def search(model, src_ids, beam, max_length, bos_id=tm.BOS, eos_id=tm.EOS, fastp
         new_live = []
         for k, c in enumerate(order):
             j, t = int(parent[c]), int(token[c])
+            if not np.isfinite(lp[c]):  # forced away (a target prefix): never a hypothesis
+                continue
             p = live[j]
             tlp = np.float32(logp[j, t])
             if t == eos_id:

@@ -99,6 +99,17 @@ static void print_text(const info *in)
                c->gen.early_stopping == EARLY_STOP_TRUE    ? "true"
                : c->gen.early_stopping == EARLY_STOP_FALSE ? "false" : "never",
                c->gen.n_bad, c->gen.forced_eos ? "yes" : "no");
+        printf("%-18s repetition_penalty %g, no_repeat_ngram_size %d, suppress_tokens %d, "
+               "begin_suppress_tokens %d, forced_bos_token_id ", "", (double)c->gen.repetition_penalty,
+               c->gen.no_repeat_ngram, c->gen.n_suppress, c->gen.n_begin_suppress);
+        if (c->gen.forced_bos >= 0)
+            printf("%d\n", c->gen.forced_bos);
+        else
+            printf("none\n");
+        if (c->gen.do_sample)
+            printf("%-18s do_sample true: top_k %d, top_p %g, temperature %g (--sampling-topk "
+                   "1: greedy)\n", "", c->gen.top_k, (double)c->gen.top_p,
+                   (double)c->gen.temperature);
         if (in->load_ok && in->mi.n_langs) {
             printf("%-18s %d:", "languages", in->mi.n_langs);
             for (int i = 0; i < in->mi.n_langs; i++)

@@ -293,7 +293,12 @@ static int write_jsonl(const output *o, const xlate_translation *t, char *err, s
     char *s;
     if (!root)
         return xerr(err, errlen, "out of memory");
+    int pre = 0;
+    for (int k = 0; k < t->n_segments; k++)
+        pre += t->segments[k].prefix_len;
     if (answer_json(o, root, t, NULL, err, errlen) ||
+        (pre && !cJSON_AddNumberToObject(root, "prefix_length", pre) &&
+         xerr(err, errlen, "out of memory")) ||
         (o->sentences && sentences_json(o, root, t, err, errlen))) {
         cJSON_Delete(root);
         return -1;

@@ -16,6 +16,7 @@
 #include "cli/cli_common.h"
 #include "cli/cli_doc.h"
 #include "cli/cli_output.h"
+#include "cli/cli_decode_opts.h"
 #include "base/util.h"
 #include "xlate.h"
 #include <cJSON.h>
@@ -46,12 +47,14 @@ typedef struct {
     int paragraphs;      /* --paragraphs: lines up to a blank line are one paragraph */
     int doc_fmt;         /* --format: DOCFMT_* (cli_doc.c), a whole document */
     xlate_decode_params dp;
+    decode_opts dopts;   /* --repetition-penalty, sampling... (cli_decode_opts.c) */
     char *const *texts;
     int n_texts;
 } options;
 
 typedef struct {
     const options *o;
+    decode_opts *dopts;  /* o's, with the target prefixes' reader */
     const char *dir;
     xlate_model *model;
     xlate_model_info info;
@@ -139,7 +142,10 @@ static void usage(FILE *f)
         "                          keep the first N source tokens of longer\n"
         "                          sentences, with a warning naming the line and\n"
         "                          sentence (default and at most: the model's\n"
-        "                          max_positions - 1)\n"
+        "                          max_positions - 1)\n",
+        f);
+    decode_usage(f);
+    fputs(
         "Speed:\n"
         "      --batch-size N      sentences per batch (default 32; 1: answer and\n"
         "                          flush each line on its own)\n"
@@ -215,6 +221,7 @@ static int parse_options(options *o, int argc, char **argv)
         {"paragraphs", no_argument, 0, O_PARAS},
         {"alignments", no_argument, 0, O_ALIGN},
         {"format", required_argument, 0, O_DOC},
+        DECODE_LONGOPTS,
         {"quiet", no_argument, 0, 'q'},
         {"verbose", no_argument, 0, 'v'},
         {"version", no_argument, 0, O_VERSION},
@@ -233,6 +240,11 @@ static int parse_options(options *o, int argc, char **argv)
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":m:i:o:qvh", longopts, NULL)) != -1) {
+        if (c >= DOPT_FIRST) {
+            if (decode_opt(&o->dopts, c, optarg, err, sizeof err))
+                goto bad;
+            continue;
+        }
         switch (c) {
         case 'm': o->model = optarg; break;
         case 'i': o->input = optarg; break;
@@ -373,13 +385,16 @@ static int parse_options(options *o, int argc, char **argv)
         return -1;
     }
     if (o->doc_fmt && (o->in_fmt != FMT_TEXT || o->out_fmt != FMT_TEXT || o->n_texts ||
-                       o->paragraphs || o->dp.n_best > 1)) {
+                       o->paragraphs || o->dp.n_best > 1 || o->dopts.prefix_file ||
+                       o->dopts.prefix_column || o->dopts.alternatives > 1)) {
         fprintf(stderr, "xlate: --format: a document is text in, text out, one translation: "
                 "not with %s\n", o->in_fmt != FMT_TEXT    ? "--input-format ids"
                                  : o->out_fmt != FMT_TEXT ? "--output-format ids or jsonl"
                                  : o->n_texts             ? "TEXT arguments (give it on stdin or with -i)"
                                  : o->paragraphs          ? "--paragraphs"
-                                                          : "--n-best");
+                                 : o->dp.n_best > 1       ? "--n-best"
+                                 : o->dopts.alternatives > 1 ? "--return-alternatives"
+                                                          : "--target-prefix");
         return -1;
     }
     if (o->n_texts && o->input) {
@@ -523,6 +538,14 @@ static int cli_next(void *user, xlate_line *line, char *err, size_t errlen)
     }
     line->tag = r->o->paragraphs ? r->para.first_line * 2 + (r->para.cut != 0)
                                  : r->in.line * 2 + (r->in.cut != 0);
+    if (decode_has_prefix(r->dopts)) {
+        reader_where(&r->in, r->in.line, where, sizeof where);
+        if (decode_prefix(r->dopts, r->model, r->o->in_fmt == FMT_IDS, r->o->dp.max_length, &s,
+                          &len, where, line, err, errlen)) {
+            r->bad_status = XLATE_EXIT_USAGE;
+            return -1;
+        }
+    }
     if (r->o->in_fmt == FMT_IDS) {
         reader_where(&r->in, r->in.line, where, sizeof where);
         free(r->ids);
@@ -600,43 +623,6 @@ static int cli_flush(void *user)
     r->done_offset = r->in.offset;
     progress(r, r->st.lines, r->done_offset, 0);
     return 0;
-}
-
-/* Library messages name the parameter (beam_size); the command line names the option
- * (--beam-size). Rewrites the words of params in msg in place. */
-static void option_words(char *msg, size_t size)
-{
-    static const char *const words[][2] = {
-        {"beam_size", "--beam-size"},       {"n_best", "--n-best"},
-        {"length_penalty", "--length-penalty"}, {"max_length", "--max-length"},
-        {"min_length", "--min-length"},     {"max_input_length", "--max-input-length"},
-        {"batch_size", "--batch-size"},     {"batch_tokens", "--batch-tokens"},
-        {"window", "--window"},
-    };
-    char out[XLATE_ERRLEN];
-    size_t j = 0;
-    for (size_t i = 0; msg[i] && j + 1 < sizeof out;) {
-        size_t w = 0, k;
-        while (msg[i + w] == '_' || (msg[i + w] >= 'a' && msg[i + w] <= 'z'))
-            w++;
-        for (k = 0; w && k < sizeof words / sizeof *words; k++)
-            if (strlen(words[k][0]) == w && strncmp(msg + i, words[k][0], w) == 0)
-                break;
-        if (w && k < sizeof words / sizeof *words) {
-            j += snprintf(out + j, sizeof out - j, "%s", words[k][1]);
-            j = j < sizeof out ? j : sizeof out - 1;
-            i += w;
-        } else if (w) {
-            size_t c = w < sizeof out - 1 - j ? w : sizeof out - 1 - j;
-            memcpy(out + j, msg + i, c);
-            j += c;
-            i += w;
-        } else {
-            out[j++] = msg[i++];
-        }
-    }
-    out[j] = '\0';
-    snprintf(msg, size, "%s", out);
 }
 
 /* Appends to an out-of-memory message what would need less. */
@@ -780,7 +766,8 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
         return XLATE_EXIT_MODEL;
     }
     r->dir = dir;
-    mp.load_tokenizers = o->in_fmt == FMT_TEXT || o->out_fmt != FMT_IDS || o->target_lang;
+    mp.load_tokenizers = o->in_fmt == FMT_TEXT || o->out_fmt != FMT_IDS || o->target_lang ||
+                         o->dopts.n_suppress;
     mp.warn = warn_stderr;
     mp.warn_user = &o->quiet;
     mp.compute_type = (xlate_compute_type)o->compute_type;
@@ -800,6 +787,10 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
             o->dp.beam_size = md.beam_size;
         if (!o->lp_set)
             o->dp.length_penalty = md.length_penalty;
+        if (decode_opts_apply(&o->dopts, r->model, &md, o->beam_set, &o->dp, err, sizeof err)) {
+            fprintf(stderr, "xlate: %s\n", err);
+            return XLATE_EXIT_USAGE;
+        }
         if (o->dp.n_best > o->dp.beam_size) {
             fprintf(stderr, "xlate: --n-best %d: must not exceed the beam size (%d%s)\n",
                     o->dp.n_best, o->dp.beam_size, o->beam_set ? "" : ", the model's num_beams");
@@ -848,13 +839,13 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
     r->fmt.model = r->model;
     r->fmt.has_tokenizer = r->info.has_tokenizer;
     r->fmt.fmt = o->out_fmt;
-    r->fmt.n_best = o->dp.n_best;
+    r->fmt.n_best = o->dp.return_alternatives > 1 ? o->dp.return_alternatives : o->dp.n_best;
     r->fmt.token_scores = o->dp.token_scores;
     r->fmt.sentences = o->in_fmt == FMT_TEXT;
     r->fmt.alignments = o->dp.alignments;
     r->fmt.w = &r->out;
     if (xlate_lines_params_check(r->model, &r->lp, err, sizeof err)) {
-        option_words(err, sizeof err);
+        cli_option_words(err, sizeof err);
         fprintf(stderr, "xlate: %s\n", err);
         return XLATE_EXIT_USAGE;
     }
@@ -886,6 +877,10 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
         fprintf(stderr, "xlate: compute type %s%s; %s\n", xlate_model_compute_type(r->model),
                 o->compute_type == XLATE_AUTO ? " (auto)" : "",
                 xlate_kernels_desc(r->model, k, sizeof k));
+        if (o->dp.sampling)
+            fprintf(stderr, "xlate: sampling seed %llu (--seed), top-k %d, top-p %g, "
+                    "temperature %g\n", o->dp.seed, o->dp.sampling_topk,
+                    (double)o->dp.sampling_topp, (double)o->dp.sampling_temperature);
     }
     return XLATE_EXIT_OK;
 }
@@ -914,6 +909,8 @@ int cmd_translate(int argc, char **argv)
         return XLATE_EXIT_USAGE;
     memset(&r, 0, sizeof r);
     r.o = &o;
+    r.dopts = &o.dopts;
+    o.dopts.pre.fd = -1;
     r.in.fd = -1;
     r.t_start = now_seconds();
 
@@ -925,6 +922,14 @@ int cmd_translate(int argc, char **argv)
     } else if (reader_open(&r.in, o.input, err, sizeof err)) {
         fprintf(stderr, "xlate: %s\n", err);
         status = XLATE_EXIT_INPUT;
+        goto done;
+    }
+    if (decode_prefix_open(&o.dopts, !o.n_texts && (!o.input || !strcmp(o.input, "-")), err,
+                           sizeof err) ||
+        (decode_has_prefix(&o.dopts) && o.paragraphs &&
+         xerr(err, sizeof err, "--target-prefix: not with --paragraphs"))) {
+        fprintf(stderr, "xlate: %s\n", err);
+        status = XLATE_EXIT_USAGE;
         goto done;
     }
     if (same_file(&r.in, o.output)) {
@@ -957,5 +962,6 @@ done:
     reader_close(&r.in);
     para_free(&r.para);
     release(&r);
+    decode_opts_free(&o.dopts);
     return status;
 }

@@ -14,11 +14,13 @@ int search_run(const search_model *m, search_scratch *s, int n, const int *max_l
 void search_needs(const search_params *p, int n, const int *max_len, int *n_slots,
                   int *max_rows, int *cap)
 {
-    int k = p->beam_size > 1 ? p->beam_size : 1, mx = 1;
+    int k = p->beam_size > 1 ? p->beam_size : p->alternatives > 1 ? p->alternatives : 1;
+    int mx = 1;
     for (int i = 0; i < n; i++)
         if (max_len[i] > mx)
             mx = max_len[i];
-    /* beam search: a slot per live hypothesis; they are handed on, copied only on branching */
+    /* beam search (alternatives): a slot per live hypothesis; they are handed on, copied only
+     * on branching */
     *n_slots = n * k;
     *max_rows = n * k;
     *cap = mx;

@@ -9,6 +9,7 @@
 #define XLATE_SEARCH_H
 #include "decode/logits.h"
 #include <stddef.h>
+#include <stdint.h>
 
 /* How to search (the public xlate_decode_params, less what the caller resolves itself). */
 typedef struct {
@@ -22,6 +23,13 @@ typedef struct {
     int early_stopping;   /* hf_beam: SEARCH_EARLY_TRUE, _FALSE or _NEVER */
     int alignments;       /* 1: fill search_hyp.attention (the model has attention) */
     int renormalize;      /* hf_beam: log-softmax again after the processors */
+    /* rules.sampling (greedy only): each token is drawn from the processed distribution, from
+       sentence i's own random stream, logits_rng_seed(seed, streams[i]) (NULL: stream i), so
+       a sentence's draws depend on neither its batch nor the threads */
+    uint64_t seed;
+    const uint64_t *streams;
+    int alternatives;     /* greedy: > 1 branches into this many hypotheses at the first
+                             position after the prefix (search_greedy.c); 0 or 1: off */
 } search_params;
 
 enum { SEARCH_EARLY_TRUE, SEARCH_EARLY_FALSE, SEARCH_EARLY_NEVER };

@@ -14,6 +14,7 @@
  *   - A sentence is done when it has K finished hypotheses (or none live is left).
  *   - Finished hypotheses are ranked by score = logprob / length^penalty, length counting the
  *     tokens and the eos; ties by the order they finished. The n_best best are returned.
+ *   - A candidate of log-prob -inf (every token but one forced away) is dropped.
  *
  * With hf_beam (Hugging Face's generate(), transformers v4.40 BeamSearchScorer; the oracle is
  * tools/marian_reference.py), instead:
@@ -316,7 +317,7 @@ int search_beam(const search_model *m, search_scratch *sc, int n, const int *max
         for (int j = 0; j < K; j++)
             s->slot[j] = i * K + j;
     }
-    rows = (step_rows){0, b.tokens, b.slots, b.srcs, b.row_sent, b.hist, p->hf_beam};
+    rows = (step_rows){0, b.tokens, b.slots, b.srcs, b.row_sent, b.hist, p->hf_beam, NULL, NULL};
 
     for (int pos = 0;; pos++) {
         int nr = 0;
@@ -373,6 +374,11 @@ int search_beam(const search_model *m, search_scratch *sc, int n, const int *max
                 const int *parow = A ? s->arow + (size_t)cd->parent * mx : NULL;
                 float tlp = cd->logprob - s->logprob[cd->parent];
                 int row = r0 + cd->parent; /* the step row of the parent */
+                /* a token a processor forced away (a forced prefix or bos leaves one token):
+                 * never a hypothesis, neither finished (it would count as one of the K) nor
+                 * live */
+                if (cd->logprob == -INFINITY)
+                    continue;
                 if (cd->token == m->eos_id) {
                     if (k < K) {
                         finish(s, pids, plp, parow, pos, m->eos_id, tlp, row, cd->logprob, 1,

@@ -27,16 +27,17 @@ int search_step(const search_model *m, const logits_chain *chain, const logits_r
                 row[v] -= lse;
         }
         if (chain->n) {
-            logits_row lr = {rules, V, pos, max_len[rows->sentence[r]], rows->history[r]};
+            logits_row lr = {rules, V, pos, max_len[rows->sentence[r]], rows->history[r],
+                              rows->sentence[r], rows->work, rows->iwork};
             logits_apply(chain, &lr, row);
         }
     }
     return 0;
 }
 
-/* Row r's argmax from its estimates, or -1 when they are not all finite. The processors only
- * ban tokens or force eos (logits.c: whatever the values), so applied to the estimates they
- * ban the same tokens. Then with T the best lower bound est - rad over the tokens left, the
+/* Row r's argmax from its estimates, or -1 when they are not all finite. The chain is not
+ * `exact` (the caller's rule): its processors only ban tokens or force one (logits.c: whatever
+ * the values), so applied to the estimates they ban the same tokens. Then with T the best lower bound est - rad over the tokens left, the
  * winner of the exact logits (value m, lowest id on ties) has est + rad >= m >= its lower
  * bound... >= T: every token that could win is a candidate, and the exact logits of the
  * candidates decide, ties to the lower id as argmax. A forced eos is the only token left. */
@@ -69,7 +70,8 @@ int search_step_argmax(const search_model *m, const logits_chain *chain,
     int V = m->vocab;
     m->estimate(m->user, rows->n, rows->tokens, rows->slots, rows->srcs, pos, est, rad);
     for (int r = 0; r < rows->n; r++) {
-        logits_row lr = {rules, V, pos, max_len[rows->sentence[r]], rows->history[r]};
+        logits_row lr = {rules, V, pos, max_len[rows->sentence[r]], rows->history[r],
+                         rows->sentence[r], rows->work, rows->iwork};
         if ((tok[r] = row_argmax(m, chain, &lr, r, est + (size_t)r * V, rad + (size_t)r * V,
                                  cand)) < 0)
             return 1;

@@ -14,6 +14,8 @@ typedef struct {
     const int **history; /* [n] its generated tokens so far (pos of them) */
     int log_softmax;     /* 1: the rows become log-probabilities before the processors see them
                             (Hugging Face's beam search: no renormalization after a ban) */
+    float *work;         /* [vocab] the warpers' scratch (logits_row.work); NULL without them */
+    int *iwork;          /* [vocab] */
 } step_rows;
 
 /* One step and what every strategy does to its logits [rows, vocab] before choosing: an error

@@ -201,7 +201,7 @@ static int doc_next(void *user, xlate_line *line, char *err, size_t errlen)
     if (r->next >= r->d->n_units)
         return 0;
     doc_unit *u = &r->d->units[r->next];
-    *line = (xlate_line){u->text, u->len, NULL, 0, r->next};
+    *line = (xlate_line){.text = u->text, .len = u->len, .tag = r->next};
     r->next++;
     return 1;
 }

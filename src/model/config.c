@@ -398,26 +398,31 @@ int hf_bool(const cJSON *obj, const char *key, int dflt, int *out, const char *n
 
 /* Generation fields xlate does not implement, with the value that turns each off
  * (GenerationConfig's default): any other value is refused, naming the file and the field,
- * rather than ignored. A number is compared as a number; "null": only null, absent or []. */
-static const struct {
+ * rather than ignored. A number is compared as a number; "null": only null, absent or []. The
+ * second list counts only when do_sample is true (generate() reads them only then). */
+typedef struct {
     const char *key, *off;
-} hf_unsupported[] = {
-    {"do_sample", "false"},          {"min_length", "0"},
-    {"min_new_tokens", "null"},      {"repetition_penalty", "1"},
-    {"encoder_repetition_penalty", "1"}, {"no_repeat_ngram_size", "0"},
-    {"encoder_no_repeat_ngram_size", "0"}, {"num_beam_groups", "1"},
-    {"diversity_penalty", "0"},      {"penalty_alpha", "null"},
-    {"forced_bos_token_id", "null"}, {"suppress_tokens", "null"},
-    {"begin_suppress_tokens", "null"}, {"force_words_ids", "null"},
+} hf_off;
+static const hf_off hf_unsupported[] = {
+    {"min_length", "0"},             {"min_new_tokens", "null"},
+    {"encoder_repetition_penalty", "1"}, {"encoder_no_repeat_ngram_size", "0"},
+    {"num_beam_groups", "1"},        {"diversity_penalty", "0"},
+    {"penalty_alpha", "null"},       {"force_words_ids", "null"},
     {"sequence_bias", "null"},       {"exponential_decay_length_penalty", "null"},
     {"max_time", "null"},            {"forced_decoder_ids", "null"},
+    {NULL, NULL},
+};
+static const hf_off hf_unsupported_sampling[] = {
+    {"typical_p", "1"}, {"epsilon_cutoff", "0"}, {"eta_cutoff", "0"}, {"min_p", "null"},
+    {NULL, NULL},
 };
 
-static int hf_check_unsupported(const cJSON *g, const char *name, char *err, size_t errlen)
+static int hf_check_unsupported(const cJSON *g, const hf_off *list, const char *name, char *err,
+                                size_t errlen)
 {
-    for (size_t i = 0; i < sizeof hf_unsupported / sizeof hf_unsupported[0]; i++) {
-        const char *off = hf_unsupported[i].off;
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(g, hf_unsupported[i].key);
+    for (size_t i = 0; list[i].key; i++) {
+        const char *off = list[i].off;
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(g, list[i].key);
         int same;
         if (!v || cJSON_IsNull(v) || (cJSON_IsArray(v) && cJSON_GetArraySize(v) == 0))
             continue; /* an empty list of tokens is off too */
@@ -429,11 +434,86 @@ static int hf_check_unsupported(const cJSON *g, const char *name, char *err, siz
             same = cJSON_IsNumber(v) && v->valuedouble == atof(off);
         if (!same)
             return xerr(err, errlen, "%s: field \"%s\": xlate does not implement it (it takes "
-                        "only %s), got %.40s", name, hf_unsupported[i].key, off,
+                        "only %s), got %.40s", name, list[i].key, off,
                         cJSON_IsNumber(v) ? v->valuestring : cJSON_IsTrue(v) ? "true"
                         : json_type_name(v));
     }
     return 0;
+}
+
+/* Field `key` of g as a number in (lo, hi] (lo_open) or [lo, hi]: *out = dflt when absent or
+ * null. */
+static int hf_num(const cJSON *g, const char *key, float dflt, double lo, int lo_open, double hi,
+                  float *out, const char *name, char *err, size_t errlen)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(g, key);
+    *out = dflt;
+    if (!v || cJSON_IsNull(v))
+        return 0;
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble > hi ||
+        (lo_open ? v->valuedouble <= lo : v->valuedouble < lo))
+        return xerr(err, errlen, "%s: field \"%s\": expected a number in %c%g, %g], got %.40s",
+                    name, key, lo_open ? '(' : '[', lo, hi,
+                    cJSON_IsNumber(v) ? v->valuestring : json_type_name(v));
+    *out = (float)v->valuedouble;
+    return 0;
+}
+
+/* Field `key` of g as a list of target ids (null, absent: none): *ids owned, *n of them. */
+static int hf_ids(const cJSON *g, const char *key, const model_config *c, int **ids, int *n,
+                  const char *name, char *err, size_t errlen)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(g, key), *id;
+    char where[96];
+    int k = 0;
+    *ids = NULL;
+    *n = 0;
+    if (!v || cJSON_IsNull(v))
+        return 0;
+    if (!cJSON_IsArray(v))
+        return xerr(err, errlen, "%s: field \"%s\": expected a list of ids, got %s", name, key,
+                    json_type_name(v));
+    if (!(*ids = malloc((cJSON_GetArraySize(v) + 1) * sizeof **ids)))
+        return xerr(err, errlen, "out of memory");
+    cJSON_ArrayForEach(id, v) {
+        int64_t x;
+        snprintf(where, sizeof where, "field \"%s\": entry %d", key, k + 1);
+        if (json_int(id, 0, c->tgt_vocab - 1, &x, name, where, err, errlen))
+            return -1;
+        (*ids)[k++] = (int)x;
+    }
+    *n = k;
+    return 0;
+}
+
+/* The fields of the processors and of sampling (generation/utils.py _get_logits_processor,
+ * _get_logits_warper; GenerationConfig's defaults where absent). */
+static int hf_processors(model_config *c, const cJSON *g, const char *name, char *err,
+                         size_t errlen)
+{
+    gen_config *gc = &c->gen;
+    int fb;
+    if (hf_num(g, "repetition_penalty", 1, 0, 1, 1000, &gc->repetition_penalty, name, err,
+               errlen) ||
+        hf_int(g, "no_repeat_ngram_size", 0, 1, 0, INT_FIELD_MAX, &gc->no_repeat_ngram, name, err,
+               errlen) ||
+        hf_int(g, "forced_bos_token_id", -1, 1, 0, c->tgt_vocab - 1, &fb, name, err, errlen) ||
+        hf_ids(g, "suppress_tokens", c, &gc->suppress, &gc->n_suppress, name, err, errlen) ||
+        hf_ids(g, "begin_suppress_tokens", c, &gc->begin_suppress, &gc->n_begin_suppress, name,
+               err, errlen) ||
+        hf_bool(g, "do_sample", 0, &gc->do_sample, name, err, errlen) ||
+        hf_int(g, "top_k", 50, 1, 0, INT_FIELD_MAX, &gc->top_k, name, err, errlen) ||
+        hf_num(g, "top_p", 1, 0, 1, 1, &gc->top_p, name, err, errlen) ||
+        hf_num(g, "temperature", 1, 0, 1, 1000, &gc->temperature, name, err, errlen))
+        return -1;
+    gc->forced_bos = fb;
+    if (!gc->do_sample)
+        return 0;
+    if (gc->num_beams > 1)
+        return xerr(err, errlen, "%s: field \"do_sample\": true with num_beams %d (beam "
+                    "sampling): xlate does not implement it (it samples with num_beams 1 only)",
+                    name, gc->num_beams);
+    return hf_check_unsupported(g, hf_unsupported_sampling, name, err, errlen);
 }
 
 /* The generation fields of `g` (generation_config.json, or config.json when there is none:
@@ -444,7 +524,7 @@ int hf_generation(model_config *c, const cJSON *g, int is_config, const char *na
     gen_config *gc = &c->gen;
     const cJSON *v, *seq, *id;
     int fe, n = 0, total = 0, max_new;
-    if (hf_check_unsupported(g, name, err, errlen) ||
+    if (hf_check_unsupported(g, hf_unsupported, name, err, errlen) ||
         hf_int(g, "num_beams", 1, 1, 1, 256, &gc->num_beams, name, err, errlen) ||
         hf_int(g, "max_length", 20, 1, 1, INT_FIELD_MAX, &gc->max_length, name, err, errlen) ||
         /* generation/utils.py _prepare_generated_length: max_new_tokens, when set, wins over
@@ -489,6 +569,8 @@ int hf_generation(model_config *c, const cJSON *g, int is_config, const char *na
                         "\"never\", got %s", name, JSON_GOT(v));
     }
     gc->hf_beam = 1;
+    if (hf_processors(c, g, name, err, errlen))
+        return -1;
     v = cJSON_GetObjectItemCaseSensitive(g, "bad_words_ids");
     if (!v || cJSON_IsNull(v))
         return 0;
@@ -660,7 +742,9 @@ void config_free(model_config *c)
     c->source_lang = c->target_lang = NULL;
     free(c->gen.bad_off);
     free(c->gen.bad_ids);
+    free(c->gen.suppress);
+    free(c->gen.begin_suppress);
     c->weights = c->tokenizer = c->target_tokenizer = c->vocab = c->target_vocab = NULL;
-    c->gen.bad_off = c->gen.bad_ids = NULL;
-    c->gen.n_bad = 0;
+    c->gen.bad_off = c->gen.bad_ids = c->gen.suppress = c->gen.begin_suppress = NULL;
+    c->gen.n_bad = c->gen.n_suppress = c->gen.n_begin_suppress = 0;
 }

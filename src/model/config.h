@@ -27,8 +27,17 @@ typedef struct {
                              renormalization), early_stopping, K best finished kept */
     int renormalize;      /* renormalize_logits: beam scores log-softmaxed again after the
                              processors (generate's LogitNormalization, last processor) */
-    int has_forced_bos;   /* 1: forced_bos is given (forced_bos_token_id; M2M100 only) */
-    int forced_bos;       /* the first generated token (M2M100: a target language) */
+    float repetition_penalty; /* 1 unless given (> 0) */
+    int no_repeat_ngram;  /* no_repeat_ngram_size; 0 unless given */
+    int forced_bos;       /* forced_bos_token_id; -1 unless given */
+    int n_suppress;       /* suppress_tokens */
+    int *suppress;        /* owned; [n_suppress] */
+    int n_begin_suppress; /* begin_suppress_tokens */
+    int *begin_suppress;  /* owned; [n_begin_suppress] */
+    int do_sample;        /* 1: generate() samples (then with the three below) */
+    int top_k;            /* 50 unless given (GenerationConfig's default); 0: off */
+    float top_p;          /* 1 unless given; (0, 1] */
+    float temperature;    /* 1 unless given; (0, 1000] */
 } gen_config;
 
 enum { EARLY_STOP_TRUE, EARLY_STOP_FALSE, EARLY_STOP_NEVER };

@@ -49,15 +49,14 @@ static int activation(model_config *c, const cJSON *root, const char *name, char
     return 0;
 }
 
-/* forced_bos_token_id of g (then removed from g: hf_generation refuses it for other models). */
+/* forced_bos_token_id of g, checked here (hf_processors reads it again, as for every Hugging
+ * Face model: the value is the same). */
 static int forced_bos(model_config *c, cJSON *g, const char *name, char *err, size_t errlen)
 {
     int id;
     if (hf_int(g, "forced_bos_token_id", -1, 1, 0, c->tgt_vocab - 1, &id, name, err, errlen))
         return -1;
-    c->gen.has_forced_bos = id >= 0;
     c->gen.forced_bos = id;
-    cJSON_DeleteItemFromObjectCaseSensitive(g, "forced_bos_token_id");
     return 0;
 }
 

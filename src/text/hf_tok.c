@@ -307,6 +307,31 @@ int hf_tok_encode_spans(const hf_tok *t, const char *text, size_t len, int **ids
     return encode_impl(t, text, len, ids, spans, n, err, errlen);
 }
 
+int hf_tok_encode_target(const hf_tok *t, const char *text, size_t len, int **ids, int *n,
+                         char *err, size_t errlen)
+{
+    char *buf = NULL;
+    size_t *offs = NULL;
+    int np = 0, unk = vocab_find(t->tgt, "<unk>", 5);
+    *ids = NULL;
+    *n = 0;
+    if (spm_encode_pieces(t->tgt_spm, text, len, &buf, &offs, NULL, &np, err, errlen))
+        return -1;
+    if (np && !(*ids = malloc(np * sizeof **ids))) {
+        free(buf);
+        free(offs);
+        return xerr(err, errlen, "out of memory");
+    }
+    for (int i = 0; i < np; i++) {
+        int id = vocab_find(t->tgt, buf + offs[i], offs[i + 1] - offs[i]);
+        (*ids)[i] = id >= 0 ? id : unk >= 0 ? unk : t->unk;
+    }
+    *n = np;
+    free(buf);
+    free(offs);
+    return 0;
+}
+
 /* Length of the Unicode whitespace (Python's str.isspace) character at s[0, n), or 0. */
 static size_t space_len(const unsigned char *s, size_t n)
 {

@@ -43,6 +43,10 @@ int hf_tok_encode(const hf_tok *t, const char *text, size_t len, int **ids, int 
 int hf_tok_encode_spans(const hf_tok *t, const char *text, size_t len, int **ids, int **spans,
                         int *n, char *err, size_t errlen);
 /* Text of target ids, malloc'd and NUL-terminated. */
+/* Text to target ids, as MarianTokenizer(text_target=...) encodes: target.spm's pieces numbered
+ * by the target vocabulary (a piece it lacks: its <unk>); no language code, no eos. */
+int hf_tok_encode_target(const hf_tok *t, const char *text, size_t len, int **ids, int *n,
+                         char *err, size_t errlen);
 int hf_tok_decode(const hf_tok *t, const int *ids, int n, char **text, char *err, size_t errlen);
 /* s[0, n) finished as transformers finishes a decoded text: every U+2581 a space, Python's
  * str.strip (Unicode whitespace), then clean_up_tokenization when clean; in place, returns the

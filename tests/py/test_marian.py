@@ -356,8 +356,9 @@ def generation_checks(tmp, d, g):
     check("max_new_tokens 5 wins over max_length 40: greedy ids equal the reference, at most 4 "
           "tokens before the forced eos", lambda: None if got == want and
           max(len(x) for x in got) <= 4 else f"{got[:3]} vs {want[:3]}")
-    for key, val in (("no_repeat_ngram_size", 3), ("do_sample", True), ("min_length", 3),
-                     ("repetition_penalty", 1.2)):
+    # (repetition_penalty, no_repeat_ngram_size, do_sample...: tests/py/test_decode_opts.py)
+    for key, val in (("num_beam_groups", 2), ("min_length", 3),
+                     ("encoder_repetition_penalty", 1.2), ("diversity_penalty", 0.5)):
         bad_dir(tmp, d, key, lambda x: edit_json(os.path.join(x, gc), lambda c: c.update({key: val})),
                 [gc, key, "does not implement"])
 
