@@ -69,6 +69,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from marian_reference import Marian, load_json, strip_eos  # noqa: E402
 from torch_model import read_safetensors  # noqa: E402
+import processors_reference as P  # noqa: E402
 
 torch.set_num_threads(1)
 
@@ -246,21 +247,17 @@ class M2M100(Marian):
         return torch.nn.functional.linear(x[:, -1], self.lm_head)
 
     def process(self, prefixes, scores, max_length):
-        """generate()'s processors in its order: NoBadWords, ForcedBOS, ForcedEOS."""
-        fb = self.gen["forced_bos_token_id"]
-        fe = self.gen["forced_eos_token_id"]
-        self.gen["forced_eos_token_id"] = None
-        try:
-            super().process(prefixes, scores, max_length)  # bad words only
-        finally:
-            self.gen["forced_eos_token_id"] = fe
-        if fb is not None and len(prefixes[0]) == 1:
-            scores[:] = float("-inf")
-            scores[:, fb] = 0
-        if fe is not None and len(prefixes[0]) == max_length - 1:
-            scores[:] = float("-inf")
-            scores[:, fe] = 0
-        return scores
+        """generate()'s processors in transformers' order and rules
+        (tools/processors_reference.py: NoBadWords, ForcedBOS, ForcedEOS and the others the
+        generation config names); no pad ban, which is MarianMTModel's
+        adjust_logits_during_generation alone."""
+        keys = ("bad_words_ids", "forced_eos_token_id", "repetition_penalty",
+                "no_repeat_ngram_size", "forced_bos_token_id", "suppress_tokens",
+                "begin_suppress_tokens")
+        cfg = {k: self.gen.get(k) for k in keys}
+        cfg["pad"] = None
+        cfg.update(getattr(self, "opts", {}))
+        return P.Processors(cfg, self.eos)(prefixes, scores, max_length)
 
 
 def main(argv=None):
