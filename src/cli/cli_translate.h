@@ -1,0 +1,32 @@
+/* cli_translate.h — the translate command's options (cli_translate_opts.c parses them,
+ * cli_translate.c runs them). Private to those two files. */
+#ifndef XLATE_CLI_TRANSLATE_H
+#define XLATE_CLI_TRANSLATE_H
+#include "cli/cli_decode_opts.h"
+#include "xlate.h"
+
+enum { MAX_BATCH = 4096, MAX_WINDOW = 100000 };
+
+typedef struct {
+    const char *model, *input, *output;
+    int in_fmt, out_fmt;
+    long batch_size, batch_tokens, threads, max_input_length, window;
+    int fast;          /* --fast: whole-batch products, not batch-invariant */
+    int quiet, verbose, scores;
+    int compute_type;    /* xlate_compute_type */
+    int beam_set, lp_set;   /* given on the command line (else the model's defaults) */
+    const char *target_lang; /* --target-lang: >>xx<< goes in front of every source */
+    const char *source_lang; /* --source-lang: the sentence splitter's rules */
+    int split;           /* XLATE_SPLIT_SENTENCES or XLATE_SPLIT_NONE (--split) */
+    int paragraphs;      /* --paragraphs: lines up to a blank line are one paragraph */
+    int doc_fmt;         /* --format: DOCFMT_* (cli_doc.c), a whole document */
+    xlate_decode_params dp;
+    decode_opts dopts;   /* --repetition-penalty, sampling... (cli_decode_opts.c) */
+    char *const *texts;
+    int n_texts;
+} options;
+
+/* Parses argv into o (o's defaults first). Returns 0, -1 after a usage message on stderr, or
+ * -2 when --help or --version has been answered on stdout. */
+int translate_options(options *o, int argc, char **argv);
+#endif
