@@ -622,10 +622,11 @@ static int write_unit(const doc *d, int unit, write_fn write, void *user)
                 at = end > at ? end : at;
                 if (!skip[e] && put_marks(&o, m->close, m->n_close))
                     goto done;
-                /* kept content the translation gave no words (a point): it stood apart from
-                 * the words around it, so it must not run into the next one ("ls" + "an") */
-                if (u->ranges[e].start >= u->ranges[e].end && at < len && word_byte(s[at]) &&
-                    put_text(&o, u, " ", 1))
+                /* kept content a translation gave no words (a point): it stood apart from the
+                 * words around it, so it must not run into the next one ("ls" + "an"); an
+                 * untranslated unit has its own spacing */
+                if (u->out && u->ranges[e].start >= u->ranges[e].end && at < len &&
+                    word_byte(s[at]) && put_text(&o, u, " ", 1))
                     goto done;
                 continue;
             } else if (skip_below < 0 && end > at) {
@@ -648,7 +649,7 @@ static int write_unit(const doc *d, int unit, write_fn write, void *user)
                     goto done;
                 at = start;
             }
-            if (m->n_keep > 0 && end <= start && at > 0 && word_byte(s[at - 1]) &&
+            if (u->out && m->n_keep > 0 && end <= start && at > 0 && word_byte(s[at - 1]) &&
                 put_text(&o, u, " ", 1)) /* the same after a word */
                 goto done;
             if (!skip[i] && put_marks(&o, m->open, m->n_open))
