@@ -10,15 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Grows *p (elements of size sz, capacity *cap) to hold n; 0 or -1. */
-static int grow(void *p, int *cap, int n, size_t sz)
+int doc_grow(void *p, int *cap, int n, size_t sz)
 {
     void **pp = p;
     if (n <= *cap)
         return 0;
     if (n > (1 << 30))
         return -1;
-    int c = *cap ? *cap : 8;
+    int c = *cap ? *cap : 16;
     while (c < n)
         c = c > (1 << 29) ? (1 << 30) : 2 * c;
     void *q = realloc(*pp, (size_t)c * sz);
@@ -56,7 +55,7 @@ void doc_free(doc *d)
 char *doc_copy(doc *d, const char *s, size_t len)
 {
     char *c;
-    if (grow(&d->copies, &d->cap_copies, d->n_copies + 1, sizeof *d->copies) ||
+    if (doc_grow(&d->copies, &d->cap_copies, d->n_copies + 1, sizeof *d->copies) ||
         !(c = malloc(len + 1)))
         return NULL;
     if (len)
@@ -75,7 +74,7 @@ int doc_keep(doc *d, const char *s, size_t len, char *err, size_t errlen)
         last->len += len;
         return 0;
     }
-    if (grow(&d->parts, &d->cap_parts, d->n_parts + 1, sizeof *d->parts))
+    if (doc_grow(&d->parts, &d->cap_parts, d->n_parts + 1, sizeof *d->parts))
         return xerr(err, errlen, "out of memory");
     d->parts[d->n_parts++] = (doc_part){-1, s, len};
     return 0;
@@ -83,7 +82,7 @@ int doc_keep(doc *d, const char *s, size_t len, char *err, size_t errlen)
 
 int doc_new_unit(doc *d, doc_escape esc, long line, int *unit, char *err, size_t errlen)
 {
-    if (grow(&d->units, &d->cap_units, d->n_units + 1, sizeof *d->units))
+    if (doc_grow(&d->units, &d->cap_units, d->n_units + 1, sizeof *d->units))
         return xerr(err, errlen, "out of memory");
     doc_unit *u = &d->units[d->n_units];
     memset(u, 0, sizeof *u);
@@ -99,7 +98,7 @@ int doc_new_unit(doc *d, doc_escape esc, long line, int *unit, char *err, size_t
 
 int doc_put_unit(doc *d, int unit, char *err, size_t errlen)
 {
-    if (grow(&d->parts, &d->cap_parts, d->n_parts + 1, sizeof *d->parts))
+    if (doc_grow(&d->parts, &d->cap_parts, d->n_parts + 1, sizeof *d->parts))
         return xerr(err, errlen, "out of memory");
     d->parts[d->n_parts++] = (doc_part){unit, NULL, 0};
     return 0;
@@ -110,7 +109,7 @@ int doc_unit_text(doc *d, int unit, const char *s, size_t len, char *err, size_t
     doc_unit *u = &d->units[unit];
     if (u->len + len + 1 > (size_t)(1 << 30))
         return xerr(err, errlen, "line %ld: a text unit over 1 GiB", u->line);
-    if (grow(&u->text, &u->cap_text, (int)(u->len + len + 1), 1))
+    if (doc_grow(&u->text, &u->cap_text, (int)(u->len + len + 1), 1))
         return xerr(err, errlen, "out of memory");
     memcpy(u->text + u->len, s, len);
     u->len += len;
@@ -122,8 +121,8 @@ int doc_begin_elem(doc *d, int unit, int parent, int *elem, char *err, size_t er
 {
     doc_unit *u = &d->units[unit];
     int n = u->n_ranges, cap = u->cap_ranges;
-    if (grow(&u->ranges, &cap, n + 1, sizeof *u->ranges) ||
-        grow(&u->marks, &u->cap_ranges, n + 1, sizeof *u->marks))
+    if (doc_grow(&u->ranges, &cap, n + 1, sizeof *u->ranges) ||
+        doc_grow(&u->marks, &u->cap_ranges, n + 1, sizeof *u->marks))
         return xerr(err, errlen, "out of memory");
     u->ranges[n] = (doc_range){u->len, u->len, parent};
     u->marks[n] = (doc_mark){0, 0, 0, 0, 0, 0};
@@ -153,7 +152,7 @@ int doc_mark_part(doc *d, int unit, int elem, int which, int part_unit, const ch
             return 0;
         }
     }
-    if (grow(&d->mark_parts, &d->cap_mark_parts, d->n_mark_parts + 1, sizeof *d->mark_parts))
+    if (doc_grow(&d->mark_parts, &d->cap_mark_parts, d->n_mark_parts + 1, sizeof *d->mark_parts))
         return xerr(err, errlen, "out of memory");
     if (*count == 0)
         *first = d->n_mark_parts;

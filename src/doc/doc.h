@@ -85,6 +85,11 @@ typedef struct {
     int n_warnings;      /* all of them (more than 8: the rest only counted) */
 } doc;
 
+/* Grows the array *p (elements of sz bytes, capacity *cap) to hold n, doubling from 16, at
+ * most 2^30 elements: the formats' and the doc's own growing arrays. Returns 0 or -1 (out of
+ * memory, or n past the bound). */
+int doc_grow(void *p, int *cap, int n, size_t sz);
+
 /* Builders, for the formats. Each returns 0, or -1 (out of memory) with a message in err. */
 void doc_init(doc *d, const char *src, size_t len);
 void doc_free(doc *d);

@@ -93,24 +93,6 @@ typedef struct {
     long line_no;
 } parser;
 
-static int grow(void *pp, int *cap, int n, size_t sz)
-{
-    void **p = pp;
-    if (n <= *cap)
-        return 0;
-    if (n > (1 << 30))
-        return -1;
-    int c = *cap ? *cap : 16;
-    while (c < n)
-        c = c > (1 << 29) ? (1 << 30) : 2 * c;
-    void *q = realloc(*p, (size_t)c * sz);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
 static int oom(parser *p)
 {
     return xerr(p->err, p->errlen, "out of memory");
@@ -301,7 +283,7 @@ static int collect_attrs(parser *p, const ht_token *k, int *first, int *n)
         seen |= 1 << hit;
         if (a->quote < 0 || a->val_len == 0)
             continue;
-        if (grow(&p->ta, &p->cap_ta, p->n_ta + 1, sizeof *p->ta))
+        if (doc_grow(&p->ta, &p->cap_ta, p->n_ta + 1, sizeof *p->ta))
             return oom(p);
         p->ta[p->n_ta++] = (tattr){a->val, a->val_len, a->quote};
         (*n)++;
@@ -313,7 +295,7 @@ static int collect_attrs(parser *p, const ht_token *k, int *first, int *n)
 
 static int add_item(parser *p, item x)
 {
-    if (grow(&p->it, &p->cap_it, p->n_it + 1, sizeof *p->it))
+    if (doc_grow(&p->it, &p->cap_it, p->n_it + 1, sizeof *p->it))
         return oom(p);
     if (p->n_it == 0)
         p->run_active = p->active + p->fostered;
@@ -324,7 +306,7 @@ static int add_item(parser *p, item x)
 
 static int scratch(parser *p, int n)
 {
-    return grow(&p->scratch, &p->cap_scratch, n, sizeof(int)) ? oom(p) : 0;
+    return doc_grow(&p->scratch, &p->cap_scratch, n, sizeof(int)) ? oom(p) : 0;
 }
 
 /* An item written as it is (a fixed one, or one of a segment without words), its alt, title
@@ -541,7 +523,7 @@ static int top_id(const parser *p)
 
 static int push_el(parser *p, int id, size_t name, size_t name_len, int keep, int foreign)
 {
-    if (grow(&p->st, &p->cap_st, p->n_st + 1, sizeof *p->st))
+    if (doc_grow(&p->st, &p->cap_st, p->n_st + 1, sizeof *p->st))
         return oom(p);
     int i = p->n_st++, below = i > 0 ? p->st[i - 1].barrier : -1;
     p->st[i] = (open_el){id, name, name_len, p->last[id],

@@ -60,27 +60,9 @@ typedef struct {
                              (SIZE_MAX: not looked) */
 } md_parser;
 
-static int grow(void *p, int *cap, int n, size_t sz)
-{
-    void **pp = p;
-    if (n <= *cap)
-        return 0;
-    if (n > (1 << 30))
-        return -1;
-    int c = *cap ? *cap : 16;
-    while (c < n)
-        c = c > (1 << 29) ? (1 << 30) : 2 * c;
-    void *q = realloc(*pp, (size_t)c * sz);
-    if (!q)
-        return -1;
-    *pp = q;
-    *cap = c;
-    return 0;
-}
-
 static int add_line(md_parser *p, size_t cs, size_t ce)
 {
-    if (grow(&p->lines, &p->cap_lines, p->n_lines + 1, sizeof *p->lines))
+    if (doc_grow(&p->lines, &p->cap_lines, p->n_lines + 1, sizeof *p->lines))
         return -1;
     p->lines[p->n_lines++] = (md_line){cs, ce};
     return 0;
@@ -91,7 +73,7 @@ static int add_leaf(md_parser *p, int first, long line)
 {
     if (first >= p->n_lines)
         return 0;
-    if (grow(&p->leaves, &p->cap_leaves, p->n_leaves + 1, sizeof *p->leaves))
+    if (doc_grow(&p->leaves, &p->cap_leaves, p->n_leaves + 1, sizeof *p->leaves))
         return -1;
     p->leaves[p->n_leaves++] = (md_leaf){first, p->n_lines - first, line};
     return 0;
@@ -510,10 +492,10 @@ static int quote_from(const md_parser *p, int i)
 
 static int push(md_parser *p, char kind, int width, int empty_start)
 {
-    if (grow(&p->c, &p->cap_c, p->nc + 1, sizeof *p->c))
+    if (doc_grow(&p->c, &p->cap_c, p->nc + 1, sizeof *p->c))
         return -1;
     if (kind == '>') {
-        if (grow(&p->quotes, &p->cap_q, p->nq + 1, sizeof *p->quotes))
+        if (doc_grow(&p->quotes, &p->cap_q, p->nq + 1, sizeof *p->quotes))
             return -1;
         p->quotes[p->nq++] = p->nc;
     }

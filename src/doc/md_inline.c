@@ -20,24 +20,6 @@
 #include <string.h>
 
 
-static int grow(void *p, int *cap, int n, size_t sz)
-{
-    void **pp = p;
-    if (n <= *cap)
-        return 0;
-    if (n > (1 << 30))
-        return -1;
-    int c = *cap ? *cap : 16;
-    while (c < n)
-        c = c > (1 << 29) ? (1 << 30) : 2 * c;
-    void *q = realloc(*pp, (size_t)c * sz);
-    if (!q)
-        return -1;
-    *pp = q;
-    *cap = c;
-    return 0;
-}
-
 md_inline_buf *md_inline_new(void)
 {
     return calloc(1, sizeof(md_inline_buf));
@@ -119,7 +101,7 @@ static int u_punct(uint32_t c)
 
 static int add_tok(md_inline_buf *b, int kind, size_t a, size_t e)
 {
-    if (grow(&b->toks, &b->cap_toks, b->n_toks + 1, sizeof *b->toks))
+    if (doc_grow(&b->toks, &b->cap_toks, b->n_toks + 1, sizeof *b->toks))
         return -1;
     md_tok *t = &b->toks[b->n_toks++];
     memset(t, 0, sizeof *t);
@@ -150,7 +132,7 @@ static int add_lit(md_inline_buf *b, size_t a, size_t e, const char *s, size_t l
 
 static int new_elem(md_inline_buf *b, size_t oa, size_t ob, size_t ca, size_t cb)
 {
-    if (grow(&b->elems, &b->cap_elems, b->n_elems + 1, sizeof *b->elems))
+    if (doc_grow(&b->elems, &b->cap_elems, b->n_elems + 1, sizeof *b->elems))
         return -1;
     b->elems[b->n_elems] = (md_elem){oa, ob, ca, cb, -1, -1, -1, 0, 0, 0};
     return b->n_elems++;
@@ -316,7 +298,7 @@ static int push_delim(md_inline_buf *b, size_t i, size_t k)
     int rf = !u_space(before) && (!u_punct(before) || u_space(after) || u_punct(after));
     char c = s[i];
     if (add_tok(b, T_DELIM, i, i + k) ||
-        grow(&b->delims, &b->cap_delims, b->n_delims + 1, sizeof *b->delims))
+        doc_grow(&b->delims, &b->cap_delims, b->n_delims + 1, sizeof *b->delims))
         return -1;
     md_delim *d = &b->delims[b->n_delims];
     d->tok = b->n_toks - 1;
@@ -335,7 +317,7 @@ static int push_delim(md_inline_buf *b, size_t i, size_t k)
 static int push_bracket(md_inline_buf *b, size_t i, int image)
 {
     if (add_tok(b, T_OPEN, i, i + 1 + (size_t)image) ||
-        grow(&b->brackets, &b->cap_brackets, b->n_brackets + 1, sizeof *b->brackets))
+        doc_grow(&b->brackets, &b->cap_brackets, b->n_brackets + 1, sizeof *b->brackets))
         return -1;
     b->brackets[b->n_brackets++] = (md_bracket){b->n_toks - 1, image, b->delim_last};
     return 0;
@@ -659,7 +641,7 @@ static int emit(md_emit *m)
     doc *d = m->d;
     char *err = m->err;
     size_t errlen = m->errlen;
-    if (grow(&b->stack, &b->cap_stack, b->n_elems + 1, sizeof *b->stack))
+    if (doc_grow(&b->stack, &b->cap_stack, b->n_elems + 1, sizeof *b->stack))
         return xerr(err, errlen, "out of memory");
     for (int i = 0; i < b->n_toks; i++) {
         const md_tok *t = &b->toks[i];
@@ -738,7 +720,7 @@ int md_inline(doc *d, int unit, const md_line *lines, int n, const md_refs *refs
         b->buf = q;
         b->cap = total + 1;
     }
-    if (grow(&b->line_off, &b->cap_lines, n + 1, sizeof *b->line_off))
+    if (doc_grow(&b->line_off, &b->cap_lines, n + 1, sizeof *b->line_off))
         return xerr(err, errlen, "out of memory");
     b->len = 0;
     for (int k = 0; k < n; k++) {
