@@ -205,17 +205,6 @@ static int doc_next(void *user, xlate_line *line, char *err, size_t errlen)
     return 1;
 }
 
-/* Finds needle in hay[from..) (the first place); SIZE_MAX when absent. */
-static size_t find(const char *hay, size_t hay_len, size_t from, const char *needle, size_t n)
-{
-    if (n == 0)
-        return from <= hay_len ? from : SIZE_MAX;
-    for (size_t i = from; i + n <= hay_len; i++)
-        if (hay[i] == needle[0] && memcmp(hay + i, needle, n) == 0)
-            return i;
-    return SIZE_MAX;
-}
-
 /* 1 when [w0, w1) is clear of element i's siblings (looked for among the 64 elements either
  * side, parent p). */
 static int md_clear(const doc_unit *u, int i, int p, size_t w0, size_t w1)
@@ -312,7 +301,10 @@ static int move_elements(doc_run *r, doc_unit *u, const xlate_translation *t, ch
             size_t at = SIZE_MAX, len = 0;
             if (xlate_detokenize_spans(r->m, hy->ids, hy->n, &text, &sp, err, errlen) == 0) {
                 len = strlen(text);
-                at = find(u->out, u->out_len, cursor, text, len);
+                const char *hit = cursor <= u->out_len
+                                      ? memmem(u->out + cursor, u->out_len - cursor, text, len)
+                                      : NULL;
+                at = hit ? (size_t)(hit - u->out) : SIZE_MAX;
             }
             for (int j = 0; j < hy->n; j++) {
                 int a = hy->alignment && sg->src_spans ? hy->alignment[j] : -1;
