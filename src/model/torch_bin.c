@@ -200,20 +200,3 @@ done:
     return rc;
 }
 
-int tb_open(st_file *f, const char *path, char *err, size_t errlen)
-{
-    void *map;
-    size_t size;
-    memset(f, 0, sizeof *f);
-    if (st_map(path, &map, &size, err, errlen))
-        return -1;
-    if (tb_parse(f, map, size, path, err, errlen)) {
-        if (map)
-            munmap(map, size);
-        f->map = NULL;
-        st_close(f);
-        return -1;
-    }
-    f->mapped = map != NULL;
-    return 0;
-}

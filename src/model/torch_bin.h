@@ -13,8 +13,6 @@
 /* Indexes size bytes the caller keeps alive (fuzzing, tests). `name` is used in messages. */
 int tb_parse(st_file *f, const void *bytes, size_t size, const char *name, char *err,
              size_t errlen);
-/* Maps and indexes path. */
-int tb_open(st_file *f, const char *path, char *err, size_t errlen);
 /* 1 when the bytes start as a zip archive does ("PK\3\4"): a torch.save file, not safetensors. */
 int tb_is_zip(const void *bytes, size_t size);
 
