@@ -199,4 +199,3 @@ done:
     zip_free(&z);
     return rc;
 }
-
