@@ -6,14 +6,38 @@
 #   sh tests/run.sh            every test but the live PyTorch parity run
 #   sh tests/run.sh A B ...    only the tests whose name contains A or B ...
 # Environment: XLATE (the binary), TEST_BUILD (the C tests), PYTHON (Debian's python3);
-# SLOW=1 adds the slow tier, tests/slow/test_*.py (minutes; `make test-slow`, not run by CI).
+# SLOW=1 adds the slow tier, tests/slow/test_*.py (minutes; `make test-slow`, not run by CI);
+# JOBS=N runs N tests at once (default: the number of cores). Each test has its own temporary
+# directory, so they do not meet; the report is printed in the same order whatever JOBS is,
+# each test's line as soon as it and every test before it have ended.
 XLATE=${XLATE:-./xlate}; TEST_BUILD=${TEST_BUILD:-build/tests}; PYTHON=${PYTHON:-/usr/bin/python3}
 export XLATE TEST_BUILD PYTHON
-filter="$*"
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
-log=$(mktemp -d); trap 'rm -rf "$log"' EXIT
-pass=0; fail=0
+
+# One test, run by xargs: its stdout, stderr and seconds go to $RUN_LOG/NAME.*; NAME.rc is
+# written last, so its presence means the test has ended.
+if [ "$1" = "--one" ]; then
+  t=$2; name=$(basename "$t"); start=$(date +%s)
+  case "$t" in
+    *.sh) sh "$t" >"$RUN_LOG/$name.out" 2>"$RUN_LOG/$name.err" ;;
+    *.py) "$PYTHON" "$t" >"$RUN_LOG/$name.out" 2>"$RUN_LOG/$name.err" ;;
+    *) "$t" >"$RUN_LOG/$name.out" 2>"$RUN_LOG/$name.err" ;;
+  esac
+  rc=$?
+  echo $(($(date +%s) - start)) >"$RUN_LOG/$name.secs"
+  echo "$rc" >"$RUN_LOG/$name.tmp" && mv "$RUN_LOG/$name.tmp" "$RUN_LOG/$name.rc"
+  exit 0
+fi
+
+filter="$*"
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 1)}
+case "$jobs" in ''|*[!0-9]*|0) echo "tests/run.sh: JOBS must be a positive integer, got '$jobs'" >&2; exit 2 ;; esac
+RUN_LOG=$(mktemp -d); export RUN_LOG
+xpid=
+trap 'rm -rf "$RUN_LOG"' EXIT
+trap '[ -n "$xpid" ] && kill "$xpid" 2>/dev/null; exit 130' INT TERM
+: >"$RUN_LOG/list"
 for t in "$TEST_BUILD"/test_* tests/cli/*.sh tests/py/test_*.py ${SLOW:+tests/slow/test_*.py}; do
   [ -e "$t" ] || continue
   case "$t" in *.d|*.o|*/lib.sh) continue ;; esac
@@ -23,26 +47,39 @@ for t in "$TEST_BUILD"/test_* tests/cli/*.sh tests/py/test_*.py ${SLOW:+tests/sl
     for f in $filter; do case "$name" in *"$f"*) keep=1 ;; esac; done
     [ $keep -eq 1 ] || continue
   fi
-  start=$(date +%s)
-  case "$t" in
-    *.sh) sh "$t" >"$log/out" 2>"$log/err" ;;
-    *.py) "$PYTHON" "$t" >"$log/out" 2>"$log/err" ;;
-    *) "$t" >"$log/out" 2>"$log/err" ;;
-  esac
-  rc=$?
-  p=$(grep -c '^ok ' "$log/out"); f=$(grep -c '^not ok ' "$log/out")
+  echo "$t" >>"$RUN_LOG/list"
+done
+
+# The Python tests (PyTorch oracles, the slowest) start first, then the shell tests, then the C
+# programs, so that no long test starts last while the other workers sit idle.
+{ grep '\.py$' "$RUN_LOG/list"; grep '\.sh$' "$RUN_LOG/list"; grep -v '\.py$' "$RUN_LOG/list" | grep -v '\.sh$'; } |
+  xargs -n 1 -P "$jobs" sh "$top/tests/run.sh" --one &
+xpid=$!
+
+pass=0; fail=0
+while read -r t; do
+  name=$(basename "$t")
+  while [ ! -e "$RUN_LOG/$name.rc" ] && kill -0 "$xpid" 2>/dev/null; do sleep 0.2; done
+  if [ -e "$RUN_LOG/$name.rc" ]; then
+    rc=$(cat "$RUN_LOG/$name.rc"); secs=$(cat "$RUN_LOG/$name.secs")
+  else
+    rc=127; secs=0; : >>"$RUN_LOG/$name.out"; echo "the runner ended before this test did" >>"$RUN_LOG/$name.err"
+  fi
+  out="$RUN_LOG/$name.out"
+  p=$(grep -c '^ok ' "$out"); f=$(grep -c '^not ok ' "$out")
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-    f=1; echo "not ok - $name exited with status $rc" >>"$log/out"
+    f=1; echo "not ok - $name exited with status $rc" >>"$out"
   fi
   if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
-    f=1; echo "not ok - $name printed no result" >>"$log/out"
+    f=1; echo "not ok - $name printed no result" >>"$out"
   fi
   pass=$((pass + p)); fail=$((fail + f))
-  printf '%-28s %4d passed %4d failed  %ss\n' "$name" "$p" "$f" "$(($(date +%s) - start))"
+  printf '%-28s %4d passed %4d failed  %ss\n' "$name" "$p" "$f" "$secs"
   if [ "$f" -ne 0 ]; then
-    grep '^not ok ' "$log/out" | sed 's/^/    /'
-    tail -n 20 "$log/err" | sed 's/^/    stderr: /'
+    grep '^not ok ' "$out" | sed 's/^/    /'
+    tail -n 20 "$RUN_LOG/$name.err" | sed 's/^/    stderr: /'
   fi
-done
-echo "$pass passed, $fail failed"
+done <"$RUN_LOG/list"
+wait "$xpid"
+echo "$pass passed, $fail failed (JOBS=$jobs)"
 [ "$fail" -eq 0 ]
