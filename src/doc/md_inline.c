@@ -62,6 +62,13 @@ static uint32_t cp_at(const char *s, size_t n, size_t i, size_t *len)
         v = (v << 6) | (u[i + j] & 0x3F);
     }
     *len = k;
+    /* an overlong form, a surrogate or a value past U+10FFFF is invalid too: text() writes
+     * U+FFFD for it, and the flanking rules must read what is written ("\xC0\xAD" is no "-") */
+    if ((k == 2 && v < 0x80) || (k == 3 && (v < 0x800 || (v >= 0xD800 && v <= 0xDFFF))) ||
+        (k == 4 && (v < 0x10000 || v > 0x10FFFF))) {
+        *len = 1;
+        return 0xFFFD;
+    }
     return v;
 }
 
@@ -635,6 +642,46 @@ static int verbatim(md_emit *m, const md_tok *t, size_t k, char *err, size_t err
     return mark(m->d, m->unit, b, de, DOC_CLOSE, t->b - k, t->b, err, errlen);
 }
 
+/* 1 when token i touches a delimiter run on its side dir (-1 before, 1 after). */
+static int beside_delim(const md_inline_buf *b, int i, int dir)
+{
+    int j = i + dir;
+    if (j < 0 || j >= b->n_toks || b->toks[j].kind != T_DELIM)
+        return 0;
+    return dir < 0 ? b->toks[j].b == b->toks[i].a : b->toks[j].a == b->toks[i].b;
+}
+
+/* Text token i, just appended to the unit from text offset at: a raw U+00A0 at an end that
+ * touches a delimiter run is written raw again (a blank to the flanking rules; the escaping's
+ * &nbsp; would be punctuation). */
+static int raw_nbsp(md_emit *m, int i, size_t at)
+{
+    const md_tok *t = &m->b->toks[i];
+    const char *s = m->b->buf;
+    const doc_unit *u = &m->d->units[m->unit];
+    int head = t->b - t->a >= 2 && (unsigned char)s[t->a] == 0xC2 &&
+               (unsigned char)s[t->a + 1] == 0xA0 && beside_delim(m->b, i, -1);
+    int tail = t->b - t->a >= 2 && (unsigned char)s[t->b - 2] == 0xC2 &&
+               (unsigned char)s[t->b - 1] == 0xA0 && beside_delim(m->b, i, 1);
+    if (head && doc_unit_spell(m->d, m->unit, at, at + 2, 0, m->err, m->errlen))
+        return -1;
+    if (tail && (!head || t->b - t->a >= 4) &&
+        doc_unit_spell(m->d, m->unit, u->len - 2, u->len, 0, m->err, m->errlen))
+        return -1;
+    return 0;
+}
+
+/* 1 when the unit's text ends with a code span's or autolink's content: its spaces are the
+ * element's own ("` `"), so a break after it is still a space between it and what follows, as
+ * the writer, which keeps two such elements apart with a space ("` ` `a`"), writes it. */
+static int keep_ends(const doc_unit *u)
+{
+    for (int i = u->n_ranges - 1; i >= 0 && u->ranges[i].end == u->len; i--)
+        if (u->marks[i].n_keep > 0)
+            return u->ranges[i].start < u->ranges[i].end;
+    return 0;
+}
+
 static int emit(md_emit *m)
 {
     md_inline_buf *b = m->b;
@@ -647,17 +694,28 @@ static int emit(md_emit *m)
         const md_tok *t = &b->toks[i];
         const doc_unit *u = &d->units[m->unit];
         int rc = 0, de;
-        /* a break's space: after a word, or after a void element (its markup stands between) */
-        int sep = (u->len > 0 && u->text[u->len - 1] != ' ') || (u->n_ranges > 0 &&
-                  u->ranges[u->n_ranges - 1].start == u->len &&
-                  u->marks[u->n_ranges - 1].n_close == 0 && u->marks[u->n_ranges - 1].n_keep == 0);
+        /* a break's space: after a word, or after a void element (its markup stands between;
+         * an element just opened, such as the "*" of "*\\\nx*", has no close markup yet
+         * either, but is no void one: a space there would follow the opener, where it was
+         * not, and "* " at a line start is a list item) */
+        int last = u->n_ranges - 1;
+        int sep = (u->len > 0 && u->text[u->len - 1] != ' ') ||
+                  (last >= 0 && u->ranges[last].start == u->len && u->marks[last].n_close == 0 &&
+                   u->marks[last].n_keep == 0 &&
+                   !(m->top > 0 && b->elems[b->stack[m->top - 1]].doc_elem == last)) ||
+                  keep_ends(u);
         switch (t->kind) {
         case T_TEXT:
-            rc = text(d, m->unit, b->buf + t->a, t->b - t->a, err, errlen);
+            rc = text(d, m->unit, b->buf + t->a, t->b - t->a, err, errlen) ||
+                 raw_nbsp(m, i, u->len - (t->b - t->a));
             break;
-        case T_LIT:
+        case T_LIT: {
+            size_t at = u->len;
             rc = text(d, m->unit, t->lit, (size_t)t->lit_len, err, errlen);
+            if (!rc && b->buf[t->a] == '&' && (beside_delim(b, i, -1) || beside_delim(b, i, 1)))
+                rc = doc_unit_spell(d, m->unit, at, d->units[m->unit].len, 1, err, errlen);
             break;
+        }
         case T_SOFT: /* a break is a space between words: none at the start, none doubled */
             if (sep)
                 rc = doc_unit_text(d, m->unit, " ", 1, err, errlen);
