@@ -228,6 +228,11 @@ int main(void)
      * one span) */
     expect("334' ` `\\n`a`: code spans across a soft break", "` `\n`a`\n", "{`| |`} {`|a|`}");
     expect_written("334' written on one line with the space", "` `\n`a`\n", "` ` `a`\n");
+    /* 6.3 (a link's text may be empty, "[]()") + 6.2: "*" before "[" at the start opens, "*"
+     * after ")" at the line's end closes; the soft break after the closer is a space, or
+     * "*[]()*a" (the "*" followed by a letter after punctuation) would close nothing */
+    expect("*[]()*\\na: a break after closing markup", "*[]()*\na\n", "{*|{[||]()}|*} a");
+    expect_written("*[]()*\\na: written with the space", "*[]()*\na\n", "*[]()* a\n");
     /* 6.2 + 6.6: "*" before "<" (punctuation) at the start is left-flanking, "*" after ">"
      * at the end right-flanking: an emphasis around an inline tag, written with its markup */
     expect("*<a>*: an emphasis holding only a tag", "*<a>*\n", "{*|{<a>}|*}");

@@ -556,6 +556,7 @@ typedef struct {
     int unit;
     md_inline_buf *b;
     int top;
+    int after_mark; /* the last token wrote closing markup (emit: a break after it is a space) */
     char *err;
     size_t errlen;
 } md_emit;
@@ -671,17 +672,6 @@ static int raw_nbsp(md_emit *m, int i, size_t at)
     return 0;
 }
 
-/* 1 when the unit's text ends with a code span's or autolink's content: its spaces are the
- * element's own ("` `"), so a break after it is still a space between it and what follows, as
- * the writer, which keeps two such elements apart with a space ("` ` `a`"), writes it. */
-static int keep_ends(const doc_unit *u)
-{
-    for (int i = u->n_ranges - 1; i >= 0 && u->ranges[i].end == u->len; i--)
-        if (u->marks[i].n_keep > 0)
-            return u->ranges[i].start < u->ranges[i].end;
-    return 0;
-}
-
 static int emit(md_emit *m)
 {
     md_inline_buf *b = m->b;
@@ -694,16 +684,13 @@ static int emit(md_emit *m)
         const md_tok *t = &b->toks[i];
         const doc_unit *u = &d->units[m->unit];
         int rc = 0, de;
-        /* a break's space: after a word, or after a void element (its markup stands between;
-         * an element just opened, such as the "*" of "*\\\nx*", has no close markup yet
-         * either, but is no void one: a space there would follow the opener, where it was
-         * not, and "* " at a line start is a list item) */
-        int last = u->n_ranges - 1;
-        int sep = (u->len > 0 && u->text[u->len - 1] != ' ') ||
-                  (last >= 0 && u->ranges[last].start == u->len && u->marks[last].n_close == 0 &&
-                   u->marks[last].n_keep == 0 &&
-                   !(m->top > 0 && b->elems[b->stack[m->top - 1]].doc_elem == last)) ||
-                  keep_ends(u);
+        /* a break's space: after a word, or after markup that closed something (a void
+         * element, a code span, an emphasis's or link's close: "*[]()*" + break + "a" must
+         * not be written "*[]()*a", where the "*" closes nothing; "` `" + break + "`a`" is
+         * written with a space, "` ` `a`"). None at the start, none doubled, none right
+         * after an opener ("*" + break + "x*" written "* \\" would be a list item). */
+        int sep = (u->len > 0 && u->text[u->len - 1] != ' ') || m->after_mark;
+        int after = 0; /* this token leaves the unit after closing markup */
         switch (t->kind) {
         case T_TEXT:
             rc = text(d, m->unit, b->buf + t->a, t->b - t->a, err, errlen) ||
@@ -727,6 +714,7 @@ static int emit(md_emit *m)
             rc = begin(m, t->a, t->b, &de);
             if (!rc)
                 doc_end_elem(d, m->unit, de);
+            after = 1;
             break;
         case T_DELIM: {
             /* characters of a run left over by its elements are their markup, not text: the
@@ -741,6 +729,7 @@ static int emit(md_emit *m)
             }
             for (int e = t->first_close; e >= 0 && !rc; e = b->elems[e].next_close)
                 rc = close_elem(m, e);
+            after = t->first_close >= 0 && lb <= la && t->first_open < 0;
             if (!rc && lb > la)
                 rc = text(d, m->unit, b->buf + la, lb - la, err, errlen);
             for (int e = t->first_open; e >= 0 && !rc; e = b->elems[e].next_open)
@@ -753,14 +742,17 @@ static int emit(md_emit *m)
             break;
         case T_CLOSE:
             rc = close_elem(m, t->elem);
+            after = 1;
             break;
         case T_CODE:
         case T_AUTO:
             rc = verbatim(m, t, t->kind == T_CODE ? (size_t)t->code_k : 1, err, errlen);
+            after = 1;
             break;
         }
         if (rc)
             return -1;
+        m->after_mark = after;
     }
     return 0;
 }
@@ -799,6 +791,6 @@ int md_inline(doc *d, int unit, const md_line *lines, int n, const md_refs *refs
         b->absent[k] = SIZE_MAX;
     if (scan(b, refs))
         return xerr(err, errlen, "out of memory");
-    md_emit m = {d, unit, b, 0, err, errlen};
+    md_emit m = {d, unit, b, 0, 0, err, errlen};
     return emit(&m);
 }
