@@ -228,6 +228,14 @@ int main(void)
      * one span) */
     expect("334' ` `\\n`a`: code spans across a soft break", "` `\n`a`\n", "{`| |`} {`|a|`}");
     expect_written("334' written on one line with the space", "` `\n`a`\n", "` ` `a`\n");
+    /* 335: a code span's line endings are spaces (6.1); written on one line, as the paragraph
+     * is, so that no line of it follows a different first line ("-|" under "a `" would be a
+     * table's delimiter row) */
+    expect("335 a code span over lines", "``\nfoo\nbar  \nbaz\n``\n",
+           "{``| foo bar   baz |``}");
+    expect_written("335 written on one line", "``\nfoo\nbar  \nbaz\n``\n", "`` foo bar   baz ``\n");
+    expect("a\\n`\\n-|\\n`: a code span, no table", "a\n`\n-|\n`\n", "a {`| -| |`}");
+    expect_written("a\\n`\\n-|\\n`: written on one line", "a\n`\n-|\n`\n", "a ` -| `\n");
     /* 6.3 (a link's text may be empty, "[]()") + 6.2: "*" before "[" at the start opens, "*"
      * after ")" at the line's end closes; the soft break after the closer is a space, or
      * "*[]()*a" (the "*" followed by a letter after punctuation) would close nothing */

@@ -616,8 +616,26 @@ static int verbatim(md_emit *m, const md_tok *t, size_t k, char *err, size_t err
     md_inline_buf *b = m->b;
     size_t ca = t->a + k, ce = t->b - k;
     int de;
-    if (begin(m, t->a, ca, &de) || mark(m->d, m->unit, b, de, DOC_KEEP, ca, ce, err, errlen))
+    if (begin(m, t->a, ca, &de))
         return -1;
+    const char *nl = t->kind == T_CODE ? memchr(b->buf + ca, '\n', ce - ca) : NULL;
+    if (!nl) {
+        if (mark(m->d, m->unit, b, de, DOC_KEEP, ca, ce, err, errlen))
+            return -1;
+    } else {
+        /* a code span over lines is kept on one line, each line ending (with the next line's
+         * container markers and indentation, which buf leaves out) as the space it renders as
+         * (spec 6.1): the paragraph is written on one line, and a line of the span written
+         * after that line could read otherwise ("a\n`\n-|\n`" written "a `\n-|\n`" makes
+         * "-|" the delimiter row of a table under "a `") */
+        char *c = doc_copy(m->d, b->buf + ca, ce - ca);
+        if (!c)
+            return xerr(err, errlen, "out of memory");
+        for (size_t j = 0; j < ce - ca; j++)
+            c[j] = c[j] == '\n' ? ' ' : c[j];
+        if (doc_mark_part(m->d, m->unit, de, DOC_KEEP, -1, c, ce - ca, err, errlen))
+            return -1;
+    }
     if (t->kind == T_CODE) { /* line endings as spaces; one space stripped from both ends */
         int all_space = 1;
         for (size_t j = ca; j < ce; j++)
