@@ -223,6 +223,13 @@ int main(void)
     expect("639' *\\\nx*: a hard break first in an emphasis", "*\\\nx*\n", "{*|{\\\n}x|*}");
     expect_written("639' written back as it was", "*\\\nx*\n", "*\\\nx*\n");
     expect("639' a _\\\nx_ b: no doubled space", "a _\\\nx_ b\n", "a {_|{\\\n}x|_} b");
+    /* the same after punctuation: "`" (no closing backtick: text, 6.1) before "*" and "\\"
+     * after it make the run left-flanking (6.2 (2b)); no space after the opener either, or
+     * "`* \\" would open nothing */
+    expect("639' `*\\\na*: a break after an opener after a word", "`*\\\na*\n",
+           "`{*|{\\\n}a|*}");
+    expect_written("639' `*\\\na*: written with the backtick escaped", "`*\\\na*\n",
+                   "\\`*\\\na*\n");
     /* 6.1: a code span of spaces only keeps them (334); the soft break after it is still a
      * space between it and the next one, as the writer must put one there ("` ``a`" would be
      * one span) */

@@ -556,7 +556,8 @@ typedef struct {
     int unit;
     md_inline_buf *b;
     int top;
-    int after_mark; /* the last token wrote closing markup (emit: a break after it is a space) */
+    int after_mark; /* what the last token wrote: 0 text (or nothing), 1 closing markup (a break
+                       after it is a space), 2 an opener (a break after it is none) */
     char *err;
     size_t errlen;
 } md_emit;
@@ -706,9 +707,11 @@ static int emit(md_emit *m)
          * element, a code span, an emphasis's or link's close: "*[]()*" + break + "a" must
          * not be written "*[]()*a", where the "*" closes nothing; "` `" + break + "`a`" is
          * written with a space, "` ` `a`"). None at the start, none doubled, none right
-         * after an opener ("*" + break + "x*" written "* \\" would be a list item). */
-        int sep = (u->len > 0 && u->text[u->len - 1] != ' ') || m->after_mark;
-        int after = 0; /* this token leaves the unit after closing markup */
+         * after an opener, a word before it or not ("*" + break + "x*" written "* \\" would
+         * be a list item, "`*" + break + "a*" written "`* \\" no emphasis). */
+        int sep = m->after_mark == 1 ||
+                  (m->after_mark == 0 && u->len > 0 && u->text[u->len - 1] != ' ');
+        int after = 0; /* what this token writes last (after_mark) */
         switch (t->kind) {
         case T_TEXT:
             rc = text(d, m->unit, b->buf + t->a, t->b - t->a, err, errlen) ||
@@ -747,7 +750,7 @@ static int emit(md_emit *m)
             }
             for (int e = t->first_close; e >= 0 && !rc; e = b->elems[e].next_close)
                 rc = close_elem(m, e);
-            after = t->first_close >= 0 && lb <= la && t->first_open < 0;
+            after = t->first_open >= 0 ? 2 : t->first_close >= 0 && lb <= la;
             if (!rc && lb > la)
                 rc = text(d, m->unit, b->buf + la, lb - la, err, errlen);
             for (int e = t->first_open; e >= 0 && !rc; e = b->elems[e].next_open)
@@ -757,6 +760,7 @@ static int emit(md_emit *m)
         case T_OPEN:
             rc = t->elem >= 0 ? open_elem(m, t->elem)
                               : text(d, m->unit, b->buf + t->a, t->b - t->a, err, errlen);
+            after = t->elem >= 0 ? 2 : 0;
             break;
         case T_CLOSE:
             rc = close_elem(m, t->elem);
@@ -770,7 +774,7 @@ static int emit(md_emit *m)
         }
         if (rc)
             return -1;
-        m->after_mark = after;
+        m->after_mark = t->kind == T_SOFT && !sep ? m->after_mark : after;
     }
     return 0;
 }

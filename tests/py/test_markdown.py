@@ -261,7 +261,8 @@ def main():
     for src in ["*\\\nx*\n", "a _\\\nx_ b\n", "` `\n`a`\n", "*<a>*\n", "_<a>_\n",
                 "*<a a=\"\">*\n", "__=_ _<a>___\\a_ aa\n", "=___<a>_<_\n", "&AElig;*-*\n",
                 "&gE;*#*\n", "x\u00a0**(a)*\n", "x&nbsp;**(a)*\n", "*[]()*\na\n",
-                "``\nfoo\nbar  \nbaz\n``\n"]:
+                "``\nfoo\nbar  \nbaz\n``\n",
+                "`*\\\na*\n"]:
         check(f"fuzz finding {src!r}: written back untranslated, cmark renders the same",
               lambda src=src: same(cmark, full, src, md_write(src)))
 
