@@ -753,7 +753,6 @@ static int line(md_parser *p, size_t ls, size_t le)
                 p->n_lines = hk;
                 if (hk > p->para_first && end_para(p, 1) < 0)
                     return -1;
-                p->n_lines = hk;
                 long l = p->lineno;
                 p->lineno = hl;
                 int rc = table_row(p, h.cs, h.ce, 1);

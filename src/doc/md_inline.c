@@ -626,9 +626,9 @@ static int verbatim(md_emit *m, const md_tok *t, size_t k, char *err, size_t err
     } else {
         /* a code span over lines is kept on one line, each line ending (with the next line's
          * container markers and indentation, which buf leaves out) as the space it renders as
-         * (spec 6.1): the paragraph is written on one line, and a line of the span written
-         * after that line could read otherwise ("a\n`\n-|\n`" written "a `\n-|\n`" makes
-         * "-|" the delimiter row of a table under "a `") */
+         * (spec 6.1), as the paragraph is written on one line: a line of the span left after
+         * the joined first line could read otherwise (under it, a delimiter row's cells are
+         * counted against that whole line) */
         char *c = doc_copy(m->d, b->buf + ca, ce - ca);
         if (!c)
             return xerr(err, errlen, "out of memory");
@@ -713,10 +713,11 @@ static int emit(md_emit *m)
                   (m->after_mark == 0 && u->len > 0 && u->text[u->len - 1] != ' ');
         int after = 0; /* what this token writes last (after_mark) */
         switch (t->kind) {
-        case T_TEXT:
-            rc = text(d, m->unit, b->buf + t->a, t->b - t->a, err, errlen) ||
-                 raw_nbsp(m, i, u->len - (t->b - t->a));
+        case T_TEXT: {
+            size_t at = u->len;
+            rc = text(d, m->unit, b->buf + t->a, t->b - t->a, err, errlen) || raw_nbsp(m, i, at);
             break;
+        }
         case T_LIT: {
             size_t at = u->len;
             rc = text(d, m->unit, t->lit, (size_t)t->lit_len, err, errlen);
