@@ -10,12 +10,7 @@
 cd "$(dirname "$0")/.." || exit 2
 SECONDS_EACH=${FUZZ_SECONDS:-60}
 OUT=${FUZZ_BUILD:-build-fuzz}
-# markdown is run by name only (sh fuzz/run.sh markdown) until its open round-trip findings are
-# fixed: from the committed seeds it finds, in about one 30 s run of two, a pathological
-# document whose written form reads back with other text (spaces beside a code span, an
-# underscore run beside a comment); its seeds and fixed crash inputs are still replayed by
-# test_hardening in every make test
-targets=${*:-config safetensors spm_model spm_text ids_cli vocab marian_config split html torch_bin}
+targets=${*:-config safetensors spm_model spm_text ids_cli vocab marian_config split html markdown torch_bin}
 
 max_len() {
   case "$1" in

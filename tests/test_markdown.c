@@ -214,5 +214,66 @@ int main(void)
     expect_written("a hard break keeps the next line's markers", "> a  \n> b\n", "> a   \n> b\n");
     expect_written("text that would be markup is escaped", "\\# a \\*b\\* 1\\. \\<x> &amp;c\n",
                    "\\# a \\*b\\* 1. &lt;x> &amp;c\n");
+    /* fuzz_markdown's round-trip findings: the written document must read back as the same
+     * units (the cases below fail the round trip, or are written so that it fails, without
+     * the fix each names) */
+    /* 639 with the break right after the opener: "*" is followed by "\" (punctuation) at the
+     * line start, so left-flanking (6.2); the break is no space after the opener (it was, and
+     * "* \\" at a line start is a list item) */
+    expect("639' *\\\nx*: a hard break first in an emphasis", "*\\\nx*\n", "{*|{\\\n}x|*}");
+    expect_written("639' written back as it was", "*\\\nx*\n", "*\\\nx*\n");
+    expect("639' a _\\\nx_ b: no doubled space", "a _\\\nx_ b\n", "a {_|{\\\n}x|_} b");
+    /* the same after punctuation: "`" (no closing backtick: text, 6.1) before "*" and "\\"
+     * after it make the run left-flanking (6.2 (2b)); no space after the opener either, or
+     * "`* \\" would open nothing */
+    expect("639' `*\\\na*: a break after an opener after a word", "`*\\\na*\n",
+           "`{*|{\\\n}a|*}");
+    expect_written("639' `*\\\na*: written with the backtick escaped", "`*\\\na*\n",
+                   "\\`*\\\na*\n");
+    /* 6.1: a code span of spaces only keeps them (334); the soft break after it is still a
+     * space between it and the next one, as the writer must put one there ("` ``a`" would be
+     * one span) */
+    expect("334' ` `\\n`a`: code spans across a soft break", "` `\n`a`\n", "{`| |`} {`|a|`}");
+    expect_written("334' written on one line with the space", "` `\n`a`\n", "` ` `a`\n");
+    /* 335: a code span's line endings are spaces (6.1); written on one line, as the paragraph
+     * is, so that no line of it follows a different first line */
+    expect("335 a code span over lines", "``\nfoo\nbar  \nbaz\n``\n",
+           "{``| foo bar   baz |``}");
+    expect_written("335 written on one line", "``\nfoo\nbar  \nbaz\n``\n", "`` foo bar   baz ``\n");
+    /* a table's header row is the paragraph's last line, the lines before it a paragraph
+     * (cmark-gfm, extensions/table.c: row_from_string restarts the row at each line ending
+     * before the end, paragraph_offset, and try_inserting_table_header_paragraph makes the
+     * text before it a paragraph); so a line of markup over lines under the delimiter row
+     * reads the same after the paragraph is written on one line */
+    expect("GFM: the paragraph's last line is the header row", "x\na | b\n-|-\nc | d\n",
+           "x / a / b / c / d");
+    expect("GFM: a tag over lines, its line the header", "a\n<b x='\n-|\n'>\n", "a / <b x=' / '>");
+    expect_written("GFM: the paragraph before a table is written apart",
+                   "x\ny\na | b\n-|-\n", "x y\na | b\n-|-\n");
+    /* 6.3 (a link's text may be empty, "[]()") + 6.2: "*" before "[" at the start opens, "*"
+     * after ")" at the line's end closes; the soft break after the closer is a space, or
+     * "*[]()*a" (the "*" followed by a letter after punctuation) would close nothing */
+    expect("*[]()*\\na: a break after closing markup", "*[]()*\na\n", "{*|{[||]()}|*} a");
+    expect_written("*[]()*\\na: written with the space", "*[]()*\na\n", "*[]()* a\n");
+    /* 6.2 + 6.6: "*" before "<" (punctuation) at the start is left-flanking, "*" after ">"
+     * at the end right-flanking: an emphasis around an inline tag, written with its markup */
+    expect("*<a>*: an emphasis holding only a tag", "*<a>*\n", "{*|{<a>}|*}");
+    expect_written("*<a>*: its delimiters are written", "*<a>*\n", "*<a>*\n");
+    /* 6.2: flanking reads the source: after "&AElig;" the "*" is preceded by ";" (punctuation)
+     * and followed by "-": left-flanking, so an emphasis (cmark: Æ<em>-</em>); written "Æ*-*"
+     * the "*" would follow a letter and open nothing, so the reference is written again */
+    expect("&AElig;*-*: a reference before an opener", "&AElig;*-*\n", "\xC3\x86{*|-|*}");
+    expect_written("&AElig;*-*: written as a reference", "&AElig;*-*\n", "&#xC6;*-*\n");
+    /* 6.2 rule 9 (the rule of 3): a raw U+00A0 (Zs: Unicode whitespace) before "**(" makes
+     * the run left-flanking only, so it opens for the "*" closer (cmark: x *<em>(a)</em>);
+     * written as &nbsp; (";" is punctuation) it would both open and close, and 2 + 1 is a
+     * multiple of 3: no emphasis. The raw U+00A0 is written raw. */
+    expect("x U+00A0 **(a)*: a raw no-break space beside a run", "x\xC2\xA0**(a)*\n",
+           "x\xC2\xA0{**|(a)|*}");
+    expect_written("x U+00A0 **(a)*: written raw", "x\xC2\xA0**(a)*\n", "x\xC2\xA0**(a)*\n");
+    /* invalid UTF-8 (docs/DOCUMENTS.md): each byte of the overlong "\xC0\xAD" is a U+FFFD,
+     * a letter to the flanking rules (not the "-" it would encode), so "**" both opens and
+     * closes and rule 9 keeps it from the "*" closer: text */
+    expect("overlong UTF-8 before a run", "\xC0\xAD**a*\n", "\xEF\xBF\xBD\xEF\xBF\xBD**a*");
     return check_done();
 }

@@ -42,6 +42,7 @@ void doc_free(doc *d)
         free(d->units[i].ranges);
         free(d->units[i].marks);
         free(d->units[i].out);
+        free(d->units[i].spell);
     }
     for (int i = 0; i < d->n_copies; i++)
         free(d->copies[i]);
@@ -128,6 +129,16 @@ int doc_begin_elem(doc *d, int unit, int parent, int *elem, char *err, size_t er
     u->marks[n] = (doc_mark){0, 0, 0, 0, 0, 0};
     u->n_ranges = n + 1;
     *elem = n;
+    return 0;
+}
+
+int doc_unit_spell(doc *d, int unit, size_t start, size_t end, int ref, char *err,
+                   size_t errlen)
+{
+    doc_unit *u = &d->units[unit];
+    if (doc_grow(&u->spell, &u->cap_spell, u->n_spell + 1, sizeof *u->spell))
+        return xerr(err, errlen, "out of memory");
+    u->spell[u->n_spell++] = (doc_spelling){start, end, ref};
     return 0;
 }
 
@@ -451,14 +462,53 @@ typedef struct {
     int md;               /* DOC_ESC_MARKDOWN */
     int bol;              /* at the start of a line (doc_markdown_escape's at_start) */
     const char *mark_end; /* just after the markup written last; NULL when text came after it */
+    int spell;            /* the next of the unit's spellings (untranslated) */
 } unit_out;
+
+/* A spelling's text as numeric character references, one per code point (valid UTF-8). */
+static int put_refs(unit_out *o, const char *s, size_t len)
+{
+    const unsigned char *b = (const unsigned char *)s;
+    for (size_t i = 0; i < len;) {
+        size_t k = b[i] >= 0xF0 ? 4 : b[i] >= 0xE0 ? 3 : b[i] >= 0xC0 ? 2 : 1;
+        unsigned v = k == 1 ? b[i] : b[i] & (0x3Fu >> (k - 1));
+        for (size_t j = 1; j < k && i + j < len; j++)
+            v = (v << 6) | (b[i + j] & 0x3Fu);
+        char ref[16];
+        int n = snprintf(ref, sizeof ref, "&#x%X;", v);
+        if (o->write(o->user, ref, (size_t)n))
+            return -1;
+        i += k;
+    }
+    return 0;
+}
 
 static int put_text(unit_out *o, const doc_unit *u, const char *s, size_t len)
 {
     if (len == 0)
         return 0;
     o->mark_end = NULL;
-    int rc = write_text(u, s, len, o->bol, o->write, o->user);
+    int rc = 0;
+    if (!u->out && o->spell < u->n_spell) { /* untranslated: the source's spellings */
+        size_t at = (size_t)(s - u->text), end = at + len;
+        while (rc == 0 && o->spell < u->n_spell && u->spell[o->spell].start < end) {
+            const doc_spelling *p = &u->spell[o->spell++];
+            if (p->start < at || p->end > end)
+                continue; /* (not inside this piece of text: never so) */
+            rc = write_text(u, u->text + at, p->start - at, o->bol, o->write, o->user);
+            if (p->start > at)
+                o->bol = 0;
+            if (rc == 0)
+                rc = p->ref ? put_refs(o, u->text + p->start, p->end - p->start)
+                            : o->write(o->user, u->text + p->start, p->end - p->start);
+            o->bol = 0;
+            at = p->end;
+        }
+        s = u->text + at;
+        len = end - at;
+    }
+    if (rc == 0)
+        rc = write_text(u, s, len, o->bol, o->write, o->user);
     o->bol = 0;
     return rc;
 }
@@ -595,11 +645,22 @@ static int write_unit(const doc *d, int unit, write_fn write, void *user)
     int *stack = NULL, *order = NULL, top = 0, rc = -1;
     int skip_below = -1; /* a keep element open: what is inside it is not written */
     char *skip = NULL;   /* [n_ranges] markup not written */
-    unit_out o = {d, write, user, u->escape == DOC_ESC_MARKDOWN, 1, NULL};
+    unit_out o = {d, write, user, u->escape == DOC_ESC_MARKDOWN, 1, NULL, 0};
     if (u->n_ranges > 0 && (!(stack = malloc(sizeof(int) * (size_t)u->n_ranges)) ||
                             !(order = malloc(sizeof(int) * (size_t)u->n_ranges)) ||
                             !(skip = calloc((size_t)u->n_ranges, 1)) || target_order(u, order)))
         goto done;
+    /* an empty emphasis is not written, unless markup is written inside it ("*<a>*": an
+     * inline tag, or an emphasis around one): children come after their parent, so from the
+     * last element back each is decided before its parent */
+    for (int i = u->n_ranges - 1; o.md && i >= 0; i--) {
+        size_t start = u->ranges[i].start < len ? u->ranges[i].start : len;
+        size_t end = u->ranges[i].end < len ? u->ranges[i].end : len;
+        skip[i] = (char)(skip[i] == 0 && end <= start && md_delims_only(d, &u->marks[i]));
+        int p = u->ranges[i].parent;
+        if (!skip[i] && p >= 0)
+            skip[p] = 2; /* (2: a child is written) */
+    }
     for (int k = 0; k <= u->n_ranges; k++) {
         int i = k < u->n_ranges ? order[k] : -1;
         int parent = i >= 0 ? u->ranges[i].parent : -1;
@@ -633,7 +694,6 @@ static int write_unit(const doc *d, int unit, write_fn write, void *user)
         const doc_mark *m = &u->marks[i];
         size_t start = u->ranges[i].start < len ? u->ranges[i].start : len;
         size_t end = u->ranges[i].end < len ? u->ranges[i].end : len;
-        skip[i] = o.md && end <= start && md_delims_only(d, m);
         if (skip_below < 0) {
             if (start > at) {
                 if (put_text(&o, u, s + at, start - at))

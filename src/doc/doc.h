@@ -35,6 +35,17 @@ typedef enum {
 int doc_markdown_escape(const char *s, size_t len, int at_start,
                         int (*write)(void *user, const char *s, size_t len), void *user);
 
+/* text[start, end) of a Markdown unit, written untranslated: ref 1, as numeric character
+ * references (it was a reference in the source); ref 0, as it is (a raw U+00A0, which the
+ * escaping otherwise writes as &nbsp;). Set where the spelling decides markup: CommonMark's
+ * flanking rules read a delimiter run's neighbours as written, so "&AElig;*-*" is Æ + an
+ * emphasis (";" before the "*" is punctuation) and "Æ*-*" is text (a letter before it). A
+ * translation has its own words and no spellings. */
+typedef struct {
+    size_t start, end;
+    int ref;
+} doc_spelling;
+
 /* A piece of output: bytes kept, or a unit's translation. */
 typedef struct {
     int unit;      /* -1: the bytes s[0..len); else the translation of units[unit] (with its
@@ -68,6 +79,9 @@ typedef struct {
     char *out;          /* after doc_translate: the translation (owned; NULL: not translated,
                            the unit is written as its own text) */
     size_t out_len;
+    doc_spelling *spell; /* [n_spell] (Markdown) parts of text spelled as in the source when
+                            the unit is written untranslated, in order (doc_unit_spell) */
+    int n_spell, cap_spell;
 } doc_unit;
 
 typedef struct {
@@ -104,6 +118,10 @@ int doc_new_unit(doc *d, doc_escape esc, long line, int *unit, char *err, size_t
 int doc_put_unit(doc *d, int unit, char *err, size_t errlen);
 /* Appends text to a unit (the caller has decoded and collapsed it). */
 int doc_unit_text(doc *d, int unit, const char *s, size_t len, char *err, size_t errlen);
+/* Records text[start, end) of the unit as spelled in the source (doc_spelling): after every
+ * earlier one. */
+int doc_unit_spell(doc *d, int unit, size_t start, size_t end, int ref, char *err,
+                   size_t errlen);
 /* Starts an inline element at the unit's current end, inside the innermost open one (parent);
  * its index in *elem. Its markup parts are added with doc_mark_part(.., which, ..) and its end
  * is set by doc_end_elem (a void element: doc_end_elem right away). */

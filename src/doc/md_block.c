@@ -737,13 +737,24 @@ static int line(md_parser *p, size_t ls, size_t le)
         }
         if (thematic(p->them_bad, s, fp, le))
             return end_leaf(p);
-        if (p->leaf == L_PARA && !opened && p->n_lines - p->para_first == 1) {
-            md_line h = p->lines[p->para_first];
+        /* a delimiter row makes the paragraph's last line a table's header row, and the lines
+         * before it a paragraph of their own (cmark-gfm's table.c reads it so: its header row
+         * is the last of the paragraph's lines). Not only the first line: a paragraph is
+         * written back on one line, so a line of a link title or an HTML tag over lines would
+         * follow another first line (fuzz_markdown: "a\n<b x='\n-|\n'>"). A first line
+         * starting with "[" may be a reference definition: no header. */
+        if (p->leaf == L_PARA && !opened && p->n_lines > p->para_first) {
+            int hk = p->n_lines - 1;
+            md_line h = p->lines[hk];
             int n = table_delims(s, fp, le);
-            if (n > 0 && n == table_row(p, h.cs, h.ce, 0) && s[h.cs] != '[') {
-                p->n_lines = p->para_first;
+            if (n > 0 && n == table_row(p, h.cs, h.ce, 0) &&
+                (hk > p->para_first || s[h.cs] != '[')) {
+                long hl = p->para_line + (hk - p->para_first);
+                p->n_lines = hk;
+                if (hk > p->para_first && end_para(p, 1) < 0)
+                    return -1;
                 long l = p->lineno;
-                p->lineno = p->para_line;
+                p->lineno = hl;
                 int rc = table_row(p, h.cs, h.ce, 1);
                 p->lineno = l;
                 p->leaf = L_TABLE;

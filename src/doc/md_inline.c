@@ -62,6 +62,13 @@ static uint32_t cp_at(const char *s, size_t n, size_t i, size_t *len)
         v = (v << 6) | (u[i + j] & 0x3F);
     }
     *len = k;
+    /* an overlong form, a surrogate or a value past U+10FFFF is invalid too: text() writes
+     * U+FFFD for it, and the flanking rules must read what is written ("\xC0\xAD" is no "-") */
+    if ((k == 2 && v < 0x80) || (k == 3 && (v < 0x800 || (v >= 0xD800 && v <= 0xDFFF))) ||
+        (k == 4 && (v < 0x10000 || v > 0x10FFFF))) {
+        *len = 1;
+        return 0xFFFD;
+    }
     return v;
 }
 
@@ -549,6 +556,8 @@ typedef struct {
     int unit;
     md_inline_buf *b;
     int top;
+    int after_mark; /* what the last token wrote: 0 text (or nothing), 1 closing markup (a break
+                       after it is a space), 2 an opener (a break after it is none) */
     char *err;
     size_t errlen;
 } md_emit;
@@ -608,8 +617,26 @@ static int verbatim(md_emit *m, const md_tok *t, size_t k, char *err, size_t err
     md_inline_buf *b = m->b;
     size_t ca = t->a + k, ce = t->b - k;
     int de;
-    if (begin(m, t->a, ca, &de) || mark(m->d, m->unit, b, de, DOC_KEEP, ca, ce, err, errlen))
+    if (begin(m, t->a, ca, &de))
         return -1;
+    const char *nl = t->kind == T_CODE ? memchr(b->buf + ca, '\n', ce - ca) : NULL;
+    if (!nl) {
+        if (mark(m->d, m->unit, b, de, DOC_KEEP, ca, ce, err, errlen))
+            return -1;
+    } else {
+        /* a code span over lines is kept on one line, each line ending (with the next line's
+         * container markers and indentation, which buf leaves out) as the space it renders as
+         * (spec 6.1), as the paragraph is written on one line: a line of the span left after
+         * the joined first line could read otherwise (under it, a delimiter row's cells are
+         * counted against that whole line) */
+        char *c = doc_copy(m->d, b->buf + ca, ce - ca);
+        if (!c)
+            return xerr(err, errlen, "out of memory");
+        for (size_t j = 0; j < ce - ca; j++)
+            c[j] = c[j] == '\n' ? ' ' : c[j];
+        if (doc_mark_part(m->d, m->unit, de, DOC_KEEP, -1, c, ce - ca, err, errlen))
+            return -1;
+    }
     if (t->kind == T_CODE) { /* line endings as spaces; one space stripped from both ends */
         int all_space = 1;
         for (size_t j = ca; j < ce; j++)
@@ -635,6 +662,35 @@ static int verbatim(md_emit *m, const md_tok *t, size_t k, char *err, size_t err
     return mark(m->d, m->unit, b, de, DOC_CLOSE, t->b - k, t->b, err, errlen);
 }
 
+/* 1 when token i touches a delimiter run on its side dir (-1 before, 1 after). */
+static int beside_delim(const md_inline_buf *b, int i, int dir)
+{
+    int j = i + dir;
+    if (j < 0 || j >= b->n_toks || b->toks[j].kind != T_DELIM)
+        return 0;
+    return dir < 0 ? b->toks[j].b == b->toks[i].a : b->toks[j].a == b->toks[i].b;
+}
+
+/* Text token i, just appended to the unit from text offset at: a raw U+00A0 at an end that
+ * touches a delimiter run is written raw again (a blank to the flanking rules; the escaping's
+ * &nbsp; would be punctuation). */
+static int raw_nbsp(md_emit *m, int i, size_t at)
+{
+    const md_tok *t = &m->b->toks[i];
+    const char *s = m->b->buf;
+    const doc_unit *u = &m->d->units[m->unit];
+    int head = t->b - t->a >= 2 && (unsigned char)s[t->a] == 0xC2 &&
+               (unsigned char)s[t->a + 1] == 0xA0 && beside_delim(m->b, i, -1);
+    int tail = t->b - t->a >= 2 && (unsigned char)s[t->b - 2] == 0xC2 &&
+               (unsigned char)s[t->b - 1] == 0xA0 && beside_delim(m->b, i, 1);
+    if (head && doc_unit_spell(m->d, m->unit, at, at + 2, 0, m->err, m->errlen))
+        return -1;
+    if (tail && (!head || t->b - t->a >= 4) &&
+        doc_unit_spell(m->d, m->unit, u->len - 2, u->len, 0, m->err, m->errlen))
+        return -1;
+    return 0;
+}
+
 static int emit(md_emit *m)
 {
     md_inline_buf *b = m->b;
@@ -647,17 +703,28 @@ static int emit(md_emit *m)
         const md_tok *t = &b->toks[i];
         const doc_unit *u = &d->units[m->unit];
         int rc = 0, de;
-        /* a break's space: after a word, or after a void element (its markup stands between) */
-        int sep = (u->len > 0 && u->text[u->len - 1] != ' ') || (u->n_ranges > 0 &&
-                  u->ranges[u->n_ranges - 1].start == u->len &&
-                  u->marks[u->n_ranges - 1].n_close == 0 && u->marks[u->n_ranges - 1].n_keep == 0);
+        /* a break's space: after a word, or after markup that closed something (a void
+         * element, a code span, an emphasis's or link's close: "*[]()*" + break + "a" must
+         * not be written "*[]()*a", where the "*" closes nothing; "` `" + break + "`a`" is
+         * written with a space, "` ` `a`"). None at the start, none doubled, none right
+         * after an opener, a word before it or not ("*" + break + "x*" written "* \\" would
+         * be a list item, "`*" + break + "a*" written "`* \\" no emphasis). */
+        int sep = m->after_mark == 1 ||
+                  (m->after_mark == 0 && u->len > 0 && u->text[u->len - 1] != ' ');
+        int after = 0; /* what this token writes last (after_mark) */
         switch (t->kind) {
-        case T_TEXT:
-            rc = text(d, m->unit, b->buf + t->a, t->b - t->a, err, errlen);
+        case T_TEXT: {
+            size_t at = u->len;
+            rc = text(d, m->unit, b->buf + t->a, t->b - t->a, err, errlen) || raw_nbsp(m, i, at);
             break;
-        case T_LIT:
+        }
+        case T_LIT: {
+            size_t at = u->len;
             rc = text(d, m->unit, t->lit, (size_t)t->lit_len, err, errlen);
+            if (!rc && b->buf[t->a] == '&' && (beside_delim(b, i, -1) || beside_delim(b, i, 1)))
+                rc = doc_unit_spell(d, m->unit, at, d->units[m->unit].len, 1, err, errlen);
             break;
+        }
         case T_SOFT: /* a break is a space between words: none at the start, none doubled */
             if (sep)
                 rc = doc_unit_text(d, m->unit, " ", 1, err, errlen);
@@ -669,6 +736,7 @@ static int emit(md_emit *m)
             rc = begin(m, t->a, t->b, &de);
             if (!rc)
                 doc_end_elem(d, m->unit, de);
+            after = 1;
             break;
         case T_DELIM: {
             /* characters of a run left over by its elements are their markup, not text: the
@@ -683,6 +751,7 @@ static int emit(md_emit *m)
             }
             for (int e = t->first_close; e >= 0 && !rc; e = b->elems[e].next_close)
                 rc = close_elem(m, e);
+            after = t->first_open >= 0 ? 2 : t->first_close >= 0 && lb <= la;
             if (!rc && lb > la)
                 rc = text(d, m->unit, b->buf + la, lb - la, err, errlen);
             for (int e = t->first_open; e >= 0 && !rc; e = b->elems[e].next_open)
@@ -692,17 +761,21 @@ static int emit(md_emit *m)
         case T_OPEN:
             rc = t->elem >= 0 ? open_elem(m, t->elem)
                               : text(d, m->unit, b->buf + t->a, t->b - t->a, err, errlen);
+            after = t->elem >= 0 ? 2 : 0;
             break;
         case T_CLOSE:
             rc = close_elem(m, t->elem);
+            after = 1;
             break;
         case T_CODE:
         case T_AUTO:
             rc = verbatim(m, t, t->kind == T_CODE ? (size_t)t->code_k : 1, err, errlen);
+            after = 1;
             break;
         }
         if (rc)
             return -1;
+        m->after_mark = t->kind == T_SOFT && !sep ? m->after_mark : after;
     }
     return 0;
 }
@@ -741,6 +814,6 @@ int md_inline(doc *d, int unit, const md_line *lines, int n, const md_refs *refs
         b->absent[k] = SIZE_MAX;
     if (scan(b, refs))
         return xerr(err, errlen, "out of memory");
-    md_emit m = {d, unit, b, 0, err, errlen};
+    md_emit m = {d, unit, b, 0, 0, err, errlen};
     return emit(&m);
 }

@@ -256,6 +256,16 @@ def main():
     check("realistic.md: written back untranslated, Python-Markdown renders the same HTML",
           lambda: same(pymd, full, src, md_write(src)))
 
+    # fuzz_markdown's round-trip findings (tests/test_markdown.c has their units by hand):
+    # each written back untranslated renders the same in cmark
+    for src in ["*\\\nx*\n", "a _\\\nx_ b\n", "` `\n`a`\n", "*<a>*\n", "_<a>_\n",
+                "*<a a=\"\">*\n", "__=_ _<a>___\\a_ aa\n", "=___<a>_<_\n", "&AElig;*-*\n",
+                "&gE;*#*\n", "x\u00a0**(a)*\n", "x&nbsp;**(a)*\n", "*[]()*\na\n",
+                "``\nfoo\nbar  \nbaz\n``\n",
+                "`*\\\na*\n"]:
+        check(f"fuzz finding {src!r}: written back untranslated, cmark renders the same",
+              lambda src=src: same(cmark, full, src, md_write(src)))
+
     # 2. Hostile text: every ASCII punctuation sequence at a line start, after a hard break,
     #    in a heading, a list item, a block quote and a table cell. The source spells the
     #    text with backslash escapes and references (so it is text); the model is not needed:
