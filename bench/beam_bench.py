@@ -64,10 +64,16 @@ def loadavg():
 
 
 def cpu_model():
+    """/proc/cpuinfo's model name, family and model, and the vector extensions that matter."""
+    f = {}
     for line in open("/proc/cpuinfo"):
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return "unknown"
+        k, _, v = line.partition(":")
+        f.setdefault(k.strip(), v.strip())
+    flags = set(f.get("flags", "").split())
+    isa = [x for x in ("avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16", "f16c")
+           if x in flags]
+    return (f"{f.get('model name', 'unknown')} (family {f.get('cpu family', '?')}, model "
+            f"{f.get('model', '?')}; {', '.join(isa)}; {os.cpu_count()} cores)")
 
 
 def ct2_version():
