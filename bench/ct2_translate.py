@@ -27,17 +27,18 @@ Python API (ctranslate2.specs to describe the model, ctranslate2.Translator to r
    bound after: greedy decoding of a sentence does not depend on later steps, so this equals a
    per-sentence bound. Beam search does depend on the bound (a hypothesis ends there), so a
    beam output is not cut: the JSON line counts the batches whose bounds differ
-   ("unequal_bound_batches"; none with --max-length).
+   ("unequal_bound_batches"; none with --max-length). The bound is xlate's:
+   min(3 * (source ids + 1) + 10, max_positions) tokens, eos counted, or --max-length N;
+   --min-length N bans eos for the first N tokens (and raises the default bound to N + 1), as
+   in xlate.
 3. Steps. "steps" in the JSON line is the decoder steps summed over the sentences (a sentence
    counts the steps it was in the batch). Greedy: its tokens, eos included. Beam (K beams):
    CTranslate2's rule with length_penalty != 0 (its default 1) ends a sentence once K
-   hypotheses finished (src/decoding.cc, BeamSearch::search, "is_finished"), so the sentence
+   hypotheses finished (4.8.1 src/decoding.cc:651-657, BeamSearch::search), so the sentence
    ran as many steps as the longest of them has tokens, eos included; the K are asked for
    (num_hypotheses K, return_end_token) to count them, and the first, the best, is written.
    (Of K or more finished, at least one finished at the last step, since fewer than K had
-   before it, and finalize keeps the K best, so the longest kept one is that long.) The bound is xlate's: min(3 * (source ids + 1) + 10, max_positions)
-   tokens, eos counted, or --max-length N; --min-length N bans eos for the first N tokens (and
-   raises the default bound to N + 1), as in xlate.
+   before it, and finalize keeps the K best, so the longest kept one is that long.)
 
 Input: one line of space-separated SentencePiece ids per sentence (no eos; eos is appended), or
 text with --text (sentencepiece library, the model's spm.model). Output: one line of target ids
