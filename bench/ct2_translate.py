@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Greedy translation with CTranslate2 (the peer engine): the same input, output and JSON timing
-line as bench/torch_translate.py, so bench/run.sh can put it beside xlate and PyTorch.
+"""Greedy or beam translation with CTranslate2 (the peer engine): the same input, output and JSON
+timing line as bench/torch_translate.py, so bench/run.sh and bench/beam_bench.py can put it
+beside xlate and PyTorch.
 
 CTranslate2 is not part of xlate: its Python package must be installed separately (built from
 its own source, outside this repository; bench/README.md). This script uses only its public
@@ -21,12 +22,23 @@ Python API (ctranslate2.specs to describe the model, ctranslate2.Translator to r
    written as decimal strings, so no tokenizer is involved.
 2. Translation. Sentences sorted by length over the whole input (longest first, as
    torch_translate.py does), cut into batches of B, each batch one translate_batch call
-   (beam_size 1, no scores). CTranslate2 takes one max_decoding_length per call, so a batch
-   gets the largest of its sentences' bounds and each output is cut to its own bound after:
-   greedy decoding of a sentence does not depend on later steps, so this equals a
-   per-sentence bound. The bound is xlate's: min(3 * (source ids + 1) + 10, max_positions)
-   tokens, eos counted, or --max-length N; --min-length N bans eos for the first N tokens (and
-   raises the default bound to N + 1), as in xlate.
+   (beam_size --beam-size, no scores). CTranslate2 takes one max_decoding_length per call, so a
+   batch gets the largest of its sentences' bounds and, greedy, each output is cut to its own
+   bound after: greedy decoding of a sentence does not depend on later steps, so this equals a
+   per-sentence bound. Beam search does depend on the bound (a hypothesis ends there), so a
+   beam output is not cut: the JSON line counts the batches whose bounds differ
+   ("unequal_bound_batches"; none with --max-length). The bound is xlate's:
+   min(3 * (source ids + 1) + 10, max_positions) tokens, eos counted, or --max-length N;
+   --min-length N bans eos for the first N tokens (and raises the default bound to N + 1), as
+   in xlate.
+3. Steps. "steps" in the JSON line is the decoder steps summed over the sentences (a sentence
+   counts the steps it was in the batch). Greedy: its tokens, eos included. Beam (K beams):
+   CTranslate2's rule with length_penalty != 0 (its default 1) ends a sentence once K
+   hypotheses finished (4.8.1 src/decoding.cc:651-657, BeamSearch::search), so the sentence
+   ran as many steps as the longest of them has tokens, eos included; the K are asked for
+   (num_hypotheses K, return_end_token) to count them, and the first, the best, is written.
+   (Of K or more finished, at least one finished at the last step, since fewer than K had
+   before it, and finalize keeps the K best, so the longest kept one is that long.)
 
 Input: one line of space-separated SentencePiece ids per sentence (no eos; eos is appended), or
 text with --text (sentencepiece library, the model's spm.model). Output: one line of target ids
@@ -278,6 +290,7 @@ def main():
     ap.add_argument("--force", action="store_true", help="convert even if up to date")
     ap.add_argument("--threads", type=int, default=1, help="intra_threads (inter_threads 1)")
     ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--beam-size", type=int, default=1, help="1: greedy (default)")
     ap.add_argument("--max-length", type=int, default=0,
                     help="generate at most N tokens, eos counted (default: xlate's rule)")
     ap.add_argument("--min-length", type=int, default=0,
@@ -287,8 +300,8 @@ def main():
     ap.add_argument("-i", "--input", default="-")
     ap.add_argument("-o", "--output", default="-")
     a = ap.parse_args()
-    if a.batch_size < 1 or a.threads < 1:
-        ap.error("--batch-size and --threads must be >= 1")
+    if a.batch_size < 1 or a.threads < 1 or a.beam_size < 1:
+        ap.error("--batch-size, --beam-size and --threads must be >= 1")
 
     t0 = time.perf_counter()
     try:
@@ -344,22 +357,27 @@ def main():
     t2 = time.perf_counter()
     order = sorted((i for i in range(len(srcs)) if srcs[i]), key=lambda i: -len(srcs[i]))
     outs = [[] for _ in srcs]
-    rows = 0
+    rows = steps = unequal = 0
+    K = a.beam_size
     for b in range(0, len(order), a.batch_size):
         idx = order[b: b + a.batch_size]
         bounds = [max_len_rule(len(srcs[i]), max_positions, a.max_length, a.min_length)
                   for i in idx]
+        unequal += min(bounds) != max(bounds)
         res = tr.translate_batch([[str(t) for t in srcs[i]] + [eos] for i in idx],
-                                 max_batch_size=a.batch_size, beam_size=1,
+                                 max_batch_size=a.batch_size, beam_size=K,
+                                 num_hypotheses=K,
                                  max_decoding_length=max(bounds),
                                  min_decoding_length=min(a.min_length, max(bounds)),
                                  max_input_length=0,
                                  return_end_token=True, return_scores=False)
         for i, n, r in zip(idx, bounds, res):
-            toks = r.hypotheses[0][:n]  # this sentence's own bound (see the top)
+            # greedy: this sentence's own bound (see the top); beam: as it came
+            toks = r.hypotheses[0][:n] if K == 1 else r.hypotheses[0]
             ended = bool(toks) and toks[-1] == eos
             outs[i] = [int(t) for t in (toks[:-1] if ended else toks)]
             rows += len(toks)
+            steps += len(toks) if K == 1 else max(len(h) for h in r.hypotheses)
     t_translate = time.perf_counter() - t2
 
     fout = sys.stdout if a.output == "-" else open(a.output, "w")
@@ -369,10 +387,11 @@ def main():
     ntok = sum(len(o) for o in outs)
     print(json.dumps({"program": "ctranslate2", "ctranslate2": ctranslate2.__version__,
                       "compute_type": a.compute_type, "threads": a.threads,
-                      "batch": a.batch_size, "import_s": round(t_import, 4),
+                      "batch": a.batch_size, "beam": K, "import_s": round(t_import, 4),
                       "convert_s": round(t_convert, 4), "load_s": round(t_load, 4),
                       "translate_s": round(t_translate, 4), "sentences": len(order),
-                      "tokens": ntok, "decoder_rows": rows,
+                      "tokens": ntok, "decoder_rows": rows, "steps": steps,
+                      "unequal_bound_batches": unequal,
                       "tokens_per_s": round(ntok / t_translate, 1) if t_translate else 0}),
           file=sys.stderr)
 

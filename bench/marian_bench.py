@@ -11,7 +11,12 @@ and their ids must be equal. Reported per program, same threads, same run: load 
 decoder steps (tokens, eos included) per second at batch 1 and batch 32, the ratio; and xlate
 with XLATE_SCREEN=0 (every logit computed, no int8 screen), whose ids must be equal too.
 
+Then, unless --no-beam, bench/beam_bench.py: beam search at the same size beside CTranslate2
+(its own section of the report, issue 25; CTranslate2 left out with a line saying why when
+`import ctranslate2` fails).
+
     /usr/bin/python3 bench/marian_bench.py [--sentences 128] [--length 32] [--threads 2]
+        [--xlate PATH] [--no-beam]
 """
 import argparse
 import os
@@ -54,7 +59,7 @@ def loadavg():
 
 def run_xlate(a, d, src, B, out, screen=True):
     env = dict(os.environ, XLATE_SCREEN="1" if screen else "0")
-    cmd = ["/usr/bin/time", "-f", "RSS %M", os.path.join(TOP, "xlate"), "-v", "-q", "-m", d,
+    cmd = ["/usr/bin/time", "-f", "RSS %M", a.xlate, "-v", "-q", "-m", d,
            "--threads", str(a.threads), "--batch-size", str(B), "--beam-size", "1",
            "--min-length", str(a.length), "--max-length", str(a.length), "--output-format",
            "ids", "-i", src, "-o", out]
@@ -79,7 +84,10 @@ def main():
     ap.add_argument("--length", type=int, default=32, help="decoder steps per sentence")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--runs", type=int, default=2, help="best of N")
+    ap.add_argument("--xlate", default=os.path.join(TOP, "xlate"), help="the xlate binary")
+    ap.add_argument("--no-beam", action="store_true", help="leave bench/beam_bench.py out")
     a = ap.parse_args()
+    a.xlate = os.path.abspath(a.xlate)
     d = a.dir
     if not os.path.exists(os.path.join(d, "config.json")):
         print(f"marian_bench: making {d} (tools/make_marian.py)", file=sys.stderr)
@@ -126,7 +134,12 @@ def main():
               f"{t[2] / 1024:.0f} | {steps / x[1]:.0f} | {steps / f[1]:.0f} | {steps / t[1]:.0f} | "
               f"{t[1] / x[1]:.2f}x | {f[1] / x[1]:.2f}x | {100 * f[3] / f[1]:.0f}%, "
               f"{100 * x[3] / x[1]:.0f}% | {same}/{len(lines)} |")
-    return 0 if all(r[4] == len(lines) for r in rows) else 1
+    status = 0 if all(r[4] == len(lines) for r in rows) else 1
+    if not a.no_beam:
+        print(flush=True)
+        status |= subprocess.run([PY, os.path.join(TOP, "bench", "beam_bench.py"), "--xlate",
+                                  a.xlate, "--threads", str(a.threads)]).returncode
+    return status
 
 
 if __name__ == "__main__":

@@ -6,7 +6,12 @@ multiply-adds a row) costs more than the six decoder layers together (22.0M). It
 mean nothing; benchmark it with --min-length N --max-length N so every sentence makes N steps.
 
   /usr/bin/python3 bench/opus_shape.py build/opus-shape      # about 300 MB of f32 weights
+  /usr/bin/python3 bench/opus_shape.py build/opus-shape-f16 --dtype f16   # 150 MB, as OPUS-MT
+
+--dtype f16 stores the same draws rounded to float16 (OPUS-MT's hub files are f16); xlate (at
+any --compute-type) and bench/ct2_translate.py widen them to f32 at load.
 """
+import argparse
 import json
 import os
 import sys
@@ -20,7 +25,11 @@ D, H, F, L, V = 512, 8, 2048, 6, 58101
 
 
 def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else "build/opus-shape"
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("out", nargs="?", default="build/opus-shape")
+    ap.add_argument("--dtype", choices=("f32", "f16"), default="f32")
+    args = ap.parse_args()
+    out = args.out
     os.makedirs(out, exist_ok=True)
     rng = np.random.default_rng(15)
     tensors = []
@@ -30,7 +39,10 @@ def main():
             a = np.full(shape, const, np.float32)
         else:
             a = (rng.standard_normal(shape) * (scale or shape[-1] ** -0.5)).astype(np.float32)
-        tensors.append((name, ("F32", shape, a.tobytes())))
+        if args.dtype == "f16":
+            tensors.append((name, ("F16", shape, a.astype(np.float16).tobytes())))
+        else:
+            tensors.append((name, ("F32", shape, a.tobytes())))
 
     def linear(name, o, i):
         add(name + ".weight", o, i)

@@ -651,6 +651,8 @@ static const float *binding_hidden(decoder_binding *b, int rows, const int *toke
     const float *h = decoder_hidden(b->w, b->pool, b->st, rows, tokens, slots, srcs, pos);
     *t1 = now_seconds();
     b->times->decoder_s += *t1 - t0;
+    b->times->decoder_steps++;
+    b->times->decoder_rows += rows;
     return h;
 }
 

@@ -259,6 +259,9 @@ void xlate_ctx_set_batch_invariant(xlate_ctx *ctx, int on);
  * estimates and bounds). The rest of the translate time is the search and the batching. */
 typedef struct {
     double encoder_s, decoder_s, projection_s;
+    /* decoder steps (one per call over a batch's live rows) and the rows they computed (beam
+     * search: a live hypothesis is a row), for bench/beam_bench.py's steps per sentence */
+    long long decoder_steps, decoder_rows;
 } xlate_time_split;
 xlate_time_split xlate_ctx_time_split(const xlate_ctx *ctx);
 

@@ -202,6 +202,13 @@ expect_grep "--verbose: lines" "$T/err" '^xlate: 3 lines: 3 sentences translated
 src_tok=$("$XLATE" encode --spm "$M/spm.model" < "$T/3.en" | wc -w)
 expect_grep "--verbose: source and target tokens counted" "$T/err" "^xlate: $src_tok source tokens, $(wc -w < "$T/ids") target tokens"
 expect_grep "--verbose: timings and tokens/s" "$T/err" '^xlate: [0-9.]+ sentences/s, [0-9.]+ source tokens/s, [0-9.]+ target tokens/s$'
+# greedy: one row a sentence per step, eos's step included; the batch steps as its longest
+rows=$(awk '{r += NF + 1; if (NF + 1 > m) m = NF + 1} END {print m " steps, " r " rows"}' "$T/ids")
+expect_grep "--verbose: greedy decoder steps and rows from the output's lengths" "$T/err" "^xlate: decoder: $rows\$"
+# beam 3, exactly 4 steps (eos banned before 4 tokens, at most 4): a sentence's first step is
+# one row, each later one 3 rows: 3 * (1 + 3 * 3) = 30 rows (bench/beam_bench.py counts on it)
+X --output-format ids -v --beam-size 3 --min-length 4 --max-length 4 < "$T/3.en" > /dev/null 2> "$T/err"
+expect_grep "--verbose: beam decoder steps and rows, counted by hand" "$T/err" '^xlate: decoder: 4 steps, 30 rows$'
 
 # --- the progress line: only when stderr is a terminal and the input a file
 if command -v script > /dev/null 2>&1; then

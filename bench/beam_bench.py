@@ -1,0 +1,466 @@
+#!/usr/bin/python3
+"""beam_bench.py — beam search at OPUS-MT size, xlate beside CTranslate2 in the same run (issue
+25; `make bench` runs it after marian_bench.py's greedy part; see README.md here).
+
+The model: bench/opus_shape.py's random model of opus-mt-en-de's shape (d 512, 8 heads, FFN
+2048, 6 + 6 layers, vocabulary 58,101, tied output), f16 file, made once into
+build/opus-shape-f16; CTranslate2 gets the same weights (bench/ct2_translate.py converts them).
+Input: the first --sentences lines of Multi30k test_2016_flickr.en as ids of models/en-de's
+SentencePiece model (all below 58,101). 2 threads, f32 and int8, batch 1 and 32, beam 4 and 5.
+
+Stop rules. "same rule": both engines run exactly --length steps per sentence (xlate --min-length L
+--max-length L; CTranslate2 min/max_decoding_length L), so both do the same work, like for like.
+"own rule" (--own-rule-beams, default 4): only the bound L is shared, each engine stops by its
+own rule. For a model in xlate's own format xlate's rule is "K hypotheses finished", which is
+CTranslate2's with its default length_penalty 1 (transformers' early_stopping semantics apply to
+Hugging Face directories only); a random model never picks eos, so there both run L steps: the
+steps columns show it. Point --dir at a trained model to see the rules differ.
+
+Per row: tokens/s of each engine's own translate time (eos not counted: L a sentence under the
+same rule), decoder steps per sentence (xlate: from `-v`'s "decoder: S steps, R rows", a
+sentence's first step is one row and each later one K rows, so steps = n + (R - n) / K;
+CTranslate2: the longest of its K finished hypotheses, bench/ct2_translate.py), the ratio, and
+lines whose best hypothesis is identical in both. Greedy is checked first: ids must be equal
+(f32; int8 quantizes differently in each engine, so only counted).
+
+Where a step goes (--profile): `perf record --call-graph dwarf` of xlate at 1 thread (every
+sample on the thread that runs the search, so the call chains name the part), samples inside
+the translation sorted into: projection (decoder_logits), log-softmax + top-k (the search's own
+work: search_step's pass over the logits, search_beam's ranking), attention (self_attn_task,
+cross_attn_task), the rest (the layers' products, norms, encoder, cache copies). Beside it,
+xlate -v's wall-time split of the 2-thread runs (encoder, decoder layers, projection, search
+and batching).
+
+Distance from the limit: the projection's FLOP/s (2 x rows x 512 x 58,101 over -v's projection
+time) against the peak of its instruction on the same threads (bench/peak.c: f32 FMA, int8
+vpdpwssd), and the bytes of its weights read per step (58,101 x 512 x 4 or 1 bytes) against the
+rate the cores read a buffer that size.
+
+    /usr/bin/python3 bench/beam_bench.py [--xlate ./xlate --xlate OTHER] [--sentences 100]
+        [--length 24] [--compute-types f32,int8] [--batches 1,32] [--beams 4,5] [--no-ct2]
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PY = "/usr/bin/python3"
+CT2 = os.path.join(TOP, "bench", "ct2_translate.py")
+D, V = 512, 58101
+
+
+def log(*a):
+    print(*a, file=sys.stderr, flush=True)
+
+
+def loadavg():
+    return open("/proc/loadavg").read().split()[0]
+
+
+def cpu_model():
+    """/proc/cpuinfo's model name, family and model, and the vector extensions that matter."""
+    f = {}
+    for line in open("/proc/cpuinfo"):
+        k, _, v = line.partition(":")
+        f.setdefault(k.strip(), v.strip())
+    flags = set(f.get("flags", "").split())
+    isa = [x for x in ("avx2", "fma", "avx512f", "avx512_vnni", "avx512_bf16", "f16c")
+           if x in flags]
+    return (f"{f.get('model name', 'unknown')} (family {f.get('cpu family', '?')}, model "
+            f"{f.get('model', '?')}; {', '.join(isa)}; {os.cpu_count()} cores)")
+
+
+def ct2_version():
+    """(version, None) when `import ctranslate2` works, else (None, the reason)."""
+    p = subprocess.run([PY, "-c", "import ctranslate2; print(ctranslate2.__version__)"],
+                       capture_output=True, text=True)
+    if p.returncode:
+        return None, (p.stderr.strip().splitlines() or ["import failed"])[-1]
+    return p.stdout.strip(), None
+
+
+def run_xlate(exe, a, ids, out, ct, B, K, threads, fixed, env=None, prefix=()):
+    cmd = list(prefix) + [exe, "-v", "-q", "-m", a.dir, "--threads", str(threads),
+                          "--batch-size", str(B), "--beam-size", str(K), "--compute-type", ct,
+                          "--max-length", str(a.length), "--input-format", "ids",
+                          "--output-format", "ids", "-i", ids, "-o", out]
+    if fixed:
+        cmd[-6:-6] = ["--min-length", str(a.length)]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if p.returncode:
+        raise RuntimeError(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()[-400:]}")
+    e = p.stderr
+    r = {"tokens": int(re.search(r"(\d+) target tokens", e).group(1)),
+         "sentences": int(re.search(r"(\d+) sentences translated", e).group(1)),
+         "translate": float(re.search(r"translate ([0-9.]+) s, total", e).group(1))}
+    m = re.search(r"encoder ([0-9.]+) s, decoder layers ([0-9.]+) s, output projection "
+                  r"([0-9.]+) s \(\d+%\), search and batching ([0-9.]+) s", e)
+    r["split"] = [float(x) for x in m.groups()] if m else None
+    m = re.search(r"decoder: (\d+) steps, (\d+) rows", e)
+    if m:  # a sentence's first step is one row, each later one K rows (module docstring)
+        r["steps"], r["rows"] = int(m.group(1)), int(m.group(2))
+        n = r["sentences"]
+        r["sent_steps"] = (n + (r["rows"] - n) / K) / n if n else 0.0
+    else:
+        r["steps"] = r["rows"] = r["sent_steps"] = None
+    return r
+
+
+def run_ct2(a, ids, out, ct, B, K, fixed):
+    cmd = [PY, CT2, "--model", a.dir, "--compute-type", ct, "--threads", str(a.threads),
+           "--batch-size", str(B), "--beam-size", str(K), "--max-length", str(a.length),
+           "-i", ids, "-o", out]
+    if fixed:
+        cmd += ["--min-length", str(a.length)]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode:
+        raise RuntimeError(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()[-400:]}")
+    j = json.loads(p.stderr.strip().splitlines()[-1])
+    return {"tokens": j["tokens"], "sentences": j["sentences"], "translate": j["translate_s"],
+            "sent_steps": j["steps"] / j["sentences"] if j["sentences"] else 0.0,
+            "unequal": j.get("unequal_bound_batches", 0)}
+
+
+def same_lines(p, q):
+    with open(p) as f, open(q) as g:
+        a, b = f.read().splitlines(), g.read().splitlines()
+    return sum(x == y for x, y in zip(a, b)), len(a)
+
+
+def best(runs):
+    return min(runs, key=lambda r: r["translate"])
+
+
+# --- profile: perf's call chains sorted into the parts of a step ---------------------------
+
+PARTS = ("projection", "log-softmax + top-k", "attention", "rest")
+ATTENTION = {"self_attn_task", "cross_attn_task", "average_heads", "attend"}
+SEARCH = {"search_step", "search_beam", "logsumexp"}
+NOT_SEARCH = {"pool_run", "pk_task", "gemm_packed", "decoder_hidden", "decoder_logits",
+              "binding_step", "binding_hidden", "decoder_copy_slot"}
+
+
+def classify(frames):
+    """frames: a sample's symbols, leaf first. perf's dwarf unwinding stops early under the
+    packed products (pool_run is often the last frame it finds), so the parts are told by the
+    frames near the leaf: attention's tasks call OpenBLAS, the search calls its own passes."""
+    s = set(frames)
+    if s & ATTENTION:
+        return "attention"
+    if s & SEARCH and not s & NOT_SEARCH:
+        return "log-softmax + top-k"
+    return "other"
+
+
+def perf_shares(exe, a, ids, ct, B, K, tmp, load_s):
+    """Shares of a 1-thread translation per part, or None without perf. perf starts after the
+    model load (--delay: twice the load time measured before, plus 0.5 s), so every sample is
+    the translation's; the projection's share is xlate -v's own timer of the same run."""
+    data = os.path.join(tmp, "perf.data")
+    out = os.path.join(tmp, "perf.ids")
+    delay = int(1000 * (2 * load_s + 0.5))
+    try:
+        r = run_xlate(exe, a, ids, out, ct, B, K, 1, True,
+                      prefix=("perf", "record", "-q", "-F", str(a.perf_freq), "-D",
+                              str(delay), "--call-graph", "dwarf,8192", "-o", data))
+    except (RuntimeError, FileNotFoundError) as e:
+        log(f"beam_bench: perf failed: {str(e)[-300:]}")
+        return None
+    p = subprocess.run(["perf", "script", "-i", data, "--no-inline", "-F", "ip,sym"],
+                       capture_output=True, text=True, errors="replace")
+    counts, frames = Counter(), []
+    for line in p.stdout.splitlines() + [""]:
+        t = line.split()
+        if t:
+            if len(t) >= 2:
+                frames.append(t[1].split("+")[0])
+            continue
+        if frames:
+            counts[classify(frames)] += 1
+        frames = []
+    os.remove(data)
+    total = sum(counts.values())
+    if not total or not r["split"]:
+        return None
+    sh = {"projection": r["split"][2] / r["translate"],
+          "attention": counts["attention"] / total,
+          "log-softmax + top-k": counts["log-softmax + top-k"] / total}
+    sh["rest"] = max(0.0, 1 - sum(sh.values()))
+    return {"shares": sh, "samples": total, "translate": r["translate"]}
+
+
+def peaks(threads, nbytes):
+    exe = os.path.join(TOP, "build", "peak")
+    src = os.path.join(TOP, "bench", "peak.c")
+    os.makedirs(os.path.dirname(exe), exist_ok=True)
+    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+        subprocess.run(["cc", "-O2", "-pthread", "-o", exe, src], check=True)
+    p = subprocess.run([exe, str(threads), str(nbytes)], capture_output=True, text=True)
+    return json.loads(p.stdout) if p.returncode == 0 else None
+
+
+def kernels_line(exe, a, ids, ct, tmp):
+    """xlate -v's line naming the compute type and the kernels it ran."""
+    p = subprocess.run([exe, "-v", "-q", "-m", a.dir, "--threads", str(a.threads),
+                        "--compute-type", ct, "--max-length", "2", "--input-format", "ids",
+                        "--output-format", "ids", "-i", ids, "-o", os.path.join(tmp, "k.ids")],
+                       capture_output=True, text=True)
+    m = re.search(r"xlate: (compute type [^\n]*)", p.stderr)
+    ld = re.search(r"load ([0-9.]+) s, translate", p.stderr)
+    return (m.group(1) if m else f"(xlate -v said nothing about kernels: exit {p.returncode})",
+            float(ld.group(1)) if ld else 3.0)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--xlate", action="append", default=[],
+                    help="an xlate binary (repeat to compare builds; default ./xlate)")
+    ap.add_argument("--dir", default=os.path.join(TOP, "build", "opus-shape-f16"))
+    ap.add_argument("--sentences", type=int, default=100)
+    ap.add_argument("--batch1-sentences", type=int, default=25,
+                    help="batch 1 runs translate the first N of them (CTranslate2's batch 1 "
+                    "is slow: a rate needs fewer sentences)")
+    ap.add_argument("--length", type=int, default=24, help="L: decoder steps per sentence")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--compute-types", default="f32,int8")
+    ap.add_argument("--batches", default="1,32")
+    ap.add_argument("--beams", default="4,5")
+    ap.add_argument("--own-rule-beams", default="4",
+                    help="beam sizes that also get the own-rule rows ('' for none)")
+    ap.add_argument("--runs", type=int, default=1, help="best of N")
+    ap.add_argument("--no-ct2", action="store_true")
+    ap.add_argument("--no-profile", action="store_true")
+    ap.add_argument("--profile-sentences", type=int, default=32,
+                    help="sentences in each perf run (batch 1: a quarter of them)")
+    ap.add_argument("--perf-freq", type=int, default=1000)
+    ap.add_argument("--json", default="", help="also write the raw figures here")
+    a = ap.parse_args()
+    xlates = [os.path.abspath(x) for x in (a.xlate or [os.path.join(TOP, "xlate")])]
+    cts = [x for x in a.compute_types.split(",") if x]
+    batches = [int(x) for x in a.batches.split(",") if x]
+    beams = [int(x) for x in a.beams.split(",") if x]
+    own_beams = {int(x) for x in a.own_rule_beams.split(",") if x}
+    for x in xlates:
+        if not os.access(x, os.X_OK):
+            sys.exit(f"beam_bench: {x}: not an executable (run make)")
+    if not os.path.exists(os.path.join(a.dir, "config.json")):
+        log(f"beam_bench: making {a.dir} (bench/opus_shape.py --dtype f16)")
+        subprocess.run([PY, os.path.join(TOP, "bench", "opus_shape.py"), a.dir, "--dtype",
+                        "f16"], check=True, stdout=subprocess.DEVNULL)
+    ver, why = (None, "left out (--no-ct2)") if a.no_ct2 else ct2_version()
+
+    tmp = tempfile.mkdtemp(prefix="beam_bench_")
+    import sentencepiece
+    sp = sentencepiece.SentencePieceProcessor(
+        model_file=os.path.join(TOP, "models", "en-de", "spm.model"))
+    lines = open(os.path.join(TOP, "tests", "data", "multi30k", "test_2016_flickr.en"),
+                 encoding="utf-8").read().split("\n")[: a.sentences]
+    ids = os.path.join(tmp, "src.ids")
+    with open(ids, "w") as f:
+        for x in lines:
+            f.write(" ".join(map(str, sp.encode(x))) + "\n")
+    n = len(lines)
+    n1 = min(n, a.batch1_sentences)
+    ids1 = os.path.join(tmp, "src1.ids")
+    with open(ids) as f, open(ids1, "w") as g:
+        g.writelines(f.readlines()[:n1])
+    t_start, la0 = time.time(), loadavg()
+    info = {"cpu": cpu_model(), "ct2": ver, "ct2_missing": why, "load_before": la0,
+            "kernels": {x: {ct: kernels_line(x, a, ids, ct, tmp) for ct in cts} for x in xlates}}
+    load_s = {x: max(k[1] for k in info["kernels"][x].values()) for x in xlates}
+    info["kernels"] = {x: {ct: k[0] for ct, k in v.items()} for x, v in info["kernels"].items()}
+
+    # greedy first: the engines must agree (f32)
+    greedy = []
+    if ver:
+        for ct in cts:
+            for xi, x in enumerate(xlates):
+                xo, co = os.path.join(tmp, f"g{xi}.ids"), os.path.join(tmp, "gc.ids")
+                log(f"beam_bench: greedy {ct} batch 32, {x}")
+                xr = run_xlate(x, a, ids, xo, ct, 32, 1, a.threads, True)
+                if xi == 0:
+                    cr = run_ct2(a, ids, co, ct, 32, 1, True)
+                greedy.append((ct, x, xr, cr, same_lines(xo, co)[0]))
+
+    rows = []
+    for ct in cts:
+        for B in batches:
+            for K in beams:
+                for fixed in ([True, False] if K in own_beams else [True]):
+                    rule = "same" if fixed else "own"
+                    src = ids1 if B == 1 else ids
+                    log(f"beam_bench: {ct} batch {B} beam {K}, {rule} rule "
+                        f"(load {loadavg()})")
+                    xs = [[] for _ in xlates]
+                    cs = []
+                    for _ in range(a.runs):
+                        for xi, x in enumerate(xlates):
+                            xs[xi].append(run_xlate(x, a, src, os.path.join(tmp, f"x{xi}.ids"),
+                                                    ct, B, K, a.threads, fixed))
+                        if ver:
+                            try:
+                                cs.append(run_ct2(a, src, os.path.join(tmp, "c.ids"), ct, B,
+                                                  K, fixed))
+                            except RuntimeError as e:  # the row says "-"; the rest goes on
+                                log(f"beam_bench: CTranslate2 failed: {e}")
+                    row = {"ct": ct, "B": B, "K": K, "rule": rule, "n": n1 if B == 1 else n,
+                           "x": [best(r) for r in xs], "c": best(cs) if cs else None}
+                    row["same"] = [same_lines(os.path.join(tmp, f"x{xi}.ids"),
+                                              os.path.join(tmp, "c.ids"))[0] if cs else None
+                                   for xi in range(len(xlates))]
+                    rows.append(row)
+
+    prof = {}
+    if not a.no_profile:
+        K = 4 if 4 in beams else beams[0]
+        for xi, x in enumerate(xlates):
+            for ct in cts:
+                for B in batches:
+                    m = a.profile_sentences if B > 1 else max(1, a.profile_sentences // 4)
+                    pids = os.path.join(tmp, "prof.ids")
+                    with open(ids) as f, open(pids, "w") as g:
+                        g.writelines(f.readlines()[:m])
+                    log(f"beam_bench: perf, {ct} batch {B} beam {K}, {m} sentences, {x}")
+                    prof[(xi, ct, B)] = perf_shares(x, a, pids, ct, B, K, tmp, load_s[x])
+    pk = peaks(a.threads, V * D * 4)
+    pk8 = peaks(a.threads, V * D)
+    la1 = loadavg()
+
+    # --- the report ---------------------------------------------------------------------
+    P = print
+    P("## Beam search at OPUS-MT size, xlate beside CTranslate2 (`bench/beam_bench.py`)\n")
+    P(f"- CPU: {info['cpu']}; {a.threads} threads; load average {la0} before, {la1} after "
+      f"({time.time() - t_start:.0f} s)")
+    P(f"- model: {a.dir} (d 512, 6 + 6 layers, 8 heads, FFN 2048, vocabulary 58,101, tied, "
+      f"f16 file); {n} sentences of Multi30k test_2016_flickr.en (batch 1: the first {n1}); "
+      f"L = {a.length} steps; best of {a.runs} run(s)")
+    for xi, x in enumerate(xlates):
+        for ct in cts:
+            P(f"- xlate{xi + 1} ({x}) {ct}: {info['kernels'][x][ct]}")
+    P(f"- CTranslate2: {ver + ' (bench/ct2_translate.py)' if ver else 'not measured: ' + why}")
+    P()
+    if greedy:
+        P("Greedy check (batch 32, same rule): lines whose ids are equal in both engines")
+        P()
+        P("| compute | xlate | xlate tok/s | CT2 tok/s | equal ids |")
+        P("|---|---|---:|---:|---:|")
+        for ct, x, xr, cr, same in greedy:
+            P(f"| {ct} | xlate{xlates.index(x) + 1} | {xr['tokens'] / xr['translate']:,.0f} | "
+              f"{cr['tokens'] / cr['translate']:,.0f} | {same}/{n} |")
+        P()
+    P("Tokens/s of each engine's own translate time, eos not counted; steps: decoder steps per "
+      "sentence; same: lines whose best hypothesis is identical in both engines.\n")
+    hdr = "| compute | batch | beam | stop rule |"
+    sep = "|---|---:|---:|---|"
+    for xi in range(len(xlates)):
+        hdr += f" xlate{xi + 1} tok/s |"
+        sep += "---:|"
+    hdr += " CT2 tok/s |"
+    sep += "---:|"
+    for xi in range(len(xlates)):
+        hdr += f" xlate{xi + 1} / CT2 |"
+        sep += "---:|"
+    for xi in range(len(xlates)):
+        hdr += f" xlate{xi + 1} steps |"
+        sep += "---:|"
+    hdr += " CT2 steps |"
+    sep += "---:|"
+    for xi in range(len(xlates)):
+        hdr += f" same (xlate{xi + 1}) |"
+        sep += "---:|"
+    P(hdr)
+    P(sep)
+    for r in rows:
+        c = r["c"]
+        line = f"| {r['ct']} | {r['B']} | {r['K']} | {r['rule']} |"
+        for x in r["x"]:
+            line += f" {x['tokens'] / x['translate']:,.0f} |"
+        line += f" {c['tokens'] / c['translate']:,.0f} |" if c else " - |"
+        for x in r["x"]:
+            line += (f" **{c['translate'] / x['translate'] * x['tokens'] / c['tokens']:.2f}×** |"
+                     if c and c["tokens"] else " - |")
+        for x in r["x"]:
+            line += f" {x['sent_steps']:.1f} |" if x["sent_steps"] is not None else " ? |"
+        line += f" {c['sent_steps']:.1f} |" if c else " - |"
+        for s in r["same"]:
+            line += f" {s}/{r['n']} |" if s is not None else " - |"
+        P(line)
+    P()
+    P("Where a step goes, 1 thread, beam "
+      f"{4 if 4 in beams else beams[0]}, same rule, the first {a.profile_sentences} sentences "
+      "(a quarter at batch 1): projection from xlate -v's timer, attention and log-softmax + "
+      "top-k from the share of perf's samples (perf record --call-graph dwarf after the load) "
+      "whose call chain holds them, the rest what is left (the layers' products and norms, the "
+      "encoder, cache copies). -v: wall-time split of the 2-thread same-rule run above "
+      "(encoder, decoder layers, projection, search and batching).\n")
+    P("| xlate | compute | batch | perf: projection | log-softmax + top-k | attention | rest | "
+      "samples | -v: encoder | layers | projection | search |")
+    P("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    K0 = 4 if 4 in beams else beams[0]
+    for xi in range(len(xlates)):
+        for ct in cts:
+            for B in batches:
+                pr = prof.get((xi, ct, B))
+                r = next((r for r in rows if (r["ct"], r["B"], r["K"], r["rule"]) ==
+                          (ct, B, K0, "same")), None)
+                line = f"| xlate{xi + 1} | {ct} | {B} |"
+                if pr:
+                    line += "".join(f" {100 * pr['shares'][k]:.0f}% |" for k in PARTS)
+                    line += f" {pr['samples']} |"
+                else:
+                    line += " - | - | - | - | - |"
+                sp_ = r["x"][xi]["split"] if r else None
+                if sp_:
+                    t = r["x"][xi]["translate"]
+                    line += "".join(f" {100 * v / t:.0f}% |" for v in sp_)
+                else:
+                    line += " - | - | - | - |"
+                P(line)
+    P()
+    P("Distance from the limit, the output projection of the same-rule runs: its FLOP/s "
+      "(2 × rows × 512 × 58,101 over -v's projection time) against the peak of its instruction "
+      f"on {a.threads} threads (bench/peak.c: f32 FMA; int8 vpdpwssd), and its weights read "
+      "once a step (58,101 × 512 × 4 bytes f32, × 1 int8) against the rate the cores read a "
+      "buffer that size.\n")
+    if pk:
+        P(f"Peaks ({a.threads} threads): f32 FMA {pk['fma_gflops']:.0f} GFLOP/s, int8 "
+          f"{pk['int8_gops']:.0f} GOP/s, read {pk['read_gbs']:.1f} GB/s over "
+          f"{V * D * 4 / 1e6:.0f} MB, {pk8['read_gbs'] if pk8 else float('nan'):.1f} GB/s over "
+          f"{V * D / 1e6:.0f} MB.\n")
+    P("| xlate | compute | batch | beam | rows a step | projection GFLOP/s | % of peak | "
+      "weights GB/s | % of read rate |")
+    P("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        if r["rule"] != "same":
+            continue
+        for xi, x in enumerate(r["x"]):
+            if not x["split"] or not x["rows"]:
+                continue
+            proj = x["split"][2]
+            gf = 2 * x["rows"] * D * V / proj / 1e9
+            wb = 4 if r["ct"] == "f32" else 1
+            gbs = x["steps"] * V * D * wb / proj / 1e9
+            peak = (pk["fma_gflops"] if r["ct"] == "f32" else pk["int8_gops"]) if pk else None
+            rd = (pk if r["ct"] == "f32" else pk8 or pk)["read_gbs"] if pk else None
+            P(f"| xlate{xi + 1} | {r['ct']} | {r['B']} | {r['K']} | "
+              f"{x['rows'] / x['steps']:.1f} | {gf:.0f} | "
+              f"{100 * gf / peak:.0f}% | {gbs:.1f} | {100 * gbs / rd:.0f}% |"
+              if peak and rd else f"| xlate{xi + 1} | {r['ct']} | {r['B']} | {r['K']} | "
+              f"{x['rows'] / x['steps']:.1f} | {gf:.0f} | - | {gbs:.1f} | - |")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"info": info, "rows": rows, "greedy": greedy,
+                       "profile": {f"{k[0]}:{k[1]}:{k[2]}": v for k, v in prof.items()},
+                       "peaks": [pk, pk8]}, f, indent=1, default=str)
+    bad = [g for g in greedy if g[0] == "f32" and g[4] != n]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
