@@ -98,7 +98,7 @@ int search_greedy(const search_model *m, search_scratch *s, int n, const int *ma
     logits_chain_init(&chain, &p->rules);
     /* only the argmax is needed, of logits the processors change only by bans: the model's
      * estimates may stand in for the logits (not where alternatives need the A best) */
-    screened = m->estimate && !p->scores && !p->token_scores && !chain.exact && A == 1;
+    screened = m->estimate && search_screened(p, NULL);
     for (int i = 0; i < n; i++)
         if (max_len[i] > mx)
             mx = max_len[i];
