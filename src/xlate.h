@@ -199,8 +199,8 @@ typedef struct {
                                  the seed and its stream number (xlate_translate_ex) */
     int return_alternatives;  /* N > 1 (CTranslate2's return_alternatives): at the first
                                  position after the target prefix (or the first position), the N
-                                 most probable tokens are taken, each continued with the search
-                                 (greedily, or with a beam of beam_size of its own): N
+                                 most probable tokens but eos are taken, each continued with
+                                 the search (greedily, or with a beam of beam_size of its own): N
                                  hypotheses in that order (fewer where fewer tokens are allowed),
                                  each its beam's best (scored as beam search scores; greedy: the
                                  log-probability); n_best 1. 0 (default): off */

@@ -516,6 +516,15 @@ static void alternative_checks(void)
           "alternatives: a hypothesis's logprob counts its first token's", "got %g",
           g[0].logprob[1]);
     check(f.max_rows <= 6, "alternatives: at most 3 rows a sentence", "%d rows", f.max_rows);
+    /* 4: eos (.05, tied with c) is never an alternative (CTranslate2 expands them with eos
+     * banned): the 4th is pad (1e-6, before bos on the tie), which the default node ends */
+    p.alternatives = 4;
+    if (run(tree1, 2, ml, &p, g, &f))
+        return;
+    check(g[0].n_hyps == 4 && ids_are(&g[0], 2, (int[]){C}, 1) &&
+              ids_are(&g[0], 3, (int[]){PAD}, 1),
+          "alternatives 4, greedy: never eos: a, b c, c, pad", "got %d hyps, the 4th %d tokens",
+          g[0].n_hyps, g[0].n[3]);
 }
 
 /* Alternatives with beam 2 (CTranslate2's decode_alternatives continues them with the search
@@ -530,7 +539,10 @@ static void alternative_checks(void)
  *   alternative a: a-eos .3 finished (rank 0), live aa, ab; both end in eos (.09, .045):
  *     a's log(.3) / 2 = -0.602 beats aa's log(.09) / 3 = -0.803: "a". Alternative c: the same
  *     way, "c" (log(.045) / 2 = -1.55 against cc's log(.00225) / 3 = -2.03).
- *   4 alternatives: the 4th is eos (tied with c at .05, after it): an empty hypothesis.
+ *   4 alternatives: eos is never one (CTranslate2 expands them with eos banned), so after c
+ *     comes pad (1e-6, before bos on the tie). Its beam: pad-eos finishes (.9 of it), live
+ *     pad c, pad a, then pad c eos: log(1e-6 .045) / 3 = -5.6 beats log(1e-6 .9) / 2 = -6.9
+ *     (the length penalty favours the longer one): "pad c".
  *   With the prefix "b" (forced, log-prob 0): the branching is at position 1, among b's
  *     children: a, c; alternative a continues as above from ba (live baa, bab, ... best "b a a"
  *     on the tie with "b a b", which finished later), alternative c is "b c". */
@@ -582,10 +594,12 @@ static void beam_alternative_checks(void)
     p.alternatives = 4;
     if (run(tree_alt, 2, ml, &p, g, &f))
         return;
-    check(g[0].n_hyps == 4 && ids_are(&g[0], 2, (int[]){C}, 1) && g[0].n[3] == 0 &&
-              g[0].finished[3] && near(g[0].logprob[3], lp(p0, EOS, 0)),
-          "alternatives 4, beam 2: the 4th is eos (after c on the tie): an empty hypothesis",
-          "got %d hyps, the 4th %d tokens", g[0].n_hyps, g[0].n[3]);
+    check(g[0].n_hyps == 4 && ids_are(&g[0], 2, (int[]){C}, 1) &&
+              ids_are(&g[0], 3, (int[]){PAD, C}, 2) && g[0].finished[3] &&
+              near(g[0].logprob[3], lp(p0, PAD, 0) + lp(pd, C, 0) + lp(pd, EOS, 0)),
+          "alternatives 4, beam 2: never eos (tied with c, whose place it would take): the "
+          "4th starts with pad, its beam's best pad c", "got %d hyps, the 4th %d tokens",
+          g[0].n_hyps, g[0].n[3]);
     {
         const int pre[1] = {B}, *pres[2] = {pre, NULL};
         int pre_len[2] = {1, 0};

@@ -322,20 +322,41 @@ class Marian:
         return (torch.nn.functional.linear(x[:, -1], self.lm_head) + self.bias[0],
                 {"pos": pos + 1, "kv": kv})
 
-    @staticmethod
-    def reorder(cache, rows):
-        """The cache of the rows picked (generation/utils.py _reorder_cache:
-        "layer_past.index_select(0, beam_idx)" for every key and value)."""
-        idx = torch.tensor(rows, dtype=torch.long)
-        return {"pos": cache["pos"], "kv": {n: (k.index_select(0, idx), v.index_select(0, idx))
-                                            for n, (k, v) in cache["kv"].items()}}
+    # searches of one source may share their steps: memo[tuple(source)][tuple(row's tokens,
+    # the start token first)] = (its logits before the processors, its one-row cache), kept
+    # while memo is a dict (None: off)
+    memo = None
 
-    def prime(self, mem, seq):
-        """The cache after feeding seq (the start token first) one step at a time, one row;
+    def rows_step(self, src, mem, seqs, caches):
+        """step() of rows seqs (each a list of tokens, the start token first), each row with
+        its own one-row cache (caches[b], None at the first position): the rows the memo does
+        not know (and not already computed in this call) go through one step() together.
+        Returns (logits [B, V], a copy the processors may change; the rows' new caches). Beam
+        search hands a row's cache to its children: generate()'s _reorder_cache
+        ("layer_past.index_select(0, beam_idx)") picks the same rows."""
+        memo = self.memo.setdefault(tuple(src), {}) if self.memo is not None else {}
+        keys = [tuple(x) for x in seqs]
+        todo = [j for j, k in enumerate(keys) if k not in memo and k not in keys[:j]]
+        if todo:
+            first = caches[todo[0]]
+            stacked = None if first is None else {"pos": first["pos"], "kv": {
+                n: tuple(torch.cat([caches[j]["kv"][n][i] for j in todo]) for i in (0, 1))
+                for n in first["kv"]}}
+            lg, c = self.step(mem, [seqs[j][-1] for j in todo], stacked)
+            for i, j in enumerate(todo):
+                memo[keys[j]] = (lg[i], {"pos": c["pos"], "kv": {
+                    n: (k[i: i + 1], v[i: i + 1]) for n, (k, v) in c["kv"].items()}})
+        out = [memo[k] for k in keys]
+        if self.memo is None:
+            memo.clear()
+        return torch.stack([o[0] for o in out]), [o[1] for o in out]
+
+    def prime(self, src, mem, seq):
+        """The one-row cache after feeding seq (the start token first) one step at a time;
         None for an empty seq."""
         cache = None
-        for tok in seq:
-            _, cache = self.step(mem, [tok], cache)
+        for i in range(len(seq)):
+            cache = self.rows_step(src, mem, [seq[: i + 1]], [cache])[1][0]
         return cache
 
     @torch.no_grad()
@@ -374,9 +395,9 @@ class Marian:
     def greedy(self, src, max_length):
         mem = self.encode(src + [self.eos])
         seq = [self.start]
-        cache = None
+        caches = [None]
         while len(seq) < max_length:
-            lg, cache = self.step(mem, [seq[-1]], cache)
+            lg, caches = self.rows_step(src, mem, [seq], caches)
             lg = self.process([seq], lg, max_length)
             tok = int(torch.argmax(lg[0]))
             seq.append(tok)
@@ -395,9 +416,7 @@ class Marian:
         ids0, lp0 = start if start is not None else ([], 0.0)
         seqs = [[self.start] + list(ids0)] * K
         scores = torch.tensor([lp0] + [-1e9] * (K - 1))
-        cache = self.prime(mem, seqs[0][:-1])
-        if cache is not None:
-            cache = self.reorder(cache, [0] * K)
+        caches = [self.prime(src, mem, seqs[0][:-1])] * K
         hyps, worst = [], 1e9
         done = False
 
@@ -424,7 +443,7 @@ class Marian:
 
         while True:
             cur = len(seqs[0])
-            lg, cache = self.step(mem, [s[-1] for s in seqs], cache)
+            lg, caches = self.rows_step(src, mem, seqs, caches)
             lsm = torch.log_softmax(lg, -1)
             lsm = self.process(seqs, lsm, max_length)
             if self.gen["renormalize_logits"]:
@@ -450,7 +469,7 @@ class Marian:
             seqs = [seqs[b] + [t] for b, t, _ in nxt]
             if not seqs:  # every candidate forced away or finished
                 break
-            cache = self.reorder(cache, [b for b, _, _ in nxt])
+            caches = [caches[b] for b, _, _ in nxt]
             scores = torch.stack([s for _, _, s in nxt])
             if done or len(seqs[0]) >= max_length:
                 break

@@ -529,8 +529,8 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
         const char *why;
         int screened = xlate_decode_screened(r->model, &o->dp, &why);
         /* the screen as this run's options leave it (a processor or scores turn it off) */
-        fprintf(stderr, "xlate: compute type %s%s; %s; %s%s\n", xlate_model_compute_type(r->model),
-                o->compute_type == XLATE_AUTO ? " (auto)" : "",
+        fprintf(stderr, "xlate: compute type %s%s; %s; %s%s\n",
+                xlate_model_compute_type(r->model), o->compute_type == XLATE_AUTO ? " (auto)" : "",
                 xlate_kernels_desc(r->model, k, sizeof k),
                 screened ? "greedy argmax through an int8 screen" : "every logit computed: ",
                 screened ? "" : why);

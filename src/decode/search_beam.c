@@ -46,10 +46,10 @@
  * gives, here this beam search): a sentence owns A beams ("units"), unit i * A + k being its
  * alternative k; only unit i * A searches until the first position after the sentence's target
  * prefix (rules.prefix_len; 0 without one), where it has one live hypothesis (the forced
- * tokens leave one candidate each step). There its row's A best tokens (finite ones, by
- * log-probability, ties to the lower id, eos included, as search_greedy.c takes them) each
- * start a unit: one live hypothesis, the row's tokens plus that token, its log-prob, its cache a
- * copy of the row's (an eos ends the unit at once). Each unit then goes on as a beam of its
+ * tokens leave one candidate each step). There its row's A best tokens (finite ones but eos, by
+ * log-probability, ties to the lower id, as search_greedy.c takes them) each start a unit: one
+ * live hypothesis, the row's tokens plus that token, its log-prob, its cache a copy of the
+ * row's. Each unit then goes on as a beam of its
  * own under the rules above (K live hypotheses, its own finished ones and done test); the
  * sentence returns, in token order, each unit's best finished hypothesis (as n_best 1 would).
  *
@@ -300,13 +300,14 @@ static void rank_finished(search_hyp *fin, int n)
     }
 }
 
-/* The up to A best tokens of row[V] (finite ones; by value, ties to the lower id) into top. */
-static int best_tokens(const float *row, int V, int A, int *top)
+/* The up to A best tokens of row[V] but eos (finite ones; by value, ties to the lower id) into
+ * top (search_greedy.c's rule: CTranslate2 bans the end token where it expands them). */
+static int best_tokens(const float *row, int V, int A, int eos, int *top)
 {
     int k = 0;
     for (int v = 0; v < V; v++) {
         int j;
-        if (row[v] == -INFINITY || (k == A && row[v] <= row[top[A - 1]]))
+        if (v == eos || row[v] == -INFINITY || (k == A && row[v] <= row[top[A - 1]]))
             continue;
         j = k < A ? k++ : A - 1;
         while (j > 0 && row[v] > row[top[j - 1]]) {
@@ -327,21 +328,13 @@ static int branch(const search_model *m, beam_bufs *b, int u0, int r, int pos,
     int V = m->vocab, *top = b->top_alt;
     sentence *s = &b->S[u0];
     const float *lg = b->logits + (size_t)r * V;
-    int nt = best_tokens(lg, V, alt, top);
+    int nt = best_tokens(lg, V, alt, m->eos_id, top);
     for (int k = nt - 1; k >= 0; k--) { /* unit u0 last: the others copy from its hypothesis */
         sentence *su = &b->S[u0 + k];
         int tok = top[k];
         float tlp = lg[tok] - b->row_lse[r], lp = s->logprob[0] + tlp;
         su->n_fin = 0;
         su->done = 0;
-        if (tok == m->eos_id) {
-            finish(su, s->ids, s->tok_lp, s->arow, pos, tok, tlp, r, lp, 1, p);
-            if (p->hf_beam)
-                hf_keep(su, p->beam_size, p->length_penalty);
-            su->live = 0;
-            su->done = 1;
-            continue;
-        }
         if (su != s) {
             memcpy(su->ids, s->ids, pos * sizeof *s->ids);
             memcpy(su->tok_lp, s->tok_lp, pos * sizeof *s->tok_lp);

@@ -126,6 +126,7 @@ def marian_checks(tmp):
     subprocess.run([sys.executable, os.path.join(TOP, "tools", "make_marian.py"), d,
                     "--max-positions", "1024"], check=True, stderr=subprocess.DEVNULL)
     m, tok = R.Marian(d), R.Tokenizer(d)
+    m.memo = {}  # the searches of a source share their steps (marian_reference.rows_step)
     texts = {1: TEST_EN[:40], 4: TEST_EN[40:60]}
     base = {K: marian_ref(m, tok, t, K, {}) for K, t in texts.items()}
     rep = sum(len(x) != len(set(x)) for x in base[1])
@@ -173,7 +174,9 @@ def marian_checks(tmp):
 
 def alternatives_checks_marian(tmp, d, m, tok, base):
     """--return-alternatives 3: the 3 most probable tokens after the prefix (the reference's
-    processed logits, ties to the lower id), each continued greedily with it forced."""
+    processed logits, ties to the lower id; never eos: CTranslate2's decode_alternatives
+    expands them with a BeamSearch of min_length 1, src/decoding.cc 1187-1195, which bans the
+    end token at that step, apply_min_length 404), each continued greedily with it forced."""
     texts = TEST_EN[:12]
     pres = [tok.decode(base[1][i][:1]) if i % 2 else "" for i in range(len(texts))]
     want = []
@@ -183,8 +186,8 @@ def alternatives_checks_marian(tmp, d, m, tok, base):
         mem = m.encode(src + [m.eos])
         seq = [m.start] + pi
         lg = m.process([seq], m.logits(mem, [seq]), m.gen["max_length"])[0]
-        order = sorted((v for v in range(lg.shape[0]) if lg[v] != float("-inf")),
-                       key=lambda v: (-float(lg[v]), v))[:3]
+        order = sorted((v for v in range(lg.shape[0]) if lg[v] != float("-inf") and
+                        v != m.eos), key=lambda v: (-float(lg[v]), v))[:3]
         alts = []
         for v in order:
             m.opts = {"prefix": pi + [v]}
@@ -211,15 +214,15 @@ def alternatives_checks_marian(tmp, d, m, tok, base):
         src = tok.encode(t)
         mem = m.encode(src + [m.eos])
         seq = [m.start] + pi
-        lg, _ = m.step(mem, [seq[-1]], m.prime(mem, seq[:-1]))
+        lg = m.rows_step(src, mem, [seq], [m.prime(src, mem, seq[:-1])])[0]
         lsm = m.process([seq], torch.log_softmax(lg, -1), ml)[0]
-        order = sorted((v for v in range(lsm.shape[0]) if lsm[v] != float("-inf")),
-                       key=lambda v: (-float(lsm[v]), v))[:3]
+        order = sorted((v for v in range(lsm.shape[0]) if lsm[v] != float("-inf") and
+                        v != m.eos), key=lambda v: (-float(lsm[v]), v))[:3]
         alts = []
         m.opts = {"prefix": pi} if pi else {}
         for v in order:
-            alts.append(pi if v == m.eos else R.strip_eos(
-                m.beam(src, K, ml, start=(pi + [v], float(lsm[v])))[0][1], m.eos))
+            alts.append(R.strip_eos(m.beam(src, K, ml, start=(pi + [v], float(lsm[v])))[0][1],
+                                    m.eos))
         m.opts = {}
         want_b.append(alts)
     js = [json.loads(l) for l in run(["-m", d, "--target-prefix-column", "--output-format",
@@ -287,6 +290,7 @@ def unk_checks(tmp, d):
     write_safetensors(os.path.join(u, "model.safetensors"),
                       [(k, tensor_bytes(v, "f32")) for k, v in w.items()], {"format": "pt"})
     m, tok = R.Marian(u), R.Tokenizer(u)
+    m.memo = {}
     for K, texts in ((1, TEST_EN[100:140]), (4, TEST_EN[140:160])):
         base = marian_ref(m, tok, texts, K, {})
         n = sum(unk in x for x in base)
@@ -316,6 +320,7 @@ def generation_checks(tmp, d, base):
               "forced_bos_token_id": common[5]}
     g = edit_gen(tmp, d, "gen", fields)
     m, tok = R.Marian(g), R.Tokenizer(g)
+    m.memo = {}
     for K, texts in ((1, TEST_EN[:40]), (4, TEST_EN[40:60])):
         marian_case("generation_config.json processors", g, m, tok, texts, K, [], {}, base[K])
         got = ids_of(run(["-m", g, "--beam-size", str(K), "--output-format", "ids"],
@@ -429,7 +434,8 @@ def default_model_checks():
         share(f"default model: --target-prefix (ids), {'greedy' if K == 1 else f'beam {K}'} "
               "vs tools/reference_beam.py", sum(a == b for a, b in zip(got, want)), n)
     # --return-alternatives 4 after no prefix and after the prefixes above: the 4 most
-    # probable tokens of the position (reference log-probs, ties to the lower id), each then
+    # probable tokens of the position but eos (reference log-probs, ties to the lower id;
+    # CTranslate2 bans eos there, see alternatives_checks_marian), each then
     # continued greedily (reference_beam's K = 1) with it forced
     for with_prefix in (0, 1):
         want = []
@@ -439,7 +445,8 @@ def default_model_checks():
             mask = torch.zeros_like(src, dtype=torch.bool)
             mem = RB.tm.encode(model, src, mask, False)
             lp = RB.step_log_probs(model, mem, mask, [[RB.tm.BOS] + pi], False)[0]
-            order = sorted(range(lp.shape[0]), key=lambda v: (-float(lp[v]), v))[:4]
+            order = sorted((v for v in range(lp.shape[0]) if v != RB.tm.EOS),
+                           key=lambda v: (-float(lp[v]), v))[:4]
             alts = []
             for v in order:
                 pr = P.Processors({"prefix": pi + [v]}, RB.tm.EOS)
@@ -470,7 +477,7 @@ def default_model_checks():
 
 def alt_beam_default(model, maxpos, srcs, pres, greedy_alts, A=4, K=4):
     """--return-alternatives 4 --beam-size 4 on the default model: the A most probable tokens
-    after the prefix (reference log-probs, ties to the lower id), each the start of
+    after the prefix but eos (reference log-probs, ties to the lower id), each the start of
     reference_beam's search (K beams; the start's log-prob the prefix's, 0 each, plus the
     token's), whose best by logprob / length is the alternative."""
     want = []
@@ -480,13 +487,11 @@ def alt_beam_default(model, maxpos, srcs, pres, greedy_alts, A=4, K=4):
         mask = torch.zeros_like(src, dtype=torch.bool)
         mem = RB.tm.encode(model, src, mask, False)
         lp = RB.step_log_probs(model, mem, mask, [[RB.tm.BOS] + pi], False)[0]
-        order = sorted(range(lp.shape[0]), key=lambda v: (-float(lp[v]), v))[:A]
+        order = sorted((v for v in range(lp.shape[0]) if v != RB.tm.EOS),
+                       key=lambda v: (-float(lp[v]), v))[:A]
         pr = P.Processors({"prefix": pi}, RB.tm.EOS)
         alts = []
         for v in order:
-            if v == RB.tm.EOS:
-                alts.append(pi)
-                continue
             start = RB.Hyp(pi + [v], RB.np.float32(lp[v]), [RB.np.float32(0)] * len(pi) +
                            [RB.np.float32(lp[v])])
             fin = RB.search(model, s, K, RB.default_max_length(len(s), maxpos),
