@@ -73,9 +73,9 @@ int decode_rules_check(int V, const xlate_decode_params *p, char *err, size_t er
     if (p->return_alternatives < 0 || p->return_alternatives > 256)
         return xerr(err, errlen, "return_alternatives: expected 0 (off) to 256, got %d",
                     p->return_alternatives);
-    if (p->return_alternatives > 1 && p->beam_size > 1)
-        return xerr(err, errlen, "return_alternatives: its hypotheses continue greedily: only "
-                    "with beam_size 1, got beam_size %d", p->beam_size);
+    if (p->return_alternatives > 1 && p->n_best > 1)
+        return xerr(err, errlen, "return_alternatives: each alternative gives one hypothesis "
+                    "(its best): only with n_best 1, got n_best %d", p->n_best);
     if (!(p->sampling_temperature > 0 && p->sampling_temperature <= 1000))
         return xerr(err, errlen, "sampling_temperature: expected a number in (0, 1000], got %g",
                     (double)p->sampling_temperature);

@@ -95,13 +95,32 @@ const char *xlate_kernels_desc(const xlate_model *m, char *buf, size_t n)
     char blas[64];
     ops_blas_core(blas, sizeof blas);
     if (m->w.packed)
-        snprintf(buf, n, "own %s kernels, %s weights (ISA %s)%s; OpenBLAS %s for attention",
+        snprintf(buf, n, "own %s kernels, %s weights (ISA %s); OpenBLAS %s for attention",
                  gemm_path_name(m->w.compute, cpu_isa()), weight_type_name(m->w.compute),
-                 cpu_isa_name(cpu_isa()),
-                 m->w.out_screen.mem ? ", greedy argmax through an int8 screen" : "", blas);
+                 cpu_isa_name(cpu_isa()), blas);
     else
         snprintf(buf, n, "OpenBLAS %s, f32 weights (ISA %s)", blas, cpu_isa_name(cpu_isa()));
     return buf;
+}
+
+int xlate_decode_screened(const xlate_model *m, const xlate_decode_params *p, const char **why)
+{
+    search_params sp;
+    if (!m->w.out_screen.mem) {
+        if (why)
+            *why = m->w.packed ? "the model has no int8 screen (XLATE_SCREEN=0, or int8 output "
+                                 "weights)" : "the model has no int8 screen (f32 through OpenBLAS)";
+        return 0;
+    }
+    /* as xlate_translate_ex sets them up, less what depends on the batch (prefixes, which
+     * only force tokens) */
+    memset(&sp, 0, sizeof sp);
+    sp.beam_size = p->beam_size;
+    sp.scores = p->scores;
+    sp.token_scores = p->token_scores;
+    sp.alternatives = p->return_alternatives;
+    decode_rules_set(&sp.rules, &m->w.cfg, p);
+    return search_screened(&sp, why);
 }
 
 /* m->langs: the codes of vocab.json's ">>xx<<" pieces, without the brackets. */

@@ -199,9 +199,11 @@ typedef struct {
                                  the seed and its stream number (xlate_translate_ex) */
     int return_alternatives;  /* N > 1 (CTranslate2's return_alternatives): at the first
                                  position after the target prefix (or the first position), the N
-                                 most probable tokens are taken, each continued greedily: N
+                                 most probable tokens but eos are taken, each continued with
+                                 the search (greedily, or with a beam of beam_size of its own): N
                                  hypotheses in that order (fewer where fewer tokens are allowed),
-                                 scored by their log-probability; beam_size 1. 0 (default): off */
+                                 each its beam's best (scored as beam search scores; greedy: the
+                                 log-probability); n_best 1. 0 (default): off */
 } xlate_decode_params;
 
 xlate_decode_params xlate_decode_default_params(void);
@@ -211,6 +213,10 @@ xlate_decode_params xlate_model_decode_defaults(const xlate_model *m);
 /* Checks the params against the model; one line naming the bad option. */
 int xlate_decode_params_check(const xlate_model *m, const xlate_decode_params *p, char *err,
                               size_t errlen);
+/* 1 when translating with params p takes greedy search's argmax through the model's int8
+ * screen of the output projection (for -v: what really runs); else 0, and *why (why may be
+ * NULL) says what needs every logit (beam search, scores, a processor that changes values). */
+int xlate_decode_screened(const xlate_model *m, const xlate_decode_params *p, const char **why);
 
 typedef struct {
     int *ids;              /* [n] target ids, without bos and eos */

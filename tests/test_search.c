@@ -516,12 +516,114 @@ static void alternative_checks(void)
           "alternatives: a hypothesis's logprob counts its first token's", "got %g",
           g[0].logprob[1]);
     check(f.max_rows <= 6, "alternatives: at most 3 rows a sentence", "%d rows", f.max_rows);
+    /* 4: eos (.05, tied with c) is never an alternative (CTranslate2 expands them with eos
+     * banned): the 4th is pad (1e-6, before bos on the tie), which the default node ends */
+    p.alternatives = 4;
+    if (run(tree1, 2, ml, &p, g, &f))
+        return;
+    check(g[0].n_hyps == 4 && ids_are(&g[0], 2, (int[]){C}, 1) &&
+              ids_are(&g[0], 3, (int[]){PAD}, 1),
+          "alternatives 4, greedy: never eos: a, b c, c, pad", "got %d hyps, the 4th %d tokens",
+          g[0].n_hyps, g[0].n[3]);
+}
+
+/* Alternatives with beam 2 (CTranslate2's decode_alternatives continues them with the search
+ * the options give): each alternative's own beam, its best returned. tree_alt's root is
+ * tree1's. After a: eos .6. After b: a .5, c .4. After ba: a, b, c .3 each, eos .1. After bc:
+ * eos .9. Every other prefix: the default node (eos .9, c .05, a and b .025).
+ *   greedy: a; b a a (a first of the three ties); c.
+ *   beam 2, alternative b: step 1: ba .2, bc .16, bb .02, b-eos .02 (rank 3: not finished):
+ *     live ba, bc. Step 2: bc-eos .144 (rank 0: finished), baa, bab, bac .06: live baa, bab.
+ *     Step 3: baa-eos, bab-eos .054 finish: 3 >= K, done. Penalty 1: bc log(.144) / 3 = -0.646
+ *     beats baa log(.054) / 4 = -0.730: "b c", where greedy gave "b a a".
+ *   alternative a: a-eos .3 finished (rank 0), live aa, ab; both end in eos (.09, .045):
+ *     a's log(.3) / 2 = -0.602 beats aa's log(.09) / 3 = -0.803: "a". Alternative c: the same
+ *     way, "c" (log(.045) / 2 = -1.55 against cc's log(.00225) / 3 = -2.03).
+ *   4 alternatives: eos is never one (CTranslate2 expands them with eos banned), so after c
+ *     comes pad (1e-6, before bos on the tie). Its beam: pad-eos finishes (.9 of it), live
+ *     pad c, pad a, then pad c eos: log(1e-6 .045) / 3 = -5.6 beats log(1e-6 .9) / 2 = -6.9
+ *     (the length penalty favours the longer one): "pad c".
+ *   With the prefix "b" (forced, log-prob 0): the branching is at position 1, among b's
+ *     children: a, c; alternative a continues as above from ba (live baa, bab, ... best "b a a"
+ *     on the tie with "b a b", which finished later), alternative c is "b c". */
+static const node tree_alt[] = {
+    {"", R0},
+    {"a", {1e-6, 1e-6, .2, .1, .1, .6}},
+    {"b", {1e-6, 1e-6, .5, .05, .4, .05}},
+    {"ba", {1e-6, 1e-6, .3, .3, .3, .1}},
+    {"bc", {1e-6, 1e-6, .04, .03, .03, .9}},
+    {NULL, {0}},
+};
+
+static void beam_alternative_checks(void)
+{
+    fake_model f;
+    got_sentence g[2];
+    int ml[2] = {8, 8};
+    const double *p0 = tree_alt[0].p, *pb = tree_alt[2].p, *pba = tree_alt[3].p,
+                 *pbc = tree_alt[4].p;
+    static const double pd[V] = {1e-6, 1e-6, .025, .025, .05, .9}; /* probs()'s default node */
+    search_params p = params(1, 1, 1.0f);
+    double want;
+    p.alternatives = 3;
+    if (run(tree_alt, 2, ml, &p, g, &f))
+        return;
+    check(g[0].n_hyps == 3 && ids_are(&g[0], 0, (int[]){A}, 1) &&
+              ids_are(&g[0], 1, (int[]){B, A, A}, 3) && ids_are(&g[0], 2, (int[]){C}, 1),
+          "tree_alt, alternatives 3, greedy: a, b a a, c", "got %d hyps: %d %d %d tokens",
+          g[0].n_hyps, g[0].n[0], g[0].n[1], g[0].n[2]);
+    p = params(2, 1, 1.0f);
+    p.alternatives = 3;
+    if (run(tree_alt, 2, ml, &p, g, &f))
+        return;
+    check(g[0].n_hyps == 3 && ids_are(&g[0], 0, (int[]){A}, 1) &&
+              ids_are(&g[0], 1, (int[]){B, C}, 2) && ids_are(&g[0], 2, (int[]){C}, 1) &&
+              g[1].n_hyps == 3 && ids_are(&g[1], 1, (int[]){B, C}, 2),
+          "alternatives 3, beam 2: a, b c (its beam's best; greedy's b a a loses), c",
+          "got %d hyps: %d %d %d tokens", g[0].n_hyps, g[0].n[0], g[0].n[1], g[0].n[2]);
+    want = lp(p0, B, 0) + lp(pb, C, 0) + lp(pbc, EOS, 0);
+    check(near(g[0].logprob[1], want) && near(g[0].score[1], want / 3) && g[0].finished[1],
+          "alternatives, beam 2: b c's logprob counts its first token's, score / length 3",
+          "got %g, %g; want %g", g[0].logprob[1], g[0].score[1], want);
+    check(near(g[0].tlp[1][0], lp(p0, B, 0)) && near(g[0].tlp[1][1], lp(pb, C, 0)),
+          "alternatives, beam 2: token log-probs", "got %g %g", g[0].tlp[1][0], g[0].tlp[1][1]);
+    check(near(g[0].logprob[2], lp(p0, C, 0) + lp(pd, EOS, 0)),
+          "alternatives, beam 2: c's logprob", "got %g", g[0].logprob[2]);
+    check(f.max_rows <= 12, "alternatives 3, beam 2: at most 6 rows a sentence", "%d rows",
+          f.max_rows);
+    p.alternatives = 4;
+    if (run(tree_alt, 2, ml, &p, g, &f))
+        return;
+    check(g[0].n_hyps == 4 && ids_are(&g[0], 2, (int[]){C}, 1) &&
+              ids_are(&g[0], 3, (int[]){PAD, C}, 2) && g[0].finished[3] &&
+              near(g[0].logprob[3], lp(p0, PAD, 0) + lp(pd, C, 0) + lp(pd, EOS, 0)),
+          "alternatives 4, beam 2: never eos (tied with c, whose place it would take): the "
+          "4th starts with pad, its beam's best pad c", "got %d hyps, the 4th %d tokens",
+          g[0].n_hyps, g[0].n[3]);
+    {
+        const int pre[1] = {B}, *pres[2] = {pre, NULL};
+        int pre_len[2] = {1, 0};
+        p.alternatives = 2;
+        p.rules.prefix = pres;
+        p.rules.prefix_len = pre_len;
+        if (run(tree_alt, 2, ml, &p, g, &f))
+            return;
+        want = lp(pb, A, 0) + lp(pba, A, 0) + log(.9 / (.9 + .025 + .025 + .05 + 2e-6));
+        check(g[0].n_hyps == 2 && ids_are(&g[0], 0, (int[]){B, A, A}, 3) &&
+                  ids_are(&g[0], 1, (int[]){B, C}, 2) && near(g[0].logprob[0], want) &&
+                  g[1].n_hyps == 2 && ids_are(&g[1], 0, (int[]){A}, 1) &&
+                  ids_are(&g[1], 1, (int[]){B, C}, 2),
+              "alternatives 2, beam 2, prefix b (none for sentence 2): b a a, b c after it, "
+              "the prefix's token log-prob 0", "got %d hyps: %d %d tokens, logprob %g (want %g)",
+              g[0].n_hyps, g[0].n[0], g[0].n[1], g[0].logprob[0], want);
+    }
 }
 
 int main(void)
 {
     greedy_checks();
     alternative_checks();
+    beam_alternative_checks();
     beam_checks();
     tie_checks();
     processor_checks();

@@ -246,6 +246,15 @@ class M2M100(Marian):
         x = self.ln(x, "model.decoder.layer_norm")
         return torch.nn.functional.linear(x[:, -1], self.lm_head)
 
+    def dec_embed(self, tokens, pos):
+        """Marian.step's decoder input: position pos of create_position_ids_from_input_ids
+        ("+ past_key_values_length": padding_idx + 1 + pos, no pad among the tokens)."""
+        return (self.tgt_emb[tokens] * self.scale + self.positions(pos + 1)[pos])[:, None, :]
+
+    def dec_out(self, x):
+        """M2M100Decoder.forward: "hidden_states = self.layer_norm(hidden_states)"."""
+        return self.ln(x, "model.decoder.layer_norm")
+
     def process(self, prefixes, scores, max_length):
         """generate()'s processors in transformers' order and rules
         (tools/processors_reference.py: NoBadWords, ForcedBOS, ForcedEOS and the others the

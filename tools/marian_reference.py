@@ -235,8 +235,24 @@ class Marian:
         S = mem.shape[1]
         dh = d // heads
         q = (self.lin(x, name + ".q_proj") * dh ** -0.5).view(B, T, heads, dh).transpose(1, 2)
-        k = self.lin(mem, name + ".k_proj").view(B, S, heads, dh).transpose(1, 2)
-        v = self.lin(mem, name + ".v_proj").view(B, S, heads, dh).transpose(1, 2)
+        kv = getattr(self, "kv", None)
+        if kv is not None and not causal and name in kv["past"]:
+            # a step's cross-attention (MarianAttention.forward, is_cross_attention with
+            # past_key_value: "key_states = past_key_value[0]; value_states =
+            # past_key_value[1]", the encoder's keys and values computed at the first step)
+            k, v = kv["past"][name]
+        else:
+            k = self.lin(mem, name + ".k_proj").view(B, S, heads, dh).transpose(1, 2)
+            v = self.lin(mem, name + ".v_proj").view(B, S, heads, dh).transpose(1, 2)
+        if kv is not None:
+            if causal and name in kv["past"]:
+                # a step's self-attention (MarianAttention.forward with past_key_value:
+                # "key_states = torch.cat([past_key_value[0], key_states], dim=2)", the same
+                # for the values): the one new position attends to every earlier one
+                pk, pv = kv["past"][name]
+                k, v = torch.cat([pk, k], 2), torch.cat([pv, v], 2)
+            kv["new"][name] = (k, v)
+            causal = False  # one query, the last position: the causal mask's last row is open
         s = q @ k.transpose(2, 3)
         if causal:
             s = s.masked_fill(torch.ones(T, S, dtype=torch.bool).triu(1), float("-inf"))
@@ -275,6 +291,74 @@ class Marian:
             x = self.layer(x, f"model.decoder.layers.{l}", m)
         return torch.nn.functional.linear(x[:, -1], self.lm_head) + self.bias[0]
 
+    def dec_embed(self, tokens, pos):
+        """The decoder input of tokens [B] at position pos: [B, 1, d]."""
+        return (self.tgt_emb[tokens] * self.scale + self.pos[pos])[:, None, :]
+
+    def dec_out(self, x):
+        """The decoder stack's output of x (Marian: no final LayerNorm)."""
+        return x
+
+    @torch.no_grad()
+    def step(self, mem, tokens, cache):
+        """One decoder step with a KV cache, as generate() runs it (use_cache: the decoder
+        gets only the last token and past_key_values, MarianDecoder.forward's positions from
+        past_key_values_length): row b feeds tokens[b] at position cache["pos"] (0 for
+        cache None) over encoder output mem [1, S, d]. Returns (logits [B, V], the cache with
+        this position added). Each layer's self-attention keeps its keys and values
+        [B, heads, pos + 1, head_dim]; the cross-attention's are computed once."""
+        pos = 0 if cache is None else cache["pos"]
+        t = torch.tensor(tokens)
+        x = self.dec_embed(t, pos)
+        m = mem.expand(t.shape[0], -1, -1)
+        self.kv = {"past": {} if cache is None else cache["kv"], "new": {}}
+        try:
+            for l in range(self.dec_layers):
+                x = self.layer(x, f"model.decoder.layers.{l}", m)
+            kv = self.kv["new"]
+        finally:
+            self.kv = None
+        x = self.dec_out(x)
+        return (torch.nn.functional.linear(x[:, -1], self.lm_head) + self.bias[0],
+                {"pos": pos + 1, "kv": kv})
+
+    # searches of one source may share their steps: memo[tuple(source)][tuple(row's tokens,
+    # the start token first)] = (its logits before the processors, its one-row cache), kept
+    # while memo is a dict (None: off)
+    memo = None
+
+    def rows_step(self, src, mem, seqs, caches):
+        """step() of rows seqs (each a list of tokens, the start token first), each row with
+        its own one-row cache (caches[b], None at the first position): the rows the memo does
+        not know (and not already computed in this call) go through one step() together.
+        Returns (logits [B, V], a copy the processors may change; the rows' new caches). Beam
+        search hands a row's cache to its children: generate()'s _reorder_cache
+        ("layer_past.index_select(0, beam_idx)") picks the same rows."""
+        memo = self.memo.setdefault(tuple(src), {}) if self.memo is not None else {}
+        keys = [tuple(x) for x in seqs]
+        todo = [j for j, k in enumerate(keys) if k not in memo and k not in keys[:j]]
+        if todo:
+            first = caches[todo[0]]
+            stacked = None if first is None else {"pos": first["pos"], "kv": {
+                n: tuple(torch.cat([caches[j]["kv"][n][i] for j in todo]) for i in (0, 1))
+                for n in first["kv"]}}
+            lg, c = self.step(mem, [seqs[j][-1] for j in todo], stacked)
+            for i, j in enumerate(todo):
+                memo[keys[j]] = (lg[i], {"pos": c["pos"], "kv": {
+                    n: (k[i: i + 1], v[i: i + 1]) for n, (k, v) in c["kv"].items()}})
+        out = [memo[k] for k in keys]
+        if self.memo is None:
+            memo.clear()
+        return torch.stack([o[0] for o in out]), [o[1] for o in out]
+
+    def prime(self, src, mem, seq):
+        """The one-row cache after feeding seq (the start token first) one step at a time;
+        None for an empty seq."""
+        cache = None
+        for i in range(len(seq)):
+            cache = self.rows_step(src, mem, [seq[: i + 1]], [cache])[1][0]
+        return cache
+
     @torch.no_grad()
     def cross_attention(self, src, tgt_in, layer):
         """The cross-attention probabilities of decoder layer `layer`, averaged over its heads,
@@ -311,21 +395,28 @@ class Marian:
     def greedy(self, src, max_length):
         mem = self.encode(src + [self.eos])
         seq = [self.start]
+        caches = [None]
         while len(seq) < max_length:
-            lg = self.process([seq], self.logits(mem, [seq]), max_length)
+            lg, caches = self.rows_step(src, mem, [seq], caches)
+            lg = self.process([seq], lg, max_length)
             tok = int(torch.argmax(lg[0]))
             seq.append(tok)
             if tok == self.eos:
                 break
         return seq[1:]
 
-    def beam(self, src, K, max_length, lp=None, early_stopping=None, n_best=1):
-        """[(score, ids)] best first; ids without the start token, eos kept when finished."""
+    def beam(self, src, K, max_length, lp=None, early_stopping=None, n_best=1, start=None):
+        """[(score, ids)] best first; ids without the start token, eos kept when finished.
+        start (ids, logprob): begin from that one hypothesis (ids after the start token) instead
+        of the start token alone, as generate() begins from the start token: K rows, the first
+        with its log-prob, the others -1e9 (_beam_search's "beam_scores[:, 1:] = -1e9")."""
         lp = self.gen["length_penalty"] if lp is None else lp
         es = self.gen["early_stopping"] if early_stopping is None else early_stopping
         mem = self.encode(src + [self.eos])
-        seqs = [[self.start]] * K
-        scores = torch.tensor([0.0] + [-1e9] * (K - 1))
+        ids0, lp0 = start if start is not None else ([], 0.0)
+        seqs = [[self.start] + list(ids0)] * K
+        scores = torch.tensor([lp0] + [-1e9] * (K - 1))
+        caches = [self.prime(src, mem, seqs[0][:-1])] * K
         hyps, worst = [], 1e9
         done = False
 
@@ -352,7 +443,8 @@ class Marian:
 
         while True:
             cur = len(seqs[0])
-            lsm = torch.log_softmax(self.logits(mem, seqs), -1)
+            lg, caches = self.rows_step(src, mem, seqs, caches)
+            lsm = torch.log_softmax(lg, -1)
             lsm = self.process(seqs, lsm, max_length)
             if self.gen["renormalize_logits"]:
                 lsm = torch.log_softmax(lsm, -1)
@@ -377,6 +469,7 @@ class Marian:
             seqs = [seqs[b] + [t] for b, t, _ in nxt]
             if not seqs:  # every candidate forced away or finished
                 break
+            caches = [caches[b] for b, _, _ in nxt]
             scores = torch.stack([s for _, _, s in nxt])
             if done or len(seqs[0]) >= max_length:
                 break

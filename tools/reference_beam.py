@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """The PyTorch beam search oracle: the rules of the banner of src/decode/search_beam.c, one sentence at
-a time, float32, the whole prefix recomputed at every step (no cache) — clarity over speed.
+a time, float32, each hypothesis's step computed once from its parent's cache of the decoder's
+earlier positions (torch_model.decode_step: nn.TransformerDecoderLayer's own modules, one
+position at a time).
 
 usage: tools/reference_beam.py MODEL --src-ids FILE [--beam K] [--n-best N]
                                [--length-penalty A] [--max-length M] [--spm SPM] [--scores]
@@ -61,11 +63,12 @@ class Hyp:
     """A hypothesis: tokens without bos and eos, cumulative log-prob (float32), per-token
     log-probs (eos included when finished), finished (ended with eos)."""
 
-    __slots__ = ("ids", "logprob", "token_logprobs", "finished", "order")
+    __slots__ = ("ids", "logprob", "token_logprobs", "finished", "order", "cache")
 
-    def __init__(s, ids, logprob, token_logprobs, finished=False, order=-1):
+    def __init__(s, ids, logprob, token_logprobs, finished=False, order=-1, cache=None):
         s.ids, s.logprob, s.token_logprobs = ids, logprob, token_logprobs
         s.finished, s.order = finished, order
+        s.cache = cache  # decode_step's cache of positions < len(ids) (bos first): its parent's
 
     def length(s):
         """Length for the length penalty: tokens plus the eos."""
@@ -106,33 +109,102 @@ def step_log_probs(model, memory, mask, prefixes, fastpath, ban=None, process=No
     return torch.log_softmax(logits.float(), dim=-1)
 
 
+def _stack(caches):
+    """One decode_step cache of the rows of caches (each of one row, all of one length). The
+    cross-attention's keys and values are those of the source, the same for every row: the
+    first row's, expanded (not copied)."""
+    B = len(caches)
+    return {"pos": caches[0]["pos"],
+            "self": [tuple(torch.cat([c["self"][l][i] for c in caches]) for i in (0, 1))
+                     for l in range(len(caches[0]["self"]))],
+            "cross": [tuple(x[:1].expand(B, -1, -1, -1) for x in kv)
+                      for kv in caches[0]["cross"]]}
+
+
+def _row(cache, j):
+    """Row j of a decode_step cache, as a cache of its own (views: nothing is copied)."""
+    return {"pos": cache["pos"], **{part: [(k[j: j + 1], v[j: j + 1]) for k, v in cache[part]]
+                                    for part in ("self", "cross")}}
+
+
+def cached_log_probs(model, memory, mask, hyps, fastpath, ban=None, process=None,
+                     bos_id=tm.BOS, batched=False, memo=None):
+    """step_log_probs of the hypotheses hyps (all of one length), each step computed once:
+    the last token of [bos] + h.ids fed to torch_model.decode_step with h.cache; one row at a
+    time, or (batched) the rows as one batch. memo (a dict of one source, or None): the logits
+    (before ban and process) and the cache of every hypothesis computed so far, by its ids, so
+    that searches of one source compute a hypothesis's step once between them. Returns
+    (log-probs [len(hyps), Vt], each row's new cache)."""
+    last = [bos_id if not h.ids else h.ids[-1] for h in hyps]
+    out = [None] * len(hyps)  # (logits row, cache)
+    todo = [j for j, h in enumerate(hyps) if memo is None or tuple(h.ids) not in memo]
+    for j in range(len(hyps)):
+        if memo is not None and j not in todo:
+            out[j] = memo[tuple(hyps[j].ids)]
+    if batched and len(todo) > 1:
+        hid, c = tm.decode_step(model, _stack([hyps[j].cache for j in todo]),
+                                [last[j] for j in todo], memory, mask, fastpath)
+        caches = [_row(c, i) for i in range(len(todo))]
+    else:
+        rows, caches = [], []
+        for j in todo:
+            h, c = tm.decode_step(model, hyps[j].cache, [last[j]], memory, mask, fastpath)
+            rows.append(h)
+            caches.append(c)
+        hid = torch.cat(rows) if rows else None
+    if todo:
+        with torch.no_grad():  # a plain matmul (+ bias): no fused path to avoid
+            lg = model.project(hid)
+        for i, j in enumerate(todo):
+            out[j] = (lg[i], caches[i])
+            if memo is not None:
+                memo[tuple(hyps[j].ids)] = out[j]
+    logits = torch.stack([o[0] for o in out])  # a copy: the processors change it in place
+    if ban is not None:
+        logits[:, ban] = float("-inf")
+    if process is not None:
+        logits = process([[bos_id] + h.ids for h in hyps], logits.float())
+    return torch.log_softmax(logits.float(), dim=-1), [o[1] for o in out]
+
+
 def search(model, src_ids, beam, max_length, bos_id=tm.BOS, eos_id=tm.EOS, fastpath=False,
-           batched=False, min_length=0, process=None):
+           batched=False, min_length=0, process=None, start=None, memo=None):
     """Beam search of one sentence. Returns every finished hypothesis, in the order they
-    finished (Hyp.order). batched=False (the default) runs each live hypothesis through the
-    decoder alone, so that equal prefixes give bit-identical log-probs and exact ties stay
-    exact; batched=True runs the live hypotheses of a step as one batch: the same math, about
-    twice as fast, but PyTorch's batched kernels may round rows differently. min_length: eos
-    gets logit -inf while fewer than min_length tokens are generated (xlate --min-length)."""
+    finished (Hyp.order). Each step of a hypothesis is computed once, from its parent's cache
+    (torch_model.decode_step). batched=False (the default) runs each live hypothesis through
+    the decoder alone, so that equal prefixes give bit-identical log-probs and exact ties stay
+    exact; batched=True runs the live hypotheses of a step as one batch: the same math, faster,
+    but PyTorch's batched kernels may round rows differently. min_length: eos gets logit -inf while
+    fewer than min_length tokens are generated (xlate --min-length). start: a Hyp to begin
+    from instead of [bos] alone (its ids generated already; --return-alternatives' branches).
+    memo: a dict the caller keeps for this source (see cached_log_probs), or None."""
     K = beam
     src = torch.tensor([list(src_ids) + [eos_id]], dtype=torch.long)
     mask = torch.zeros_like(src, dtype=torch.bool)
     memory = tm.encode(model, src, mask, fastpath)
     live = [Hyp([], np.float32(0.0), [])]
+    if start is not None:  # its cache: bos and its tokens but the last fed one at a time
+        h0 = Hyp(list(start.ids), np.float32(start.logprob), list(start.token_logprobs))
+        for i, t in enumerate([bos_id] + h0.ids[:-1]):
+            hit = memo.get(tuple(h0.ids[:i])) if memo is not None else None
+            h0.cache = hit[1] if hit else \
+                tm.decode_step(model, h0.cache, [t], memory, mask, fastpath)[1]
+        live = [h0]
     finished = []
 
     def finish(h):
         h.order = len(finished)
+        h.cache = None
         finished.append(h)
 
-    for pos in range(max_length):
-        prefixes = [[bos_id] + h.ids for h in live]
+    if len(live[0].ids) >= max_length:  # a start as long as the bound: finished as it is
+        finish(live[0])
+        return finished
+
+    for pos in range(len(live[0].ids), max_length):
         ban = eos_id if pos < min_length else None
-        if batched:
-            logp = step_log_probs(model, memory, mask, prefixes, fastpath, ban, process)
-        else:
-            logp = torch.cat([step_log_probs(model, memory, mask, [p], fastpath, ban, process)
-                              for p in prefixes])
+        logp, caches = cached_log_probs(model, memory, mask, live, fastpath, ban, process,
+                                        bos_id, batched, memo)
         V = logp.shape[1]
         # candidate log-probs, float32: parent + log_softmax
         cand = torch.stack([torch.tensor(h.logprob, dtype=torch.float32) + logp[j]
@@ -140,8 +212,13 @@ def search(model, src_ids, beam, max_length, bos_id=tm.BOS, eos_id=tm.EOS, fastp
         lp = cand.numpy().reshape(-1)
         parent = np.repeat(np.arange(len(live)), V)
         token = np.tile(np.arange(V), len(live))
-        # rank: log-prob descending, then parent rank, then token id (lexsort: last key first)
-        order = np.lexsort((token, parent, -lp.astype(np.float64)))[: 2 * K]
+        # rank: log-prob descending, then parent rank, then token id (lexsort: last key first),
+        # among the candidates at or above the 2K-th best log-prob (its ties included: the
+        # first 2K of the whole ranking are among them)
+        neg = -lp.astype(np.float64)
+        n2 = min(2 * K, neg.size)
+        pick = np.nonzero(neg <= np.partition(neg, n2 - 1)[n2 - 1])[0]
+        order = pick[np.lexsort((token[pick], parent[pick], neg[pick]))][: 2 * K]
         new_live = []
         for k, c in enumerate(order):
             j, t = int(parent[c]), int(token[c])
@@ -154,7 +231,8 @@ def search(model, src_ids, beam, max_length, bos_id=tm.BOS, eos_id=tm.EOS, fastp
                     finish(Hyp(list(p.ids), np.float32(lp[c]), p.token_logprobs + [tlp], True))
                 continue
             if len(new_live) < K:
-                new_live.append(Hyp(p.ids + [t], np.float32(lp[c]), p.token_logprobs + [tlp]))
+                new_live.append(Hyp(p.ids + [t], np.float32(lp[c]), p.token_logprobs + [tlp],
+                                    cache=caches[j]))
         live = new_live
         if pos + 1 >= max_length:
             for h in live:
@@ -275,9 +353,11 @@ FIXTURES = [dict(name=v, model=v, src="parity", max_length=16) for v in (
 FIXTURE_README = """# PyTorch beam search fixtures
 
 Generated by `/usr/bin/python3 tools/reference_beam.py fixtures --out tests/fixtures/beam`
-(about {minutes} minutes on 2 cores); do not edit. torch {torch}, float32, PyTorch's composite
-math (`torch_model.reference_math`), every hypothesis through the decoder alone (batch 1), the
-whole prefix recomputed at each step. `tests/py/test_beam.py` compares xlate's beam search with
+(about {minutes} minutes on 2 cores); do not edit. torch {torch}, float32, the encoder in PyTorch's
+composite math (`torch_model.reference_math`), every hypothesis through the decoder alone (batch
+1), each step computed once from its parent's cache of keys and values (`torch_model.decode_step`;
+the stored files were made recomputing the whole prefix at each step, and the two agree: the
+same hypotheses, log-probs within 7.2e-5). `tests/py/test_beam.py` compares xlate's beam search with
 them and re-runs a few sentences live to check they are still what PyTorch computes.
 
 Each directory is one model:

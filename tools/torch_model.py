@@ -248,6 +248,96 @@ def decode(model, tgt, memory, src_pad_mask, fastpath=False):
     return h.detach()
 
 
+def _proj(mha, x, part):
+    """Projection `part` (0: q, 1: k, 2: v) of nn.MultiheadAttention mha applied to x: the rows
+    part * E .. (part + 1) * E of in_proj_weight and in_proj_bias (torch 1.13
+    functional.py _in_projection_packed: "linear(q, w, b).chunk(3, dim=-1)" for
+    self-attention, "w_q, w_kv = w.split([E, E * 2])" for encoder-decoder attention)."""
+    E = mha.embed_dim
+    return torch.nn.functional.linear(x, mha.in_proj_weight[part * E:(part + 1) * E],
+                                      mha.in_proj_bias[part * E:(part + 1) * E])
+
+
+def _heads(x, H):
+    """[B, T, E] -> [B, H, T, E / H] (functional.py: "q.contiguous().view(tgt_len, bsz *
+    num_heads, head_dim).transpose(0, 1)", batch first)."""
+    B, T, E = x.shape
+    return x.view(B, T, H, E // H).transpose(1, 2)
+
+
+def _attend(mha, q, k, v, key_padding_mask=None):
+    """multi_head_attention_forward (torch 1.13 functional.py) from its projected q [B, 1, E]
+    and the heads' keys and values k, v [B, H, S, E / H], in eval mode: key_padding_mask
+    (True: padding) -> -inf ("attn_mask.masked_fill(key_padding_mask, float("-inf"))"),
+    "q_scaled = q / math.sqrt(E)" (E: the head dimension there), "softmax(... bmm(q_scaled,
+    k.transpose(-2, -1)))", "torch.bmm(attn_output_weights, v)", heads merged, then
+    "linear(attn_output, out_proj_weight, out_proj_bias)"."""
+    H = mha.num_heads
+    qh = _heads(q, H)
+    w = (qh / math.sqrt(qh.shape[-1])) @ k.transpose(-2, -1)
+    if key_padding_mask is not None and bool(key_padding_mask.any()):
+        w = w.masked_fill(key_padding_mask[:, None, None, :], float("-inf"))
+    o = torch.softmax(w, dim=-1) @ v
+    o = o.transpose(1, 2).reshape(q.shape[0], q.shape[1], mha.embed_dim)
+    return torch.nn.functional.linear(o, mha.out_proj.weight, mha.out_proj.bias)
+
+
+def decode_step(model, cache, tokens, memory, src_pad_mask, fastpath=False):
+    """decode() of one more position, with a KV cache of the earlier ones: the decoder stack's
+    output [B, d] at position t for tokens [B] (each row's input there). cache (None at t = 0):
+    per decoder layer the self-attention's keys and values of positions < t, [B, heads, t,
+    head_dim] each, and the cross-attention's of memory (computed at the first step, then
+    handed on). Returns (output, the cache with position t added; the old one is unchanged,
+    so hypotheses that share a parent share its cache).
+
+    nn.TransformerDecoderLayer.forward (torch 1.13 transformer.py), one position at a time:
+    causal self-attention makes position t's output depend on the earlier positions only
+    through their keys and values, which appending tokens never changes, so the query of
+    position t alone meets the keys and values of positions <= t (the causal mask's last row,
+    all open): x + _sa_block(norm1(x)), x + _mha_block(norm2(x)), x + _ff_block(norm3(x)) with
+    norm_first; norm1(x + _sa_block(x)), norm2(x + _mha_block(x)), norm3(x + _ff_block(x))
+    without; then TransformerDecoder's final norm. The attention blocks follow
+    multi_head_attention_forward (_proj, _attend; dropout is off in eval mode); the
+    LayerNorms, the feed-forward block (_ff_block) and the embedding are the model's own
+    modules. No module with a fused inference path runs here (nn.MultiheadAttention's forward
+    is not called), so it runs under torch.no_grad() whatever fastpath says."""
+    t = 0 if cache is None else cache["pos"]
+    tok = torch.as_tensor(tokens, dtype=torch.long)[:, None]
+    self_kv, cross_kv = [], []
+    with torch.no_grad():
+        x = model.tgt_embedding()(tok) * math.sqrt(model.d) + model.pe[t: t + 1]
+        mem = memory.expand(tok.shape[0], -1, -1)
+        msk = src_pad_mask.expand(tok.shape[0], -1)
+        for l, layer in enumerate(model.transformer.decoder.layers):
+            sa_in = layer.norm1(x) if layer.norm_first else x
+            H = layer.self_attn.num_heads
+            k = _heads(_proj(layer.self_attn, sa_in, 1), H)
+            v = _heads(_proj(layer.self_attn, sa_in, 2), H)
+            if cache is not None:
+                pk, pv = cache["self"][l]
+                k, v = torch.cat([pk, k], 2), torch.cat([pv, v], 2)
+            self_kv.append((k, v))
+            sa = _attend(layer.self_attn, _proj(layer.self_attn, sa_in, 0), k, v)
+            x = x + sa if layer.norm_first else layer.norm1(x + sa)
+            ca_in = layer.norm2(x) if layer.norm_first else x
+            if cache is not None:
+                ck, cv = cache["cross"][l]
+            else:
+                ck = _heads(_proj(layer.multihead_attn, mem, 1), H)
+                cv = _heads(_proj(layer.multihead_attn, mem, 2), H)
+            cross_kv.append((ck, cv))
+            ca = _attend(layer.multihead_attn, _proj(layer.multihead_attn, ca_in, 0), ck, cv,
+                         msk)
+            x = x + ca if layer.norm_first else layer.norm2(x + ca)
+            if layer.norm_first:
+                x = x + layer._ff_block(layer.norm3(x))
+            else:
+                x = layer.norm3(x + layer._ff_block(x))
+        if model.transformer.decoder.norm is not None:
+            x = model.transformer.decoder.norm(x)
+    return x[:, 0], {"pos": t + 1, "self": self_kv, "cross": cross_kv}
+
+
 def teacher_forced_logits(model, src, src_pad_mask, tgt, fastpath=False):
     """Logits [B, T, Vt] at every decoder input position (batched)."""
     memory = encode(model, src, src_pad_mask, fastpath)

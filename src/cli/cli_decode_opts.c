@@ -164,6 +164,25 @@ static unsigned long long random_seed(void)
            ((unsigned long long)getpid() << 32);
 }
 
+const char *decode_beam_source(const decode_opts *d, const xlate_decode_params *md,
+                               int beam_set, const xlate_decode_params *dp, char *buf,
+                               size_t size)
+{
+    if (beam_set)
+        snprintf(buf, size, "--beam-size %d", dp->beam_size);
+    else if (dp->sampling && (d->topp_set || d->temp_set || d->topk_set))
+        snprintf(buf, size, "1: --%s samples, one token at a time",
+                 d->topk_set ? "sampling-topk" : d->topp_set ? "sampling-topp"
+                                                              : "sampling-temperature");
+    else if (dp->sampling)
+        snprintf(buf, size, "1: the model's generation_config.json sets do_sample");
+    else if (md->beam_size > 1)
+        snprintf(buf, size, "%d, the model's num_beams", dp->beam_size);
+    else
+        snprintf(buf, size, "%d, the default; --beam-size sets it", dp->beam_size);
+    return buf;
+}
+
 int decode_opts_apply(decode_opts *d, const xlate_model *m, const xlate_decode_params *md,
                       int beam_set, xlate_decode_params *dp, char *err, size_t errlen)
 {
@@ -182,11 +201,13 @@ int decode_opts_apply(decode_opts *d, const xlate_model *m, const xlate_decode_p
         return xerr(err, errlen, "--%s: sampling draws one token at a time: only with "
                     "--beam-size 1, got --beam-size %d", d->topk_set ? "sampling-topk"
                     : d->topp_set ? "sampling-topp" : "sampling-temperature", dp->beam_size);
-    if (d->alternatives > 1 && beam_set && dp->beam_size > 1)
-        return xerr(err, errlen, "--return-alternatives: the alternatives continue greedily: "
-                    "only with --beam-size 1, got --beam-size %d", dp->beam_size);
+    /* the alternatives continue with the search the options give: a beam of beam_size each,
+     * or greedily (sampling: drawn) */
+    if (d->alternatives > 1 && dp->n_best > 1)
+        return xerr(err, errlen, "--return-alternatives %d: gives %d hypotheses itself (each "
+                    "alternative's best): not with --n-best", d->alternatives, d->alternatives);
     dp->return_alternatives = d->alternatives > 1 ? d->alternatives : 0;
-    if (dp->sampling || dp->return_alternatives)
+    if (dp->sampling)
         dp->beam_size = 1;
     if (dp->return_alternatives)
         dp->scores = 1;
@@ -314,7 +335,8 @@ void decode_usage(FILE *f)
         "                          the same from each input line's text after a tab\n"
         "      --return-alternatives N\n"
         "                          the N most probable tokens after the prefix, each\n"
-        "                          continued greedily: N hypotheses, as --n-best N\n",
+        "                          continued with the search (a beam of its own with\n"
+        "                          --beam-size K): N hypotheses, as --n-best N\n",
         f);
 }
 

@@ -55,6 +55,11 @@ int decode_opt(decode_opts *d, int c, const char *arg, char *err, size_t errlen)
 int decode_opts_apply(decode_opts *d, const xlate_model *m, const xlate_decode_params *md,
                       int beam_set, xlate_decode_params *dp, char *err, size_t errlen);
 void decode_opts_free(decode_opts *d);
+/* After decode_opts_apply: where dp->beam_size came from, for messages (--beam-size, sampling,
+ * the model's num_beams or do_sample, the default), with the value; written into buf. */
+const char *decode_beam_source(const decode_opts *d, const xlate_decode_params *md,
+                               int beam_set, const xlate_decode_params *dp, char *buf,
+                               size_t size);
 
 /* 1 when lines get target prefixes. */
 static inline int decode_has_prefix(const decode_opts *d)

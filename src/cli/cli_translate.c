@@ -443,8 +443,10 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
             return XLATE_EXIT_USAGE;
         }
         if (o->dp.n_best > o->dp.beam_size) {
-            fprintf(stderr, "xlate: --n-best %d: must not exceed the beam size (%d%s)\n",
-                    o->dp.n_best, o->dp.beam_size, o->beam_set ? "" : ", the model's num_beams");
+            char src[160];
+            fprintf(stderr, "xlate: --n-best %d: must not exceed the beam size (%s)\n",
+                    o->dp.n_best, decode_beam_source(&o->dopts, &md, o->beam_set, &o->dp, src,
+                                                     sizeof src));
             return XLATE_EXIT_USAGE;
         }
         if (o->dp.beam_size > 1)
@@ -525,9 +527,14 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
                 (long)xlate_lines_window(&r->lp), r->t_load);
     if (o->verbose) {
         char k[256];
-        fprintf(stderr, "xlate: compute type %s%s; %s\n", xlate_model_compute_type(r->model),
-                o->compute_type == XLATE_AUTO ? " (auto)" : "",
-                xlate_kernels_desc(r->model, k, sizeof k));
+        const char *why;
+        int screened = xlate_decode_screened(r->model, &o->dp, &why);
+        /* the screen as this run's options leave it (a processor or scores turn it off) */
+        fprintf(stderr, "xlate: compute type %s%s; %s; %s%s\n",
+                xlate_model_compute_type(r->model), o->compute_type == XLATE_AUTO ? " (auto)" : "",
+                xlate_kernels_desc(r->model, k, sizeof k),
+                screened ? "greedy argmax through an int8 screen" : "every logit computed: ",
+                screened ? "" : why);
         if (o->dp.sampling)
             fprintf(stderr, "xlate: sampling seed %llu (--seed), top-k %d, top-p %g, "
                     "temperature %g\n", o->dp.seed, o->dp.sampling_topk,

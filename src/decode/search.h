@@ -28,8 +28,10 @@ typedef struct {
        a sentence's draws depend on neither its batch nor the threads */
     uint64_t seed;
     const uint64_t *streams;
-    int alternatives;     /* greedy: > 1 branches into this many hypotheses at the first
-                             position after the prefix (search_greedy.c); 0 or 1: off */
+    int alternatives;     /* > 1 branches into this many hypotheses at the first position
+                             after the prefix, each continued greedily (search_greedy.c) or
+                             with a beam of its own (search_beam.c); n_best is then 1 per
+                             alternative; 0 or 1: off */
 } search_params;
 
 enum { SEARCH_EARLY_TRUE, SEARCH_EARLY_FALSE, SEARCH_EARLY_NEVER };
@@ -102,6 +104,12 @@ int search_beam(const search_model *m, search_scratch *s, int n, const int *max_
  * caller can size the decoder state. */
 void search_needs(const search_params *p, int n, const int *max_len, int *n_slots,
                   int *max_rows, int *cap);
+
+/* 1 when greedy search with params p takes each step's argmax through a model's estimates
+ * (search_model.estimate, the int8 screen) where it has them: greedy, no scores, no
+ * alternatives, and no processor that changes values (logits_chain.exact: the repetition
+ * penalty, sampling). Else *why (when why is not NULL) says what needs every logit. */
+int search_screened(const search_params *p, const char **why);
 
 void search_scratch_free(search_scratch *s);
 

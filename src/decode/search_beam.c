@@ -40,6 +40,19 @@
  * max_len * rows * (longest source + 1) floats (batch 32, beam 4: 0.8 MB for sentences of 20
  * tokens, 63 MB for 200), cut only when alignments are asked for.
  *
+ * Alternatives (p->alternatives A > 1, CTranslate2's return_alternatives with beam_size > 1:
+ * src/decoding.cc decode_alternatives, which expands the A best tokens with a BeamSearch of
+ * max_length 1, then continues them as A batch entries of the search that make_search_strategy
+ * gives, here this beam search): a sentence owns A beams ("units"), unit i * A + k being its
+ * alternative k; only unit i * A searches until the first position after the sentence's target
+ * prefix (rules.prefix_len; 0 without one), where it has one live hypothesis (the forced
+ * tokens leave one candidate each step). There its row's A best tokens (finite ones but eos, by
+ * log-probability, ties to the lower id, as search_greedy.c takes them) each start a unit: one
+ * live hypothesis, the row's tokens plus that token, its log-prob, its cache a copy of the
+ * row's. Each unit then goes on as a beam of its
+ * own under the rules above (K live hypotheses, its own finished ones and done test); the
+ * sentence returns, in token order, each unit's best finished hypothesis (as n_best 1 would).
+ *
  * Every buffer (live and finished hypotheses included) is cut from the scratch once per run,
  * sized for the batch's shape: the step loop allocates nothing. */
 #include "decode/search_step.h"
@@ -92,45 +105,54 @@ typedef struct {
     double worst;      /* hf_beam: the worst kept score (1e9 while none) */
 } sentence;
 
-/* The buffers of one run, cut from the scratch. */
+/* The buffers of one run, cut from the scratch (U = n * A units, one per sentence without
+ * alternatives; R = U * K rows). */
 typedef struct {
-    float *logits;               /* [n*K, V] */
-    int *tokens, *slots, *srcs, *row_sent, *row_beam; /* [n*K] the step's rows */
-    const int **hist;            /* [n*K] */
-    float *row_lse;              /* [n*K] logsumexp of each row's logits */
+    float *logits;               /* [R, V] */
+    int *tokens, *slots, *srcs, *row_sent, *row_beam; /* [R] the step's rows */
+    int *row_unit;               /* [R] the unit (beam) a row belongs to */
+    const int **hist;            /* [R] */
+    float *row_lse;              /* [R] logsumexp of each row's logits */
     int *new_parent, *taken, *first_child, *fs, *new_slot; /* [K] each */
     float *new_lp;               /* [K] */
     cand *top;                   /* [2K] */
     int *ids_next;               /* [K][mx] */
     float *lp_next;              /* [K][mx] */
     int *arow_next;              /* [K][mx] (alignments) */
-    sentence *S;                 /* [n] */
-    int *slot;                   /* [n][K] */
-    float *logprob;              /* [n][K] */
-    int *ids;                    /* [n][K][mx] */
-    float *tok_lp;               /* [n][K][mx] */
-    search_hyp *fin;             /* [n][3K] */
-    double *fin_score;           /* [n][3K] */
-    int *fin_ids;                /* [n][3K][mx] */
-    float *fin_lp;               /* [n][3K][mx] (token_scores) */
+    sentence *S;                 /* [U] */
+    int *slot;                   /* [U][K] */
+    float *logprob;              /* [U][K] */
+    int *ids;                    /* [U][K][mx] */
+    float *tok_lp;               /* [U][K][mx] */
+    search_hyp *fin;             /* [U][3K] */
+    double *fin_score;           /* [U][3K] */
+    int *fin_ids;                /* [U][3K][mx] */
+    float *fin_lp;               /* [U][3K][mx] (token_scores) */
     /* alignments (A = attn_stride): */
-    float *att_log;              /* [mx][n*K][A] step pos's row r at (pos * n*K + r) * A */
-    int *arow;                   /* [n][K][mx] */
-    int *fin_arow;               /* [n][3K][mx] */
-    float *gather;               /* [K][mx][A] the returned hypotheses' rows of a sentence */
+    float *att_log;              /* [mx][R][A] step pos's row r at (pos * R + r) * A */
+    int *arow;                   /* [U][K][mx] */
+    int *fin_arow;               /* [U][3K][mx] */
+    float *gather;               /* [max(K, alternatives)][mx][A] the returned hypotheses'
+                                    rows of a sentence */
+    /* alternatives (alt > 1): */
+    int *n_alt;                  /* [n] sentence i's units; 0 until it branches */
+    int *top_alt;                /* [alt] the branching row's best tokens */
+    search_hyp *alt_out;         /* [alt] a sentence's returned hypotheses */
 } beam_bufs;
 
-static size_t beam_cut(beam_bufs *b, char *base, int n, int K, int V, int mx, int token_scores,
-                       int A)
+static size_t beam_cut(beam_bufs *b, char *base, int U, int K, int V, int mx, int token_scores,
+                       int A, int n, int alt)
 {
     scratch_cut c = {base, 0};
-    size_t R = (size_t)n * K;
+    size_t R = (size_t)U * K;
+    int G = alt > K ? alt : K;
     b->logits = cut(&c, R * V, sizeof *b->logits);
     b->tokens = cut(&c, R, sizeof(int));
     b->slots = cut(&c, R, sizeof(int));
     b->srcs = cut(&c, R, sizeof(int));
     b->row_sent = cut(&c, R, sizeof(int));
     b->row_beam = cut(&c, R, sizeof(int));
+    b->row_unit = cut(&c, R, sizeof(int));
     b->hist = cut(&c, R, sizeof *b->hist);
     b->row_lse = cut(&c, R, sizeof(float));
     b->new_parent = cut(&c, K, sizeof(int));
@@ -142,7 +164,7 @@ static size_t beam_cut(beam_bufs *b, char *base, int n, int K, int V, int mx, in
     b->top = cut(&c, 2 * (size_t)K, sizeof *b->top);
     b->ids_next = cut(&c, (size_t)K * mx, sizeof(int));
     b->lp_next = cut(&c, (size_t)K * mx, sizeof(float));
-    b->S = cut(&c, n, sizeof *b->S);
+    b->S = cut(&c, U, sizeof *b->S);
     b->slot = cut(&c, R, sizeof(int));
     b->logprob = cut(&c, R, sizeof(float));
     b->ids = cut(&c, R * mx, sizeof(int));
@@ -155,7 +177,10 @@ static size_t beam_cut(beam_bufs *b, char *base, int n, int K, int V, int mx, in
     b->arow = A ? cut(&c, R * mx, sizeof(int)) : NULL;
     b->arow_next = A ? cut(&c, (size_t)K * mx, sizeof(int)) : NULL;
     b->fin_arow = A ? cut(&c, 3 * R * mx, sizeof(int)) : NULL;
-    b->gather = A ? cut(&c, (size_t)K * mx * A, sizeof(float)) : NULL;
+    b->gather = A ? cut(&c, (size_t)G * mx * A, sizeof(float)) : NULL;
+    b->n_alt = cut(&c, n, sizeof(int));
+    b->top_alt = cut(&c, alt, sizeof(int));
+    b->alt_out = cut(&c, alt, sizeof *b->alt_out);
     return c.used;
 }
 
@@ -275,13 +300,77 @@ static void rank_finished(search_hyp *fin, int n)
     }
 }
 
+/* The up to A best tokens of row[V] but eos (finite ones; by value, ties to the lower id) into
+ * top (search_greedy.c's rule: CTranslate2 bans the end token where it expands them). */
+static int best_tokens(const float *row, int V, int A, int eos, int *top)
+{
+    int k = 0;
+    for (int v = 0; v < V; v++) {
+        int j;
+        if (v == eos || row[v] == -INFINITY || (k == A && row[v] <= row[top[A - 1]]))
+            continue;
+        j = k < A ? k++ : A - 1;
+        while (j > 0 && row[v] > row[top[j - 1]]) {
+            top[j] = top[j - 1];
+            j--;
+        }
+        top[j] = v;
+    }
+    return k;
+}
+
+/* Alternatives: unit u0 (alternative 0 of its sentence, one live hypothesis, in step row r)
+ * branches at position pos into its row's best tokens, unit u0 + k taking token k (banner).
+ * Returns the units started. */
+static int branch(const search_model *m, beam_bufs *b, int u0, int r, int pos,
+                  int last_step, int alt, int A, const search_params *p)
+{
+    int V = m->vocab, *top = b->top_alt;
+    sentence *s = &b->S[u0];
+    const float *lg = b->logits + (size_t)r * V;
+    int nt = best_tokens(lg, V, alt, m->eos_id, top);
+    for (int k = nt - 1; k >= 0; k--) { /* unit u0 last: the others copy from its hypothesis */
+        sentence *su = &b->S[u0 + k];
+        int tok = top[k];
+        float tlp = lg[tok] - b->row_lse[r], lp = s->logprob[0] + tlp;
+        su->n_fin = 0;
+        su->done = 0;
+        if (su != s) {
+            memcpy(su->ids, s->ids, pos * sizeof *s->ids);
+            memcpy(su->tok_lp, s->tok_lp, pos * sizeof *s->tok_lp);
+            if (A)
+                memcpy(su->arow, s->arow, pos * sizeof *s->arow);
+            m->copy_slot(m->user, su->slot[0], s->slot[0], pos + 1);
+        }
+        su->ids[pos] = tok;
+        su->tok_lp[pos] = tlp;
+        if (A)
+            su->arow[pos] = r;
+        su->logprob[0] = lp;
+        su->live = 1;
+        if (last_step) {
+            finish(su, su->ids, su->tok_lp, A ? su->arow : NULL, pos + 1, -1, 0, 0, lp, 0, p);
+            if (p->hf_beam)
+                hf_keep(su, p->beam_size, p->length_penalty);
+            su->live = 0;
+            su->done = 1;
+        }
+    }
+    if (nt == 0) { /* every token forced away: nothing to continue */
+        s->live = 0;
+        s->done = 1;
+    }
+    return nt;
+}
+
 int search_beam(const search_model *m, search_scratch *sc, int n, const int *max_len,
                 const search_params *p, search_emit emit, void *emit_user, char *err,
                 size_t errlen)
 {
     int K = p->beam_size, V = m->vocab, mx = 1;
     int A = p->alignments ? m->attn_stride : 0; /* attention row length; 0: none kept */
-    size_t R = (size_t)n * K;
+    int alt = p->alternatives > 1 ? p->alternatives : 1, U = n * alt; /* units (banner) */
+    size_t R = (size_t)U * K;
     beam_bufs b;
     logits_chain chain;
     step_rows rows;
@@ -289,13 +378,14 @@ int search_beam(const search_model *m, search_scratch *sc, int n, const int *max
     for (int i = 0; i < n; i++)
         if (max_len[i] > mx)
             mx = max_len[i];
-    if (search_reserve(sc, beam_cut(&b, NULL, n, K, V, mx, p->token_scores, A), err, errlen))
+    if (search_reserve(sc, beam_cut(&b, NULL, U, K, V, mx, p->token_scores, A, n, alt), err,
+                       errlen))
         return -1;
-    beam_cut(&b, sc->mem, n, K, V, mx, p->token_scores, A);
+    beam_cut(&b, sc->mem, U, K, V, mx, p->token_scores, A, n, alt);
     logits_chain_init(&chain, &p->rules);
-    for (int i = 0; i < n; i++) {
-        sentence *s = &b.S[i];
-        size_t o = (size_t)i * K;
+    for (int u = 0; u < U; u++) {
+        sentence *s = &b.S[u];
+        size_t o = (size_t)u * K;
         s->slot = b.slot + o;
         s->logprob = b.logprob + o;
         s->ids = b.ids + o * mx;
@@ -310,26 +400,30 @@ int search_beam(const search_model *m, search_scratch *sc, int n, const int *max
             s->fin[k].att_rows = b.fin_arow ? b.fin_arow + (3 * o + k) * mx : NULL;
             s->fin[k].attention = NULL;
         }
-        s->live = 1;
+        /* an alternative's unit starts when its sentence branches (branch()) */
+        s->live = u % alt == 0;
         s->n_fin = 0;
-        s->done = 0;
+        s->done = !s->live;
         s->logprob[0] = 0;
         for (int j = 0; j < K; j++)
-            s->slot[j] = i * K + j;
+            s->slot[j] = (int)o + j;
     }
+    for (int i = 0; i < n; i++)
+        b.n_alt[i] = 0;
     rows = (step_rows){0, b.tokens, b.slots, b.srcs, b.row_sent, b.hist, p->hf_beam, NULL, NULL};
 
     for (int pos = 0;; pos++) {
         int nr = 0;
-        for (int i = 0; i < n; i++) {
-            sentence *s = &b.S[i];
+        for (int u = 0; u < U; u++) {
+            sentence *s = &b.S[u];
             if (s->done)
                 continue;
             for (int j = 0; j < s->live; j++) {
                 b.tokens[nr] = pos == 0 ? m->bos_id : s->ids[(size_t)j * mx + pos - 1];
                 b.slots[nr] = s->slot[j];
-                b.srcs[nr] = i;
-                b.row_sent[nr] = i;
+                b.srcs[nr] = u / alt;
+                b.row_sent[nr] = u / alt;
+                b.row_unit[nr] = u;
                 b.row_beam[nr] = j;
                 b.hist[nr] = s->ids + (size_t)j * mx;
                 nr++;
@@ -350,12 +444,19 @@ int search_beam(const search_model *m, search_scratch *sc, int n, const int *max
                                                          : logsumexp(b.logits + (size_t)r * V, V);
 
         for (int r0 = 0; r0 < nr;) {
-            int i = b.row_sent[r0], r1 = r0, nt = 0, new_live = 0, nfree = 0;
-            sentence *s = &b.S[i];
+            int u = b.row_unit[r0], i = b.row_sent[r0], r1 = r0, nt = 0, new_live = 0, nfree = 0;
+            sentence *s = &b.S[u];
             int last_step = pos + 1 >= max_len[i];
             cand *top = b.top;
-            while (r1 < nr && b.row_sent[r1] == i)
+            while (r1 < nr && b.row_unit[r1] == u)
                 r1++;
+            /* alternatives: the first position after the sentence's prefix */
+            if (alt > 1 && u % alt == 0 && b.n_alt[i] == 0 &&
+                pos == (p->rules.prefix ? p->rules.prefix_len[i] : 0)) {
+                b.n_alt[i] = branch(m, &b, u, r0, pos, last_step, alt, A, p);
+                r0 = r1;
+                continue;
+            }
             /* the 2K best candidates over this sentence's live beams */
             for (int r = r0; r < r1; r++) {
                 const float *lg = b.logits + (size_t)r * V;
@@ -463,20 +564,37 @@ int search_beam(const search_model *m, search_scratch *sc, int n, const int *max
     }
 
     for (int i = 0; i < n; i++) {
-        sentence *s = &b.S[i];
-        int keep = s->n_fin < p->n_best ? s->n_fin : p->n_best;
-        if (p->hf_beam)
-            hf_rank(s);
-        else
-            rank_finished(s->fin, s->n_fin);
-        for (int k = 0; A && k < keep; k++) { /* the returned ones' attention from the log */
-            search_hyp *h = &s->fin[k];
-            h->attention = b.gather + (size_t)k * mx * A;
-            for (int t = 0; t < h->n + h->finished; t++)
-                memcpy(h->attention + (size_t)t * A,
-                       b.att_log + ((size_t)t * R + h->att_rows[t]) * A, A * sizeof(float));
+        /* alternatives: each unit's best, in token order (unit i * alt alone when the
+         * sentence never branched); else the sentence's n_best */
+        int units = alt > 1 ? (b.n_alt[i] > 0 ? b.n_alt[i] : 1) : 1, nout = 0, g = 0;
+        search_hyp *out = NULL;
+        for (int k = 0; k < units; k++) {
+            sentence *s = &b.S[i * alt + k];
+            int keep = s->n_fin < p->n_best ? s->n_fin : p->n_best;
+            if (alt > 1)
+                keep = s->n_fin > 0;
+            if (p->hf_beam)
+                hf_rank(s);
+            else
+                rank_finished(s->fin, s->n_fin);
+            for (int h = 0; A && h < keep; h++, g++) { /* their attention from the log */
+                search_hyp *hy = &s->fin[h];
+                hy->attention = b.gather + (size_t)g * mx * A;
+                for (int t = 0; t < hy->n + hy->finished; t++)
+                    memcpy(hy->attention + (size_t)t * A,
+                           b.att_log + ((size_t)t * R + hy->att_rows[t]) * A,
+                           A * sizeof(float));
+            }
+            if (alt == 1) {
+                out = s->fin;
+                nout = keep;
+            } else if (keep) {
+                b.alt_out[nout++] = s->fin[0];
+            }
         }
-        if (emit(emit_user, i, s->fin, keep, err, errlen))
+        if (alt > 1)
+            out = b.alt_out;
+        if (emit(emit_user, i, out, nout, err, errlen))
             return -1;
     }
     return 0;

@@ -8,8 +8,8 @@
  *
  * With alternatives A > 1 (CTranslate2's return_alternatives), at the first position after its
  * target prefix (rules.prefix_len; 0 without one) a sentence takes the A most probable tokens
- * of its processed logits instead of one (-inf ones left out; ties to the lower id), and each
- * continues as a hypothesis of its own, greedily, in its own cache slot (a copy of the
+ * of its processed logits instead of one (-inf ones and eos left out; ties to the lower id),
+ * and each continues as a hypothesis of its own, greedily, in its own cache slot (a copy of the
  * sentence's); they are returned in that order. Hypothesis h = i * A + k of sentence i owns
  * slot h. */
 #include "decode/search_step.h"
@@ -65,13 +65,15 @@ static size_t greedy_cut(greedy_bufs *b, char *base, int H, int n, int V, int mx
     return c.used;
 }
 
-/* The up to A best tokens of row[V] (finite ones; by value, ties to the lower id) into top. */
-static int best_tokens(const float *row, int V, int A, int *top)
+/* The up to A best tokens of row[V] but eos (finite ones; by value, ties to the lower id) into
+ * top: CTranslate2's decode_alternatives expands them with a BeamSearch of min_length 1
+ * (src/decoding.cc 1187-1195), which bans the end token at that step (apply_min_length, 404). */
+static int best_tokens(const float *row, int V, int A, int eos, int *top)
 {
     int k = 0;
     for (int v = 0; v < V; v++) {
         int j;
-        if (row[v] == -INFINITY || (k == A && row[v] <= row[top[A - 1]]))
+        if (v == eos || row[v] == -INFINITY || (k == A && row[v] <= row[top[A - 1]]))
             continue;
         j = k < A ? k++ : A - 1;
         while (j > 0 && row[v] > row[top[j - 1]]) {
@@ -98,7 +100,7 @@ int search_greedy(const search_model *m, search_scratch *s, int n, const int *ma
     logits_chain_init(&chain, &p->rules);
     /* only the argmax is needed, of logits the processors change only by bans: the model's
      * estimates may stand in for the logits (not where alternatives need the A best) */
-    screened = m->estimate && !p->scores && !p->token_scores && !chain.exact && A == 1;
+    screened = m->estimate && search_screened(p, NULL);
     for (int i = 0; i < n; i++)
         if (max_len[i] > mx)
             mx = max_len[i];
@@ -149,7 +151,7 @@ int search_greedy(const search_model *m, search_scratch *s, int n, const int *ma
             /* the branching point: the first position after the prefix */
             if (A > 1 && b.n_alt[i] == 1 && h0 == i * A &&
                 pos == (p->rules.prefix ? p->rules.prefix_len[i] : 0) &&
-                (nt = best_tokens(row, V, A, top)) > 0) {
+                (nt = best_tokens(row, V, A, m->eos_id, top)) > 0) {
                 b.n_alt[i] = nt;
             } else {
                 top[0] = b.next[r];

@@ -1,12 +1,13 @@
 """xlate's beam search (--beam-size, --n-best, --length-penalty) against the PyTorch oracle,
 tools/reference_beam.py, which implements the rules of src/decode/search_beam.c's banner.
 
-PyTorch recomputing every prefix is too slow to run on every model here, so its results are
-precomputed in tests/fixtures/beam/ (regenerate: /usr/bin/python3 tools/reference_beam.py
-fixtures); a few sentences are re-run live below to check that the fixtures are still what
-PyTorch computes. Beam search does not depend on --n-best or --length-penalty: a fixture holds
-every finished hypothesis of a sentence in the order they finished, and the expected n-best
-list of any N and penalty is tools/reference_beam.py's n_best() of it.
+PyTorch beam search (even with its KV cache) is too slow to run on every model here, so its
+results are precomputed in tests/fixtures/beam/ (regenerate: /usr/bin/python3
+tools/reference_beam.py fixtures); a few sentences are re-run live below to check that the
+fixtures are still what PyTorch computes. Beam search does not depend on --n-best or
+--length-penalty: a fixture holds every finished hypothesis of a sentence in the order they
+finished, and the expected n-best list of any N and penalty is tools/reference_beam.py's
+n_best() of it.
 
 Checked, on 6 random parity models, a random model with exactly tied tokens, a random model
 with --max-length 4, and the default model (models/en-de, loaded into PyTorch by

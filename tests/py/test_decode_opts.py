@@ -23,7 +23,10 @@ generates <unk>. Checked:
     kinds of model: the prefix forced as processors_reference.target_prefix forces it;
     jsonl's prefix_length;
   - --return-alternatives: the N most probable tokens after the prefix, each continued
-    greedily, in that order, on both kinds of model;
+    greedily, in that order, on both kinds of model; with --beam-size 4, each continued as a
+    beam search of its own from that token (CTranslate2's decode_alternatives: the
+    continuation is make_search_strategy's search), its best hypothesis returned, and the
+    beam's choice differing from greedy's on some line (the check could fail);
   - bad values: exit 1, the message naming the option.
 Run by tests/run.sh with env XLATE (the binary) and Debian's /usr/bin/python3.
 """
@@ -123,6 +126,7 @@ def marian_checks(tmp):
     subprocess.run([sys.executable, os.path.join(TOP, "tools", "make_marian.py"), d,
                     "--max-positions", "1024"], check=True, stderr=subprocess.DEVNULL)
     m, tok = R.Marian(d), R.Tokenizer(d)
+    m.memo = {}  # the searches of a source share their steps (marian_reference.rows_step)
     texts = {1: TEST_EN[:40], 4: TEST_EN[40:60]}
     base = {K: marian_ref(m, tok, t, K, {}) for K, t in texts.items()}
     rep = sum(len(x) != len(set(x)) for x in base[1])
@@ -170,7 +174,9 @@ def marian_checks(tmp):
 
 def alternatives_checks_marian(tmp, d, m, tok, base):
     """--return-alternatives 3: the 3 most probable tokens after the prefix (the reference's
-    processed logits, ties to the lower id), each continued greedily with it forced."""
+    processed logits, ties to the lower id; never eos: CTranslate2's decode_alternatives
+    expands them with a BeamSearch of min_length 1, src/decoding.cc 1187-1195, which bans the
+    end token at that step, apply_min_length 404), each continued greedily with it forced."""
     texts = TEST_EN[:12]
     pres = [tok.decode(base[1][i][:1]) if i % 2 else "" for i in range(len(texts))]
     want = []
@@ -180,8 +186,8 @@ def alternatives_checks_marian(tmp, d, m, tok, base):
         mem = m.encode(src + [m.eos])
         seq = [m.start] + pi
         lg = m.process([seq], m.logits(mem, [seq]), m.gen["max_length"])[0]
-        order = sorted((v for v in range(lg.shape[0]) if lg[v] != float("-inf")),
-                       key=lambda v: (-float(lg[v]), v))[:3]
+        order = sorted((v for v in range(lg.shape[0]) if lg[v] != float("-inf") and
+                        v != m.eos), key=lambda v: (-float(lg[v]), v))[:3]
         alts = []
         for v in order:
             m.opts = {"prefix": pi + [v]}
@@ -189,7 +195,7 @@ def alternatives_checks_marian(tmp, d, m, tok, base):
         m.opts = {}
         want.append(alts)
     js = [json.loads(l) for l in run(["-m", d, "--target-prefix-column", "--output-format",
-                                      "jsonl", "--return-alternatives", "3"],
+                                      "jsonl", "--return-alternatives", "3", "--beam-size", "1"],
                                      "".join(f"{t}\t{p}\n" for t, p in zip(texts, pres))
                                      ).stdout.decode().split("\n")[:-1]]
     got = [[h["ids"] for h in j["hypotheses"]] for j in js]
@@ -198,6 +204,38 @@ def alternatives_checks_marian(tmp, d, m, tok, base):
     differ = sum(len(set(map(tuple, w))) == 3 for w in want)
     check(f"the alternatives differ from each other ({differ} of {len(texts)} lines)",
           lambda: None if differ == len(texts) else "some equal")
+    # with beam 4: each alternative token starts generate()'s beam search (marian_reference's
+    # beam from that hypothesis, its log-prob the processed log-softmax's, as _beam_search
+    # scores tokens), whose best is the alternative
+    K, ml = 4, m.gen["max_length"]
+    want_b = []
+    for t, p in zip(texts, pres):
+        pi = target_ids(d, p) if p else []
+        src = tok.encode(t)
+        mem = m.encode(src + [m.eos])
+        seq = [m.start] + pi
+        lg = m.rows_step(src, mem, [seq], [m.prime(src, mem, seq[:-1])])[0]
+        lsm = m.process([seq], torch.log_softmax(lg, -1), ml)[0]
+        order = sorted((v for v in range(lsm.shape[0]) if lsm[v] != float("-inf") and
+                        v != m.eos), key=lambda v: (-float(lsm[v]), v))[:3]
+        alts = []
+        m.opts = {"prefix": pi} if pi else {}
+        for v in order:
+            alts.append(R.strip_eos(m.beam(src, K, ml, start=(pi + [v], float(lsm[v])))[0][1],
+                                    m.eos))
+        m.opts = {}
+        want_b.append(alts)
+    js = [json.loads(l) for l in run(["-m", d, "--target-prefix-column", "--output-format",
+                                      "jsonl", "--return-alternatives", "3", "--beam-size",
+                                      str(K)],
+                                     "".join(f"{t}\t{p}\n" for t, p in zip(texts, pres))
+                                     ).stdout.decode().split("\n")[:-1]]
+    got = [[h["ids"] for h in j["hypotheses"]] for j in js]
+    share("MarianMT --return-alternatives 3 --beam-size 4: each alternative's beam's best vs "
+          "the reference", sum(a == b for a, b in zip(got, want_b)), len(texts))
+    moved = sum(a != b for a, b in zip(want_b, want))
+    check(f"the beam continues some alternative otherwise than greedy ({moved} of "
+          f"{len(texts)} lines)", lambda: None if moved else "none: the check could not fail")
 
 
 def prefix_checks_marian(tmp, d, m, tok, base):
@@ -252,6 +290,7 @@ def unk_checks(tmp, d):
     write_safetensors(os.path.join(u, "model.safetensors"),
                       [(k, tensor_bytes(v, "f32")) for k, v in w.items()], {"format": "pt"})
     m, tok = R.Marian(u), R.Tokenizer(u)
+    m.memo = {}
     for K, texts in ((1, TEST_EN[100:140]), (4, TEST_EN[140:160])):
         base = marian_ref(m, tok, texts, K, {})
         n = sum(unk in x for x in base)
@@ -281,6 +320,7 @@ def generation_checks(tmp, d, base):
               "forced_bos_token_id": common[5]}
     g = edit_gen(tmp, d, "gen", fields)
     m, tok = R.Marian(g), R.Tokenizer(g)
+    m.memo = {}
     for K, texts in ((1, TEST_EN[:40]), (4, TEST_EN[40:60])):
         marian_case("generation_config.json processors", g, m, tok, texts, K, [], {}, base[K])
         got = ids_of(run(["-m", g, "--beam-size", str(K), "--output-format", "ids"],
@@ -336,6 +376,12 @@ def generation_checks(tmp, d, base):
 
 # ------------------------------------------------------------------------ the default model
 
+# reference_beam.search's memo of each source (tools/reference_beam.py cached_log_probs): the
+# searches of one source below (with and without an option, greedy and beam, the alternatives)
+# compute each hypothesis's decoder step once between them
+MEMO = {}
+
+
 def default_model_checks():
     model, maxpos = RB.load_model(EN_DE)
     sp = spm.SentencePieceProcessor(model_file=os.path.join(EN_DE, "spm.model"))
@@ -343,17 +389,19 @@ def default_model_checks():
     texts = sorted(TEST_EN[200:400], key=lambda t: -len(t))[:10]
     srcs = [sp.encode(t) for t in texts]
     inp = "\n".join(" ".join(map(str, s)) for s in srcs) + "\n"
+    def best(s, K, proc=None):
+        fin = RB.search(model, s, K, RB.default_max_length(len(s), maxpos), process=proc,
+                        batched=True,
+                        memo=MEMO.setdefault(tuple(s), {}))
+        return RB.n_best(fin, 1, 1.0, greedy=K == 1)[0][0].ids
+
     for K, n in ((1, 10), (4, 6)):
+        base = [best(s, K) for s in srcs[:n]]  # without the option: the same for each
         for args, opts in ((["--repetition-penalty", "1.5"], {"repetition_penalty": 1.5}),
                            (["--no-repeat-ngram-size", "1"], {"no_repeat_ngram_size": 1}),
                            (["--suppress", "Mann"], {"suppress": [sp.encode("Mann")]})):
             pr = P.Processors(opts, RB.tm.EOS)
-            want, base = [], []
-            for s in srcs[:n]:
-                for proc, out in ((lambda ids, lg: pr(ids, lg), want), (None, base)):
-                    fin = RB.search(model, s, K, RB.default_max_length(len(s), maxpos), process=proc)
-                    best = RB.n_best(fin, 1, 1.0, greedy=K == 1)[0][0]
-                    out.append(best.ids)
+            want = [best(s, K, lambda ids, lg: pr(ids, lg)) for s in srcs[:n]]
             got = ids_of(run(["--input-format", "ids", "--output-format", "ids",
                               "--beam-size", str(K)] + args, inp))[:n]
             changed = sum(a != b for a, b in zip(want, base))
@@ -366,11 +414,13 @@ def default_model_checks():
     for K, n in ((1, 10), (4, 4)):
         pres, want = [], []
         for s in srcs[:n]:
-            fin = RB.search(model, s, 2, RB.default_max_length(len(s), maxpos))
+            fin = RB.search(model, s, 2, RB.default_max_length(len(s), maxpos), batched=True,
+                            memo=MEMO.setdefault(tuple(s), {}))
             pres.append(RB.n_best(fin, 2, 1.0)[-1][0].ids[:2])
             pr = P.Processors({"prefix": pres[-1]}, RB.tm.EOS)
             fin = RB.search(model, s, K, RB.default_max_length(len(s), maxpos),
-                            process=lambda ids, lg: pr(ids, lg))
+                            process=lambda ids, lg: pr(ids, lg), batched=True,
+                            memo=MEMO.setdefault(tuple(s), {}))
             want.append(RB.n_best(fin, 1, 1.0, greedy=K == 1)[0][0].ids)
         tmpf = tempfile.NamedTemporaryFile("w", suffix=".ids", delete=False)
         tmpf.write("\n".join(" ".join(map(str, p)) for p in pres) + "\n")
@@ -384,7 +434,8 @@ def default_model_checks():
         share(f"default model: --target-prefix (ids), {'greedy' if K == 1 else f'beam {K}'} "
               "vs tools/reference_beam.py", sum(a == b for a, b in zip(got, want)), n)
     # --return-alternatives 4 after no prefix and after the prefixes above: the 4 most
-    # probable tokens of the position (reference log-probs, ties to the lower id), each then
+    # probable tokens of the position but eos (reference log-probs, ties to the lower id;
+    # CTranslate2 bans eos there, see alternatives_checks_marian), each then
     # continued greedily (reference_beam's K = 1) with it forced
     for with_prefix in (0, 1):
         want = []
@@ -394,12 +445,14 @@ def default_model_checks():
             mask = torch.zeros_like(src, dtype=torch.bool)
             mem = RB.tm.encode(model, src, mask, False)
             lp = RB.step_log_probs(model, mem, mask, [[RB.tm.BOS] + pi], False)[0]
-            order = sorted(range(lp.shape[0]), key=lambda v: (-float(lp[v]), v))[:4]
+            order = sorted((v for v in range(lp.shape[0]) if v != RB.tm.EOS),
+                           key=lambda v: (-float(lp[v]), v))[:4]
             alts = []
             for v in order:
                 pr = P.Processors({"prefix": pi + [v]}, RB.tm.EOS)
                 fin = RB.search(model, s, 1, RB.default_max_length(len(s), maxpos),
-                                process=lambda ids, lg: pr(ids, lg))
+                                process=lambda ids, lg: pr(ids, lg), batched=True,
+                                memo=MEMO.setdefault(tuple(s), {}))
                 alts.append(RB.n_best(fin, 1, 1.0, greedy=True)[0][0].ids)
             want.append(alts)
         tmpf = tempfile.NamedTemporaryFile("w", suffix=".ids", delete=False)
@@ -418,6 +471,53 @@ def default_model_checks():
         share(f"default model: --return-alternatives 4{' after a prefix' if with_prefix else ''}"
               ": the hypotheses vs tools/reference_beam.py", sum(a == b for a, b in
                                                               zip(got, want)), 4)
+        alt_beam_default(model, maxpos, srcs[:4], pres[:4] if with_prefix else [[]] * 4, want)
+    MEMO.clear()
+
+
+def alt_beam_default(model, maxpos, srcs, pres, greedy_alts, A=4, K=4):
+    """--return-alternatives 4 --beam-size 4 on the default model: the A most probable tokens
+    after the prefix but eos (reference log-probs, ties to the lower id), each the start of
+    reference_beam's search (K beams; the start's log-prob the prefix's, 0 each, plus the
+    token's), whose best by logprob / length is the alternative."""
+    want = []
+    for s, pi in zip(srcs, pres):
+        pi = list(pi)
+        src = torch.tensor([list(s) + [RB.tm.EOS]], dtype=torch.long)
+        mask = torch.zeros_like(src, dtype=torch.bool)
+        mem = RB.tm.encode(model, src, mask, False)
+        lp = RB.step_log_probs(model, mem, mask, [[RB.tm.BOS] + pi], False)[0]
+        order = sorted((v for v in range(lp.shape[0]) if v != RB.tm.EOS),
+                       key=lambda v: (-float(lp[v]), v))[:A]
+        pr = P.Processors({"prefix": pi}, RB.tm.EOS)
+        alts = []
+        for v in order:
+            start = RB.Hyp(pi + [v], RB.np.float32(lp[v]), [RB.np.float32(0)] * len(pi) +
+                           [RB.np.float32(lp[v])])
+            fin = RB.search(model, s, K, RB.default_max_length(len(s), maxpos),
+                            process=lambda ids, lg: pr(ids, lg), start=start, batched=True,
+                            memo=MEMO.setdefault(tuple(s), {}))
+            alts.append(RB.n_best(fin, 1, 1.0)[0][0].ids)
+        want.append(alts)
+    tmpf = tempfile.NamedTemporaryFile("w", suffix=".ids", delete=False)
+    tmpf.write("\n".join(" ".join(map(str, p)) for p in pres) + "\n")
+    tmpf.close()
+    try:
+        js = [json.loads(l) for l in run(
+            ["--input-format", "ids", "--output-format", "jsonl", "--return-alternatives",
+             str(A), "--beam-size", str(K), "--target-prefix", tmpf.name],
+            "\n".join(" ".join(map(str, s)) for s in srcs) + "\n").stdout.decode().split("\n")[:-1]]
+    finally:
+        os.unlink(tmpf.name)
+    got = [[h["ids"] for h in j["hypotheses"]] for j in js]
+    after = " after a prefix" if any(pres) else ""
+    share(f"default model: --return-alternatives {A} --beam-size {K}{after}: each "
+          "alternative's beam's best vs tools/reference_beam.py",
+          sum(a == b for a, b in zip(got, want)), len(srcs))
+    moved = sum(a != b for a, b in zip(want, greedy_alts))
+    check(f"default model{after}: the beam continues some alternative otherwise than greedy "
+          f"({moved} of {len(srcs)} lines)",
+          lambda: None if moved else "none: the check could not fail")
 
 
 # ------------------------------------------------------------------------ sampling
@@ -484,8 +584,8 @@ def usage_checks():
                         ["--sampling-topk", "--beam-size"]),
                        (["--target-prefix", "/nonexistent/p.txt"], ["--target-prefix"]),
                        (["--return-alternatives", "0"], ["--return-alternatives"]),
-                       (["--return-alternatives", "3", "--beam-size", "2"],
-                        ["--return-alternatives", "--beam-size"]),
+                       (["--return-alternatives", "3", "--beam-size", "4", "--n-best", "2"],
+                        ["--return-alternatives", "--n-best"]),
                        (["--target-prefix-column", "--paragraphs"],
                         ["--target-prefix", "--paragraphs"]),
                        (["--target-prefix-column", "--max-length", "2"],
