@@ -127,6 +127,8 @@ static void misaligned_weights(void)
          st_parse(&f, img, len, path, err, sizeof err) ||
          model_bind(&m, &cfg, &f, NULL, NULL, err, sizeof err);
     if (check(rc == 0, "weights with misaligned F32 data: the file binds", "%s", err)) {
+        /* packed (a CPU with AVX2): the linears and the embedding (read a row at a time
+         * through memcpy-based conversion, model_embed_row) are NULL here: no misaligned use */
         const float *p[] = {m.src_embed, m.enc[0].o.w, m.enc[0].fc1.w, m.dec[0].cross_q.w,
                             m.dec[0].fc2.b, m.out.w};
         int bad = 0;
