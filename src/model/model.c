@@ -153,7 +153,8 @@ static int check_holds(binder *b, const char *name, const float *w, size_t n, si
         if (fabsf(w[i]) >= lim)
             return xerr(b->err, b->errlen, "%s: tensor \"%s\": element [%zu, %zu] is %.9g, which "
                         "compute type %s cannot hold (its largest value is %.9g; this rounds to "
-                        "inf); compute type %s holds it", b->f->path, name, row0 + i / in, i % in, (double)w[i],
+                        "inf); compute type %s holds it", b->f->path, name, row0 + i / in, i % in,
+                        (double)w[i],
                         weight_type_name(t), t == WT_F16 ? 65504.0 : (double)0x1.fep127f,
                         t == WT_F16 ? "bf16, int8 or f32" : "int8 or f32");
     return 0;
