@@ -17,6 +17,7 @@
 #include "../fuzz/fuzz_html.c"
 #include "../fuzz/fuzz_markdown.c"
 #include "../fuzz/fuzz_torch_bin.c"
+#include "../fuzz/fuzz_m2m_tok.c"
 #include "check.h"
 #include "model/config.h"
 #include <dirent.h>
@@ -155,8 +156,10 @@ int main(void)
         {"html", fuzz_html},
         {"markdown", fuzz_markdown},
         {"torch_bin", fuzz_torch_bin},
+        {"m2m_tok", fuzz_m2m_tok},
     };
     fuzz_ids_setup(); /* its temporary files, made here so that this process removes them */
+    fuzz_m2m_setup();
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
         char dir[256];
         DIR *d;

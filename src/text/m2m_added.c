@@ -216,10 +216,9 @@ int m2m_tok_encode(const m2m_tok *t, const char *text, size_t len, int **ids, in
             pos++;
             continue;
         }
-        for (int piece = 0; piece < 2; piece++) { /* the text before, then the token */
+        for (int piece = 0; piece < 2 && (piece == 0 || best >= 0); piece++) {
+            /* the text before, then the token (none at the end of the text) */
             size_t a = piece ? pos : start, b = piece ? pos + (size_t)t->added[best].len : pos;
-            if (piece && best < 0)
-                break;
             if (!piece && a == b)
                 continue;
             nd[nn] = (tnode){a, b, -1, -1};
