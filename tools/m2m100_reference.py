@@ -360,6 +360,78 @@ class M2M100(Marian):
         return P.Processors(cfg, self.eos)(prefixes, scores, max_length)
 
 
+@torch.no_grad()
+def greedy_fixed(m, srcs, steps, forced_bos):
+    """Greedy over a batch of sources (full source ids: language token, tokens, eos, suffix),
+    exactly `steps` decoder steps with a KV cache: the first token forced to forced_bos
+    (ForcedBOS), eos banned before the last step and forced at it (xlate's --min-length N
+    --max-length N --target-lang). The peer of bench/nllb_bench.py; returns [B, steps].
+    The same layers as M2M100.encode / logits (pre-norm, final norms), the sources right-padded
+    (positions padding_idx + 1 + t for the real tokens, as create_position_ids_from_input_ids
+    gives them; the pad keys masked)."""
+    B, S = len(srcs), max(len(x) for x in srcs)
+    ids = torch.full((B, S), m.pad, dtype=torch.long)
+    for b, x in enumerate(srcs):
+        ids[b, : len(x)] = torch.tensor(x)
+    neg = torch.zeros(B, 1, 1, S).masked_fill((ids == m.pad)[:, None, None, :], float("-inf"))
+    x = m.src_emb[ids] * m.scale + m.positions(S)
+
+    def heads(t, H):
+        return t.view(t.shape[0], t.shape[1], H, -1).transpose(1, 2)
+
+    def mha(q_in, kv, name, H, bias):
+        dh = m.d // H
+        q = heads(m.lin(q_in, name + ".q_proj") * dh ** -0.5, H)
+        a = q @ kv[0].transpose(2, 3)
+        if bias is not None:
+            a = a + bias
+        o = (torch.softmax(a, -1) @ kv[1]).transpose(1, 2).reshape(q_in.shape[0], -1, m.d)
+        return m.lin(o, name + ".out_proj")
+
+    H = m.heads
+    for l in range(m.enc_layers):
+        p = f"model.encoder.layers.{l}"
+        h = m.ln(x, p + ".self_attn_layer_norm")
+        kv = (heads(m.lin(h, p + ".self_attn.k_proj"), H),
+              heads(m.lin(h, p + ".self_attn.v_proj"), H))
+        x = x + mha(h, kv, p + ".self_attn", H, neg)
+        x = x + m.lin(m.act(m.lin(m.ln(x, p + ".final_layer_norm"), p + ".fc1")), p + ".fc2")
+    x = m.ln(x, "model.encoder.layer_norm")
+    H = m.dec_heads
+    cross = []
+    for l in range(m.dec_layers):
+        p = f"model.decoder.layers.{l}.encoder_attn"
+        cross.append((heads(m.lin(x, p + ".k_proj"), H), heads(m.lin(x, p + ".v_proj"), H)))
+    cache = [None] * m.dec_layers
+    tok = torch.full((B,), m.start, dtype=torch.long)
+    out = []
+    for step in range(steps):
+        y = (m.tgt_emb[tok] * m.scale + m.positions(step + 1)[step])[:, None, :]
+        for l in range(m.dec_layers):
+            p = f"model.decoder.layers.{l}"
+            h = m.ln(y, p + ".self_attn_layer_norm")
+            k = heads(m.lin(h, p + ".self_attn.k_proj"), H)
+            v = heads(m.lin(h, p + ".self_attn.v_proj"), H)
+            if cache[l] is not None:
+                k = torch.cat([cache[l][0], k], 2)
+                v = torch.cat([cache[l][1], v], 2)
+            cache[l] = (k, v)
+            y = y + mha(h, (k, v), p + ".self_attn", H, None)
+            y = y + mha(m.ln(y, p + ".encoder_attn_layer_norm"), cross[l], p + ".encoder_attn",
+                        H, neg)
+            y = y + m.lin(m.act(m.lin(m.ln(y, p + ".final_layer_norm"), p + ".fc1")), p + ".fc2")
+        lg = torch.nn.functional.linear(m.ln(y[:, 0], "model.decoder.layer_norm"), m.lm_head)
+        if step == 0:
+            tok = torch.full((B,), forced_bos, dtype=torch.long)
+        elif step < steps - 1:
+            lg[:, m.eos] = float("-inf")
+            tok = lg.argmax(-1)
+        else:
+            tok = torch.full((B,), m.eos, dtype=torch.long)
+        out.append(tok)
+    return torch.stack(out, 1)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("dir")
