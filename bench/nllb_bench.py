@@ -98,7 +98,10 @@ def why_not(d):
     except (OSError, subprocess.CalledProcessError):
         return "no PyTorch or sentencepiece for /usr/bin/python3"
     parent = os.path.dirname(os.path.abspath(d))
-    os.makedirs(parent, exist_ok=True)
+    try:
+        os.makedirs(parent, exist_ok=True)
+    except OSError as e:
+        return f"cannot make {parent}: {e.strerror}"
     if shutil.disk_usage(parent).free < (3 << 30):
         return f"less than 3 GB free under {parent} (the model takes 1.23 GB)"
     avail = 0
