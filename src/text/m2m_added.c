@@ -208,7 +208,7 @@ int m2m_tok_encode(const m2m_tok *t, const char *text, size_t len, int **ids, in
     while (pos <= len) {
         int best = -1;
         for (int k = 0; k < t->n_added && pos < len; k++)
-            if ((size_t)t->added[k].len <= len - pos &&
+            if (t->added[k].text[0] == text[pos] && (size_t)t->added[k].len <= len - pos &&
                 (best < 0 || t->added[k].len > t->added[best].len) &&
                 memcmp(text + pos, t->added[k].text, (size_t)t->added[k].len) == 0)
                 best = k;
