@@ -70,10 +70,19 @@ static void fuzz_st_touch_linear(const linear *l, int out, int in, int bias, con
     FUZZ_CHECK(l->out == out && l->in == in, "%s is [%d, %d], expected [%d, %d]", what, l->out,
                l->in, out, in);
     /* f32 on a CPU with AVX2: packed in panels of 16 columns (kernels/linear.h), no matrix */
-    if (l->w || !l->packed)
+    if (l->w || !l->packed) {
         fuzz_st_touch(l->w, (size_t)out * in, what);
-    else
+    } else if (l->type == WT_F32) {
         fuzz_st_touch(l->packed, (size_t)(out + 15) / 16 * 16 * in, what);
+    } else { /* F16 weights under f32 compute are packed as f16 (model.c pack_as) */
+        float row[4096];
+        FUZZ_CHECK(l->type == WT_F16 && in <= 4096, "%s packed as %s under f32 compute", what,
+                   weight_type_name(l->type));
+        for (int n = 0; n < out; n++) {
+            linear_unpack_row(l, n, row);
+            fuzz_st_touch(row, (size_t)in, what);
+        }
+    }
     if (bias)
         fuzz_st_touch(l->b, (size_t)out, what);
     else
@@ -86,8 +95,22 @@ static void fuzz_st_check_model(const model_weights *m)
     int d = c->d_model, F = c->ffn_dim;
     FUZZ_CHECK(m->n_params == fuzz_st_expected_params(c), "n_params %zu, expected %zu",
                m->n_params, fuzz_st_expected_params(c));
-    fuzz_st_touch(m->src_embed, (size_t)c->src_vocab * d, "src_embed");
-    fuzz_st_touch(m->tgt_embed, (size_t)c->tgt_vocab * d, "tgt_embed");
+    if (m->src_embed) {
+        fuzz_st_touch(m->src_embed, (size_t)c->src_vocab * d, "src_embed");
+        fuzz_st_touch(m->tgt_embed, (size_t)c->tgt_vocab * d, "tgt_embed");
+    } else { /* packed: compact tables, read a row at a time */
+        float *row = malloc((size_t)d * sizeof *row);
+        FUZZ_CHECK(row != NULL, "out of memory");
+        for (int v = 0; v < c->src_vocab; v++) {
+            model_embed_row(m, 0, v, row);
+            fuzz_st_touch(row, (size_t)d, "src_table");
+        }
+        for (int v = 0; v < c->tgt_vocab; v++) {
+            model_embed_row(m, 1, v, row);
+            fuzz_st_touch(row, (size_t)d, "tgt_table");
+        }
+        free(row);
+    }
     if (c->positions == POS_LEARNED) {
         fuzz_st_touch(m->src_pos, (size_t)c->max_positions * d, "src_pos");
         fuzz_st_touch(m->tgt_pos, (size_t)c->max_positions * d, "tgt_pos");
@@ -129,12 +152,17 @@ static void fuzz_st_check_model(const model_weights *m)
     fuzz_st_touch_linear(&m->out, c->tgt_vocab, d, c->output_bias, "output");
     if (c->tied_output && (m->out.w || !m->out.packed)) {
         FUZZ_CHECK(m->out.w == m->tgt_embed, "tied output is not the target embedding");
-    } else if (c->tied_output) { /* packed f32: panel 0 holds rows 0..15 of the embedding */
-        const float *pk = m->out.packed;
-        for (int n = 0; n < 16 && n < c->tgt_vocab; n++)
+    } else if (c->tied_output) { /* packed f32 (or f16 from F16): the table's rows exactly */
+        float *a = malloc((size_t)2 * d * sizeof *a);
+        FUZZ_CHECK(a != NULL, "out of memory");
+        for (int n = 0; n < 16 && n < c->tgt_vocab; n++) {
+            linear_unpack_row(&m->out, n, a);
+            model_embed_row(m, 1, n, a + d);
             for (int k = 0; k < d; k++)
-                FUZZ_CHECK(pk[k * 16 + n] == m->tgt_embed[(size_t)n * d + k],
-                           "tied output [%d, %d] is not the target embedding's", n, k);
+                FUZZ_CHECK(a[k] == a[d + k], "tied output [%d, %d] is not the target "
+                           "embedding's", n, k);
+        }
+        free(a);
     }
 }
 

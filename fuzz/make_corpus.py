@@ -27,6 +27,7 @@ Seeds per target:
 """
 import glob
 import hashlib
+import json
 import os
 import random
 import shutil
@@ -373,6 +374,54 @@ def html_seeds():
     put("html", "<div>" * 300 + "x" + "<span>" * 300 + "y", "deep")
 
 
+def m2m_tok_seeds():
+    """fuzz_m2m_tok: a first byte (bit 0: NLLB; 601 + 8 * (byte >> 1) ids), then
+    tokenizer_config.json, special_tokens_map.json, vocab.json, added_tokens.json,
+    tokenizer.json and a text, NUL-separated (an empty part: no such file)."""
+    def seed(name, first, cfg=None, stm=None, vocab=None, added=None, tj=None, text=""):
+        parts = [json.dumps(x, ensure_ascii=False) if x is not None else ""
+                 for x in (cfg, stm, vocab, added, tj)]
+        put("m2m_tok", bytes([first]) + b"\0".join(p.encode() for p in parts) + b"\0" +
+            text.encode(), name)
+    codes = ["eng_Latn", "deu_Latn", "fra_Latn"]
+    nllb, m2m = 0x21, 0x20  # 729 ids
+    seed("nllb-plain", nllb, {"additional_special_tokens": codes, "src_lang": "eng_Latn"},
+         text="A dog runs. eng_Latn </s> <mask> x")
+    seed("nllb-map", nllb, None, {"additional_special_tokens": codes}, text="Ein Hund l\u00e4uft.")
+    seed("nllb-tokenizer-json", nllb, {"additional_special_tokens": codes}, None, None, None,
+         {"added_tokens": [{"id": 701, "content": "<ent>", "single_word": False, "lstrip": False,
+                            "rstrip": True, "normalized": False, "special": False},
+                           {"id": 702, "content": "man", "single_word": True, "lstrip": True,
+                            "rstrip": False, "normalized": True, "special": False},
+                           {"id": 703, "content": "<ent><", "special": False}]},
+         "A man<ent>  walks\u3000man, <ent><ent><  woman")
+    seed("nllb-added-tokens-json", nllb, {"additional_special_tokens": codes}, None, None,
+         {"<x>": 700, " y": 704, "</s>": 2}, None, "a<x> y  y<x>")
+    seed("nllb-decoder", nllb, {"additional_special_tokens": codes, "added_tokens_decoder": {
+        "0": {"content": "<s>", "special": True}, "601": {"content": "eng_Latn", "special": True},
+        "602": {"content": "deu_Latn", "special": True},
+        "603": {"content": "fra_Latn", "special": True},
+        "604": {"content": "<mask>", "lstrip": True, "special": True},
+        "710": {"content": "ab", "single_word": True, "rstrip": True, "special": False}}},
+         text="ab abab ab <mask>  fra_Latn")
+    vocab = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3, "\u2581a": 4, "\u2581dog": 5, "s": 6,
+             "\u2581": 7}
+    seed("m2m-plain", m2m, {"additional_special_tokens": ["__en__", "__de__"],
+                            "tokenizer_class": "M2M100Tokenizer"},
+         None, vocab, None, None, "a dogs __de__ </s> a")
+    seed("m2m-added", m2m, {"additional_special_tokens": ["__en__", "__de__"]}, None, vocab,
+         None, {"added_tokens": [{"id": 720, "content": "[X]", "lstrip": True, "rstrip": True}]},
+         " a [X] dog[X]s ")
+    seed("bad-id", nllb, {"additional_special_tokens": codes}, None, None, None,
+         {"added_tokens": [{"id": 100000, "content": "<far>"}]}, "x")
+    seed("bad-entry", nllb, {"additional_special_tokens": codes,
+                             "added_tokens_decoder": {"x": "<a>"}})
+    seed("bad-empty", nllb, {"additional_special_tokens": codes}, None, None, {"": 5}, None, "x")
+    seed("bad-list", nllb, {"additional_special_tokens": codes}, None, None, None,
+         {"added_tokens": 5})
+    seed("bad-no-codes", nllb, {"src_lang": "eng_Latn"})
+
+
 def main():
     if os.path.isdir(CORPUS):
         shutil.rmtree(CORPUS)
@@ -385,6 +434,7 @@ def main():
     split_seeds()
     ids_seeds()
     html_seeds()
+    m2m_tok_seeds()
     total = 0
     for t in sorted(os.listdir(CORPUS)):
         files = os.listdir(os.path.join(CORPUS, t))

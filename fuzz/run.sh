@@ -10,7 +10,7 @@
 cd "$(dirname "$0")/.." || exit 2
 SECONDS_EACH=${FUZZ_SECONDS:-60}
 OUT=${FUZZ_BUILD:-build-fuzz}
-targets=${*:-config safetensors spm_model spm_text ids_cli vocab marian_config split html markdown torch_bin}
+targets=${*:-config safetensors spm_model spm_text ids_cli vocab marian_config split html markdown torch_bin m2m_tok}
 
 max_len() {
   case "$1" in
@@ -20,6 +20,7 @@ max_len() {
     spm_text) echo 4096 ;;      # a long sentence is ~ 300 bytes
     ids_cli) echo 4096 ;;       # ~ 1000 ids, over max_positions: cut and translated
     torch_bin) echo 65536 ;;    # complete tiny models by torch.save are 20-40 KB
+    m2m_tok) echo 8192 ;;       # five small JSON files and a text: seeds are 0.1-0.6 KB
     *) echo 4096 ;;
   esac
 }

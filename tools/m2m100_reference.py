@@ -128,14 +128,114 @@ class Tokenizer:
             self.special = {self.encoder[t] for t in ("<s>", "<pad>", "</s>", "<unk>")} | \
                 set(self.codes.values())
         self.src_lang = tc.get("src_lang") or ("eng_Latn" if self.nllb else "en")
+        self.added = self.load_added(d, tc, stm)
+
+    def load_added(self, d, tc, stm):
+        """{text: AddedToken fields + "id"}, as transformers v4.40 collects a slow tokenizer's
+        added tokens:
+          NllbTokenizer.__init__: "self._added_tokens_decoder = {0: bos_token, 1: pad_token,
+            2: eos_token, 3: unk_token}" (AddedToken(..., normalized=False, special=True));
+            "mask_token = AddedToken(mask_token, normalized=True, lstrip=True, special=True)";
+            the additional_special_tokens (the codes) added as special tokens by
+            PreTrainedTokenizer.__init__ (_add_tokens(..., special_tokens=True));
+          M2M100Tokenizer: the specials and the "__xx__" tokens at their ids;
+          tokenization_utils_base.py PreTrainedTokenizerBase._from_pretrained: 'if
+            "added_tokens_decoder" in init_kwargs:' each "AddedToken(**token)" at int(idx);
+            else (legacy) added_tokens.json: "special = str_token in special_tokens;
+            added_tokens_decoder[index] = AddedToken(str_token, rstrip=False, lstrip=False,
+            normalized=not special, special=special)", then tokenizer.json's
+            'added_tokens = tokenizer_file_handle.pop("added_tokens")', "idx =
+            serialized_tokens.pop("id"); added_tokens_decoder[idx] =
+            AddedToken(**serialized_tokens)"."""
+        def tok(content, i, special, lstrip=False, rstrip=False, single_word=False):
+            return {"id": i, "special": special, "lstrip": lstrip, "rstrip": rstrip,
+                    "single_word": single_word}
+        added = {}
+        if self.nllb:
+            for i, t in enumerate(("<s>", "<pad>", "</s>", "<unk>")):
+                added[t] = tok(t, i, True)
+            for t, i in self.codes.items():
+                added[t] = tok(t, i, True)
+            added["<mask>"] = tok("<mask>", self.mask, True, lstrip=True)
+        else:
+            for t in ("<s>", "<pad>", "</s>", "<unk>"):
+                if t in self.encoder:
+                    added[t] = tok(t, self.encoder[t], True)
+            for code, i in self.codes.items():
+                added[f"__{code}__"] = tok(code, i, True)
+
+        def from_entry(i, e):
+            if isinstance(e, str):
+                e = {"content": e}
+            added[e["content"]] = tok(e["content"], int(i), e.get("special", False),
+                                      e.get("lstrip", False), e.get("rstrip", False),
+                                      e.get("single_word", False))
+
+        dec = tc.get("added_tokens_decoder")
+        if dec is not None:
+            for i, e in dec.items():
+                from_entry(i, e)
+            return added
+        at = load_json(os.path.join(d, "added_tokens.json"), {})
+        for t, i in at.items():
+            added[t] = tok(t, i, bool(added.get(t, {}).get("special")))
+        tj = load_json(os.path.join(d, "tokenizer.json"), {})
+        for e in tj.get("added_tokens", []):
+            from_entry(e["id"], e)
+        return added
+
+    def tokenize(self, text):
+        """tokenization_utils.py PreTrainedTokenizer.tokenize (v4.40): the ids of text, an
+        added token never split."""
+        # tokens_trie.split(text): leftmost, then the longest ("This trie will match the
+        # longest possible word first!")
+        tokens, pos, start = [], 0, 0
+        while pos < len(text):
+            best = max((t for t in self.added if text.startswith(t, pos)), key=len, default=None)
+            if best is None:
+                pos += 1
+                continue
+            if pos > start:
+                tokens.append(text[start:pos])
+            tokens.append(best)
+            pos += len(best)
+            start = pos
+        if start < len(text):
+            tokens.append(text[start:])
+        no_split = set(self.added)
+        for i, token in enumerate(tokens):
+            if token in no_split:
+                ext = self.added[token]
+                left = tokens[i - 1] if i > 0 else None
+                right = tokens[i + 1] if i < len(tokens) - 1 else None
+                if ext["rstrip"] and right:
+                    tokens[i + 1] = right.lstrip()
+                if ext["lstrip"] and left:
+                    tokens[i - 1] = left.rstrip()
+                if ext["single_word"] and left and left[-1] != " ":
+                    tokens[i - 1] += token
+                    tokens[i] = ""
+                elif ext["single_word"] and right and right[0] != " ":
+                    tokens[i + 1] = token + tokens[i + 1]
+                    tokens[i] = ""
+        ids = []
+        for token in tokens:
+            if not token:
+                continue
+            if token in no_split:
+                ids.append(self.added[token]["id"])
+                continue
+            pieces = self.sp.encode(token, out_type=str)  # _tokenize
+            if self.nllb:
+                ids += [self.sp.PieceToId(p) + 1 if self.sp.PieceToId(p) else self.unk
+                        for p in pieces]
+            else:
+                ids += [self.encoder.get(p, self.unk) for p in pieces]
+        return ids
 
     def encode(self, text, src_lang):
         """(ids before the eos, ids after it): the source is ids + [eos] + suffix."""
-        pieces = self.sp.encode(text, out_type=str)
-        if self.nllb:
-            ids = [self.sp.PieceToId(p) + 1 if self.sp.PieceToId(p) else self.unk for p in pieces]
-        else:
-            ids = [self.encoder.get(p, self.unk) for p in pieces]
+        ids = self.tokenize(text)
         lang = self.codes[src_lang]
         return (ids, [lang]) if self.legacy else ([lang] + ids, [])
 
@@ -267,6 +367,78 @@ class M2M100(Marian):
         cfg["pad"] = None
         cfg.update(getattr(self, "opts", {}))
         return P.Processors(cfg, self.eos)(prefixes, scores, max_length)
+
+
+@torch.no_grad()
+def greedy_fixed(m, srcs, steps, forced_bos):
+    """Greedy over a batch of sources (full source ids: language token, tokens, eos, suffix),
+    exactly `steps` decoder steps with a KV cache: the first token forced to forced_bos
+    (ForcedBOS), eos banned before the last step and forced at it (xlate's --min-length N
+    --max-length N --target-lang). The peer of bench/nllb_bench.py; returns [B, steps].
+    The same layers as M2M100.encode / logits (pre-norm, final norms), the sources right-padded
+    (positions padding_idx + 1 + t for the real tokens, as create_position_ids_from_input_ids
+    gives them; the pad keys masked)."""
+    B, S = len(srcs), max(len(x) for x in srcs)
+    ids = torch.full((B, S), m.pad, dtype=torch.long)
+    for b, x in enumerate(srcs):
+        ids[b, : len(x)] = torch.tensor(x)
+    neg = torch.zeros(B, 1, 1, S).masked_fill((ids == m.pad)[:, None, None, :], float("-inf"))
+    x = m.src_emb[ids] * m.scale + m.positions(S)
+
+    def heads(t, H):
+        return t.view(t.shape[0], t.shape[1], H, -1).transpose(1, 2)
+
+    def mha(q_in, kv, name, H, bias):
+        dh = m.d // H
+        q = heads(m.lin(q_in, name + ".q_proj") * dh ** -0.5, H)
+        a = q @ kv[0].transpose(2, 3)
+        if bias is not None:
+            a = a + bias
+        o = (torch.softmax(a, -1) @ kv[1]).transpose(1, 2).reshape(q_in.shape[0], -1, m.d)
+        return m.lin(o, name + ".out_proj")
+
+    H = m.heads
+    for l in range(m.enc_layers):
+        p = f"model.encoder.layers.{l}"
+        h = m.ln(x, p + ".self_attn_layer_norm")
+        kv = (heads(m.lin(h, p + ".self_attn.k_proj"), H),
+              heads(m.lin(h, p + ".self_attn.v_proj"), H))
+        x = x + mha(h, kv, p + ".self_attn", H, neg)
+        x = x + m.lin(m.act(m.lin(m.ln(x, p + ".final_layer_norm"), p + ".fc1")), p + ".fc2")
+    x = m.ln(x, "model.encoder.layer_norm")
+    H = m.dec_heads
+    cross = []
+    for l in range(m.dec_layers):
+        p = f"model.decoder.layers.{l}.encoder_attn"
+        cross.append((heads(m.lin(x, p + ".k_proj"), H), heads(m.lin(x, p + ".v_proj"), H)))
+    cache = [None] * m.dec_layers
+    tok = torch.full((B,), m.start, dtype=torch.long)
+    out = []
+    for step in range(steps):
+        y = (m.tgt_emb[tok] * m.scale + m.positions(step + 1)[step])[:, None, :]
+        for l in range(m.dec_layers):
+            p = f"model.decoder.layers.{l}"
+            h = m.ln(y, p + ".self_attn_layer_norm")
+            k = heads(m.lin(h, p + ".self_attn.k_proj"), H)
+            v = heads(m.lin(h, p + ".self_attn.v_proj"), H)
+            if cache[l] is not None:
+                k = torch.cat([cache[l][0], k], 2)
+                v = torch.cat([cache[l][1], v], 2)
+            cache[l] = (k, v)
+            y = y + mha(h, (k, v), p + ".self_attn", H, None)
+            y = y + mha(m.ln(y, p + ".encoder_attn_layer_norm"), cross[l], p + ".encoder_attn",
+                        H, neg)
+            y = y + m.lin(m.act(m.lin(m.ln(y, p + ".final_layer_norm"), p + ".fc1")), p + ".fc2")
+        lg = torch.nn.functional.linear(m.ln(y[:, 0], "model.decoder.layer_norm"), m.lm_head)
+        if step == 0:
+            tok = torch.full((B,), forced_bos, dtype=torch.long)
+        elif step < steps - 1:
+            lg[:, m.eos] = float("-inf")
+            tok = lg.argmax(-1)
+        else:
+            tok = torch.full((B,), m.eos, dtype=torch.long)
+        out.append(tok)
+    return torch.stack(out, 1)
 
 
 def main(argv=None):

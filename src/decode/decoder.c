@@ -170,10 +170,11 @@ const float *decoder_hidden(const model_weights *m, pool *p, decoder_state *st, 
                     (size_t)(st->cap > st->max_src ? st->cap : st->max_src)};
 
     for (int r = 0; r < rows; r++) {
-        const float *e = m->tgt_embed + (size_t)tokens[r] * d, *pe = st->pos + (size_t)pos * d;
+        const float *pe = st->pos + (size_t)pos * d;
         float *x = st->x + (size_t)r * d;
+        model_embed_row(m, 1, tokens[r], x); /* the row as f32, then scaled in place */
         for (int k = 0; k < d; k++)
-            x[k] = e[k] * c->embedding_scale + pe[k];
+            x[k] = x[k] * c->embedding_scale + pe[k];
     }
     for (int l = 0; l < c->decoder_layers; l++) {
         const decoder_layer *L = &m->dec[l];

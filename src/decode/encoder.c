@@ -71,11 +71,11 @@ int encoder_forward(const model_weights *m, pool *p, encoder_scratch *s, const f
 
     for (int i = 0; i < n; i++)
         for (int k = 0; k < lens[i]; k++, t++) {
-            const float *e = m->src_embed + (size_t)ids[i][k] * d;
             const float *pe = pos + (size_t)k * d;
             float *x = s->x + t * d;
+            model_embed_row(m, 0, ids[i][k], x); /* the row as f32, then scaled in place */
             for (int k = 0; k < d; k++)
-                x[k] = e[k] * c->embedding_scale + pe[k];
+                x[k] = x[k] * c->embedding_scale + pe[k];
         }
 
     job = (attn_job){m, s, off, lens, n, (size_t)maxlen * maxlen};

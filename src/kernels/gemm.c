@@ -231,6 +231,14 @@ void linear_pack_rows_q8(linear *l, void *mem, int r0, int r1, const int8_t *q_r
     }
 }
 
+void linear_unpack_row(const linear *l, int n, float *out)
+{
+    const uint8_t *panel =
+        (const uint8_t *)l->packed + (size_t)(n / PANEL) * panel_bytes(l->type, l->in);
+    for (int k = 0; k < l->in; k++)
+        out[k] = panel_w(panel, l->type, k, n % PANEL);
+}
+
 /* ---- the job ---------------------------------------------------------------------------- */
 
 typedef struct pk_job pk_job;

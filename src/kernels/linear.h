@@ -54,4 +54,10 @@ void linear_pack_rows(linear *l, void *mem, weight_type t, int r0, int r1, const
 void linear_pack_rows_q8(linear *l, void *mem, int r0, int r1, const int8_t *q_rows,
                          const float *scales);
 
+/* Row n of l's packed weights as f32 into out[l->in]: the packed values exactly (f32, bf16 or f16
+ * panels; not int8). The lookups of an embedding tied to a packed output projection read it
+ * (the projection's panels are then the only copy of the table): a strided gather, 16 columns
+ * a panel row. */
+void linear_unpack_row(const linear *l, int n, float *out);
+
 #endif

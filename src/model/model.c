@@ -32,13 +32,23 @@ typedef struct {
     size_t pused;      /* bytes handed out so far */
 } binder;
 
-/* Reserves the packed form of l (l->out, l->in set) and sets its type; NULL in the sizing
- * pass. */
-static void *reserve_packed(binder *b, linear *l)
+/* The type weights stored as t are packed as: the compute type, except that F16 weights under
+ * f32 compute are packed as f16. Every f16 value is an f32 value, and the f16 kernels run the
+ * f32 kernels' FMA chains on the converted weights (gemm.c: body_512 / body_avx2 with ld16 /
+ * ld8, the same tiles), so the products are the same bits from half the bytes: an f16 file
+ * under f32 compute takes the memory of f16 compute. */
+static weight_type pack_as(const binder *b, const st_tensor *t)
+{
+    return b->ct == WT_F32 && t->dtype == ST_F16 ? WT_F16 : b->ct;
+}
+
+/* Reserves the packed form of l (l->out, l->in set) as type t and sets its type; NULL in the
+ * sizing pass. */
+static void *reserve_packed(binder *b, linear *l, weight_type t)
 {
     void *p = b->parena ? b->parena + b->pused : NULL;
-    l->type = b->ct;
-    b->pused += linear_packed_bytes(b->ct, l->out, l->in);
+    l->type = t;
+    b->pused += linear_packed_bytes(t, l->out, l->in);
     return p;
 }
 
@@ -108,16 +118,22 @@ static const st_tensor *find_as(binder *b, const char *name, int d0, int d1, int
     return t;
 }
 
-/* Fails on the first element of x[n] that is not finite (inf or NaN: all exponent bits set). */
-static int check_finite(binder *b, const st_tensor *t, const float *x, size_t n)
+/* Fails on the first element of x[n] that is not finite (inf or NaN: all exponent bits set);
+ * x holds t's elements from element `at` on. */
+static int check_finite_at(binder *b, const st_tensor *t, const float *x, size_t n, size_t at)
 {
     if (simd_all_finite(x, n))
         return 0;
     for (size_t i = 0; i < n; i++)
         if (!isfinite(x[i]))
             return xerr(b->err, b->errlen, "%s: tensor \"%s\": element %zu is %g", b->f->path,
-                        t->name, i, (double)x[i]);
+                        t->name, at + i, (double)x[i]);
     return 0;
+}
+
+static int check_finite(binder *b, const st_tensor *t, const float *x, size_t n)
+{
+    return check_finite_at(b, t, x, n, 0);
 }
 
 /* A packed weight must stay finite in the compute type: f16 rounds 65520 and more to inf
@@ -125,9 +141,10 @@ static int check_finite(binder *b, const st_tensor *t, const float *x, size_t n)
  * is 0x1.fep127). An inf weight made NaN logits, and the greedy screen's int8 copy of the output
  * projection converted a NaN to int: undefined behaviour (issue 27). Fails naming the tensor
  * (`name`: the tensor the weights came from), the element, its value and the types that hold
- * it. w[n / in][in]: finite f32 values, rows of `in`. */
+ * it. w[n / in][in]: finite f32 values, rows of `in`, the first of them the tensor's row
+ * `row0`. */
 static int check_holds(binder *b, const char *name, const float *w, size_t n, size_t in,
-                       weight_type t)
+                       size_t row0, weight_type t)
 {
     float lim = t == WT_F16 ? 65520.0f : t == WT_BF16 ? 0x1.ffp127f : 0;
     if (lim == 0)
@@ -136,7 +153,8 @@ static int check_holds(binder *b, const char *name, const float *w, size_t n, si
         if (fabsf(w[i]) >= lim)
             return xerr(b->err, b->errlen, "%s: tensor \"%s\": element [%zu, %zu] is %.9g, which "
                         "compute type %s cannot hold (its largest value is %.9g; this rounds to "
-                        "inf); compute type %s holds it", b->f->path, name, i / in, i % in, (double)w[i],
+                        "inf); compute type %s holds it", b->f->path, name, row0 + i / in, i % in,
+                        (double)w[i],
                         weight_type_name(t), t == WT_F16 ? 65504.0 : (double)0x1.fep127f,
                         t == WT_F16 ? "bf16, int8 or f32" : "int8 or f32");
     return 0;
@@ -217,7 +235,7 @@ static int pack_tensor(binder *b, linear *l, void *mem, const st_tensor *t, int 
             for (int r = 0; r < rows; r++)
                 for (int k = 0; k < K; k++)
                     w[(size_t)r * K + k] = (float)q[(size_t)r * K + k] * sc[r];
-            if (check_finite(b, t, w, n) || check_holds(b, t->name, w, n, (size_t)K, l->type)) {
+            if (check_finite(b, t, w, n) || check_holds(b, t->name, w, n, (size_t)K, 0, l->type)) {
                 free(sc);
                 return -1;
             }
@@ -227,21 +245,34 @@ static int pack_tensor(binder *b, linear *l, void *mem, const st_tensor *t, int 
         st_release(b->f, t->data, t->nbytes);
         return 0;
     }
-    if (!viewable(t)) {
-        if (!(tmp = malloc(n * sizeof(float))))
+    {
+        /* a slice of rows at a time, converted to f32 when not F32, checked, packed, and its
+         * mapped pages released: a 1 GB embedding never has a second, f32 copy, nor more than
+         * a slice of the file resident beside the packed weights */
+        int rows = (int)t->shape[0], K = l->in, step = (int)(((size_t)1 << 20) / (size_t)K);
+        size_t es = st_dtype_size(t->dtype);
+        step = step < 1 ? 1 : step > rows ? rows : step;
+        if (!viewable(t) && !(tmp = malloc((size_t)step * K * sizeof(float))))
             return xerr(b->err, b->errlen, "%s: out of memory converting tensor \"%s\"",
                         b->f->path, t->name);
-        st_to_f32(tmp, t->data, t->dtype, n);
-        src = tmp;
-    }
-    if (check_finite(b, t, src, n) || check_holds(b, t->name, src, n, (size_t)l->in, l->type)) {
+        for (int r = 0; r < rows; r += step) {
+            int nr = rows - r < step ? rows - r : step;
+            size_t cnt = (size_t)nr * K;
+            const char *p = (const char *)t->data + (size_t)r * K * es;
+            if (tmp)
+                st_to_f32(tmp, p, t->dtype, cnt);
+            src = tmp ? tmp : (const float *)(const void *)p;
+            if (check_finite_at(b, t, src, cnt, (size_t)r * K) ||
+                check_holds(b, t->name, src, cnt, (size_t)K, (size_t)r, l->type)) {
+                free(tmp);
+                return -1;
+            }
+            linear_pack_rows(l, mem, l->type, row0 + r, row0 + r + nr, src);
+            st_release(b->f, p, cnt * es);
+        }
         free(tmp);
-        return -1;
+        return 0;
     }
-    linear_pack_rows(l, mem, l->type, row0, row0 + (int)t->shape[0], src);
-    free(tmp);
-    st_release(b->f, t->data, t->nbytes);
-    return 0;
 }
 
 /* A Linear `prefix.weight` [out, in] + `prefix.bias` [out]. */
@@ -253,7 +284,7 @@ static int take_linear(binder *b, linear *l, const char *prefix, int out, int in
     l->in = in;
     if (b->pack) {
         const st_tensor *t = find_weight(b, name, out, in);
-        if (!t || pack_tensor(b, l, reserve_packed(b, l), t, 0))
+        if (!t || pack_tensor(b, l, reserve_packed(b, l, pack_as(b, t)), t, 0))
             return -1;
         l->w = NULL;
     } else if (view(b, name, out, in, &l->w)) {
@@ -323,7 +354,10 @@ static int take_qkv(binder *b, linear *l, const char *prefix, const char *const 
     l->out = 3 * d;
     l->in = d;
     if (b->pack) {
-        void *mem = reserve_packed(b, l);
+        /* f16 only when all three are (one linear has one type) */
+        weight_type t = w[0]->dtype == w[1]->dtype && w[1]->dtype == w[2]->dtype
+                            ? pack_as(b, w[0]) : b->ct;
+        void *mem = reserve_packed(b, l, t);
         float *bd = adjacent(bs, 3) ? NULL : reserve(b, (size_t)3 * d);
         l->w = NULL;
         for (int i = 0; i < 3; i++)
@@ -442,6 +476,45 @@ void model_sinusoid_m2m(float *pe, int p0, int p1, int d, int offset)
     }
 }
 
+/* Checks that an embedding read in place (t: [rows, d], F32, F16 or BF16) is finite, a slice of
+ * rows at a time through a small f32 buffer, and releases the slices' mapped pages: the lookups
+ * fault back only the rows they read. */
+static int check_table(binder *b, const st_tensor *t, int d)
+{
+    size_t es = st_dtype_size(t->dtype), step = ((size_t)1 << 20) / (size_t)d * (size_t)d;
+    size_t n = (size_t)t->numel;
+    float *tmp = malloc((step < n ? step : n) * sizeof(float) + 1);
+    if (!tmp)
+        return xerr(b->err, b->errlen, "%s: out of memory checking tensor \"%s\"", b->f->path,
+                    t->name);
+    for (size_t i = 0; i < n; i += step) {
+        size_t cnt = n - i < step ? n - i : step;
+        const char *p = (const char *)t->data + i * es;
+        st_to_f32(tmp, p, t->dtype, cnt);
+        if (check_finite_at(b, t, tmp, cnt, i)) {
+            free(tmp);
+            return -1;
+        }
+        st_release(b->f, p, cnt * es);
+    }
+    free(tmp);
+    return 0;
+}
+
+void model_embed_row(const model_weights *m, int tgt, int id, float *out)
+{
+    int d = m->cfg.d_model;
+    const float *f32 = tgt ? m->tgt_embed : m->src_embed;
+    const embed_table *e = tgt ? &m->tgt_table : &m->src_table;
+    if (f32)
+        memcpy(out, f32 + (size_t)id * d, (size_t)d * sizeof *out);
+    else if (e->from_out)
+        linear_unpack_row(&m->out, id, out);
+    else
+        st_to_f32(out, (const char *)e->w + (size_t)id * d * st_dtype_size(e->dtype), e->dtype,
+                  (size_t)d);
+}
+
 /* Whether the file has a tensor of that name (no check, nothing bound). */
 static int has(binder *b, const char *name) { return st_find(b->f, name) != NULL; }
 
@@ -453,14 +526,25 @@ static int bind_all(binder *b, model_weights *m)
     int L = c->decoder_layers;
     char name[256];
 
+    const st_tensor *src_t, *tgt_t;
+
     if (c->shared_embeddings) {
         const char *src = f->src_embed_alt && !has(b, f->src_embed) ? f->src_embed_alt
                                                                     : f->src_embed;
-        if (view(b, src, c->src_vocab, d, &m->src_embed))
+        if (!(src_t = find(b, src, c->src_vocab, d)))
             return -1;
-        m->tgt_embed = m->src_embed;
-    } else if (view(b, f->enc_embed, c->src_vocab, d, &m->src_embed) ||
-               view(b, f->dec_embed, c->tgt_vocab, d, &m->tgt_embed)) {
+        tgt_t = src_t;
+    } else if (!(src_t = find(b, f->enc_embed, c->src_vocab, d)) ||
+               !(tgt_t = find(b, f->dec_embed, c->tgt_vocab, d))) {
+        return -1;
+    }
+    if (b->pack) { /* compact tables (model.h); the tied output is packed below */
+        m->src_embed = m->tgt_embed = NULL;
+        m->src_table = (embed_table){src_t->data, src_t->dtype, 0};
+        m->tgt_table = (embed_table){tgt_t->data, tgt_t->dtype, 0};
+    } else if (view(b, src_t->name, c->src_vocab, d, &m->src_embed) ||
+               (src_t == tgt_t ? (m->tgt_embed = m->src_embed, 0)
+                               : view(b, tgt_t->name, c->tgt_vocab, d, &m->tgt_embed))) {
         return -1;
     }
     if (c->positions == POS_LEARNED &&
@@ -484,7 +568,22 @@ static int bind_all(binder *b, model_weights *m)
         m->cross_kv.b = bias;
         m->cross_kv.out = L * 2 * d;
         m->cross_kv.in = d;
-        packed = b->pack ? reserve_packed(b, &m->cross_kv) : NULL;
+        if (b->pack) { /* f16 only when every layer's k and v are (one linear, one type) */
+            weight_type t = WT_F16;
+            for (int l = 0; l < L; l++)
+                for (int i = 1; i <= 2; i++) {
+                    const st_tensor *kv;
+                    snprintf(name, sizeof name, f->dec_layer, l);
+                    snprintf(name + strlen(name), sizeof name - strlen(name), ".%s.%s.weight",
+                             f->cross_attn, f->proj[i]);
+                    kv = st_find(b->f, name);
+                    if (!kv || pack_as(b, kv) != WT_F16)
+                        t = b->ct;
+                }
+            packed = reserve_packed(b, &m->cross_kv, t);
+        } else {
+            packed = NULL;
+        }
         for (int l = 0; l < L; l++) {
             char p[96];
             snprintf(p, sizeof p, f->dec_layer, l);
@@ -521,24 +620,31 @@ static int bind_all(binder *b, model_weights *m)
     m->out.out = c->tgt_vocab;
     m->out.in = d;
     m->out.b = NULL;
-    if (c->tied_output) {
-        m->out.w = m->tgt_embed;
-        if (b->pack) {
-            /* the embedding stays f32 for the lookups; the projection gets its packed copy */
-            void *mem = reserve_packed(b, &m->out);
-            const char *ename = !c->shared_embeddings ? f->dec_embed
-                                : f->src_embed_alt && !has(b, f->src_embed) ? f->src_embed_alt
-                                                                            : f->src_embed;
-            m->out.w = NULL;
-            if (mem && check_holds(b, ename, m->tgt_embed, (size_t)c->tgt_vocab * d,
-                                   (size_t)d, m->out.type))
-                return -1;
-            if (mem)
-                linear_pack_rows(&m->out, mem, m->out.type, 0, c->tgt_vocab, m->tgt_embed);
+    if (c->tied_output && b->pack) {
+        /* packed from the embedding's own tensor, a slice at a time; where the panels hold
+         * its values exactly, the target table (and the shared source one) reads them */
+        void *mem = reserve_packed(b, &m->out, pack_as(b, tgt_t));
+        m->out.w = NULL;
+        if (pack_tensor(b, &m->out, mem, tgt_t, 0))
+            return -1;
+        if (m->out.type == WT_F32 || (m->out.type == WT_F16 && tgt_t->dtype == ST_F16)) {
+            m->tgt_table = (embed_table){NULL, tgt_t->dtype, 1};
+            if (src_t == tgt_t)
+                m->src_table = m->tgt_table;
         }
+    } else if (c->tied_output) {
+        m->out.w = m->tgt_embed;
     } else if (take_linear(b, &m->out, f->out, c->tgt_vocab, d, 0)) {
         return -1; /* the bias, when there is one, is the family's: below */
     }
+    /* a table read in place: its values checked here (a slice at a time) unless packing the
+     * output projection from it checked them */
+    if (b->pack && b->arena && !m->src_table.from_out &&
+        !(c->tied_output && src_t == tgt_t) && check_table(b, src_t, d))
+        return -1;
+    if (b->pack && b->arena && src_t != tgt_t && !m->tgt_table.from_out && !c->tied_output &&
+        check_table(b, tgt_t, d))
+        return -1;
     if (c->output_bias && !(f->out_bias_optional && !has(b, f->out_bias)) &&
         view(b, f->out_bias, f->out_bias_rows ? 1 : c->tgt_vocab,
              f->out_bias_rows ? c->tgt_vocab : 0, &m->out.b))

@@ -30,10 +30,28 @@ typedef struct {
     norm ffn_norm;
 } decoder_layer;
 
+/* A packed model's embedding table [rows, d], read a row at a time (model_embed_row):
+ *  - from_out: the rows of the packed output projection it is tied to, where those panels hold
+ *    its values exactly (f32 panels; f16 panels of an F16 tensor): the table's only copy;
+ *  - else w: the tensor in place in the mapped file (or the region a strided view was copied
+ *    to), of type dtype (F32, F16, BF16; any alignment), converted on lookup: only the rows
+ *    looked up are read (their pages fault in from the page cache), no copy is made. */
+typedef struct {
+    const void *w;   /* [rows, d] little-endian dtype; NULL when from_out */
+    st_dtype dtype;
+    int from_out;
+} embed_table;
+
 typedef struct {
     model_config cfg;
-    const float *src_embed; /* [Vs, d] */
-    const float *tgt_embed; /* [Vt, d]; = src_embed when shared */
+    /* The embeddings as f32 [Vs, d] and [Vt, d] (tgt = src when shared) when the linears are
+     * not packed (OpenBLAS reads the tied output projection from tgt_embed); NULL when packed:
+     * then each table stays in its compact form (src_table, tgt_table) and a lookup converts
+     * one row (model_embed_row). */
+    const float *src_embed;
+    const float *tgt_embed;
+    embed_table src_table;
+    embed_table tgt_table;
     const float *src_pos;   /* [P, d] learned positions; NULL when sinusoidal */
     const float *tgt_pos;   /* [P, d] learned; NULL when sinusoidal */
     encoder_layer *enc;     /* [encoder_layers] */
@@ -78,6 +96,9 @@ void model_sinusoid(float *pe, int p0, int p1, int d, int interleaved, int f64);
 /* Rows [p0, p1) of M2M100's position table (POS_SIN_M2M, config.h): position p is the table's
  * row p + offset (offset = padding_idx + 1), as modeling_m2m_100.py computes it in float32. */
 void model_sinusoid_m2m(float *pe, int p0, int p1, int d, int offset);
+/* Row `id` of the target (tgt 1) or source (tgt 0) embedding as f32 into out[d_model]: the
+ * table's values exactly, whatever form it is kept in. */
+void model_embed_row(const model_weights *m, int tgt, int id, float *out);
 void model_free(model_weights *m);
 
 #endif

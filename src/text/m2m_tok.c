@@ -36,8 +36,14 @@
 #include <unistd.h>
 
 #define MAX_LANGS 4096
+#define MAX_ADDED 65536
+#define MAX_ADDED_LEN 1024
+#define MAX_SIDE_FILE ((size_t)64 << 20) /* tokenizer.json: NLLB's is 17 MB */
 
-static cJSON *read_json(const char *dir, const char *name, int *absent, char *err, size_t errlen)
+/* dir/name as a JSON object (NULL with *absent 1 when there is no such file); at most max
+ * bytes. */
+static cJSON *read_json_max(const char *dir, const char *name, size_t max, int *absent,
+                            char *err, size_t errlen)
 {
     char *path = path_join(dir, name), *text = NULL;
     size_t len;
@@ -49,11 +55,16 @@ static cJSON *read_json(const char *dir, const char *name, int *absent, char *er
     }
     if (access(path, F_OK) != 0)
         *absent = 1;
-    else if (!read_file(path, &text, &len, err, errlen))
+    else if (!read_file_max(path, max, &text, &len, err, errlen))
         root = json_parse_object(text, len, path, err, errlen);
     free(text);
     free(path);
     return root;
+}
+
+static cJSON *read_json(const char *dir, const char *name, int *absent, char *err, size_t errlen)
+{
+    return read_json_max(dir, name, READ_MAX_JSON, absent, err, errlen);
 }
 
 /* An added token's text: a string, or an AddedToken object's "content". */
@@ -129,6 +140,158 @@ static int load_langs(m2m_tok *t, const cJSON *cfg, const cJSON *map, const char
             t->mask = first + k;
     }
     return 0;
+}
+
+/* Adds (or, when its text is there already, replaces) an added token. */
+static int add_token(m2m_tok *t, const char *text, int id, int lstrip, int rstrip,
+                     int single_word, int special, const char *where, char *err, size_t errlen)
+{
+    size_t len = strlen(text);
+    int k;
+    if (len == 0 || len > MAX_ADDED_LEN)
+        return xerr(err, errlen, "%s: an added token of %zu bytes (1 to %d)", where, len,
+                    MAX_ADDED_LEN);
+    if (id < 0 || id >= t->n_ids)
+        return xerr(err, errlen, "%s: added token \"%.40s\": id %d is outside the model's "
+                    "vocabulary [0, %d)", where, text, id, t->n_ids);
+    for (k = 0; k < t->n_added && strcmp(t->added[k].text, text) != 0; k++)
+        ;
+    if (k == t->n_added) {
+        m2m_added *a;
+        if (t->n_added >= MAX_ADDED)
+            return xerr(err, errlen, "%s: more than %d added tokens", where, MAX_ADDED);
+        if (!(a = realloc(t->added, (size_t)(t->n_added + 1) * sizeof *a)))
+            return xerr(err, errlen, "out of memory");
+        t->added = a;
+        if (!(a[k].text = strdup(text)))
+            return xerr(err, errlen, "out of memory");
+        a[k].len = (int)len;
+        t->n_added++;
+    }
+    t->added[k].id = id;
+    t->added[k].lstrip = (unsigned char)lstrip;
+    t->added[k].rstrip = (unsigned char)rstrip;
+    t->added[k].single_word = (unsigned char)single_word;
+    t->added[k].special = (unsigned char)special;
+    return 0;
+}
+
+static int flag(const cJSON *o, const char *name)
+{
+    return cJSON_IsObject(o) && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, name));
+}
+
+/* One entry of added_tokens_decoder ({"<id>": AddedToken}) or of tokenizer.json's
+ * added_tokens ([{"id", "content", ...}]): AddedToken(**entry), with AddedToken's defaults
+ * (single_word, lstrip, rstrip, special false). */
+static int add_entry(m2m_tok *t, const cJSON *e, int id, const char *where, char *err,
+                     size_t errlen)
+{
+    const char *text = token_text(e);
+    if (!text)
+        return xerr(err, errlen, "%s: expected an added token (a string, or an object with a "
+                    "string \"content\")", where);
+    return add_token(t, text, id, flag(e, "lstrip"), flag(e, "rstrip"), flag(e, "single_word"),
+                     cJSON_IsString(e) ? 0 : flag(e, "special"), where, err, errlen);
+}
+
+/* The added tokens as transformers v4.40 collects them for a slow tokenizer:
+ *  - the tokenizer's own (NllbTokenizer.__init__: `_added_tokens_decoder = {0: bos_token,
+ *    1: pad_token, 2: eos_token, 3: unk_token}`, AddedToken(normalized=False, special=True);
+ *    the additional_special_tokens, the language codes, added after them as special tokens
+ *    (PreTrainedTokenizer.__init__ `self._add_tokens(... all_special_tokens_extended ...,
+ *    special_tokens=True)`); `mask_token = AddedToken(mask_token, normalized=True,
+ *    lstrip=True, special=True)`; M2M100Tokenizer: its specials at their vocab.json ids, the
+ *    "__xx__" tokens at theirs);
+ *  - tokenization_utils_base.py PreTrainedTokenizerBase._from_pretrained: `if
+ *    "added_tokens_decoder" in init_kwargs` (tokenizer_config.json): each `AddedToken(**token)`
+ *    at its id; else (legacy) added_tokens.json's `for str_token, index in
+ *    added_tok_encoder.items(): special = str_token in special_tokens;
+ *    added_tokens_decoder[index] = AddedToken(str_token, rstrip=False, lstrip=False,
+ *    normalized=not special, special=special)`, then tokenizer.json's `added_tokens =
+ *    tokenizer_file_handle.pop("added_tokens")`, `for serialized_tokens in added_tokens: idx =
+ *    serialized_tokens.pop("id"); added_tokens_decoder[idx] = AddedToken(**serialized_tokens)`.
+ * A token the files name again takes their id and flags. */
+static int load_added(m2m_tok *t, const cJSON *cfg, const char *dir, char *err, size_t errlen)
+{
+    static const char *const names[] = {"<s>", "<pad>", "</s>", "<unk>"};
+    const int ids[] = {t->bos, t->pad, t->eos, t->unk};
+    const cJSON *dec = cfg ? cJSON_GetObjectItemCaseSensitive(cfg, "added_tokens_decoder") : NULL;
+    const cJSON *e;
+    char where[600];
+    int absent, rc = -1;
+    cJSON *side = NULL;
+    for (int i = 0; i < 4; i++)
+        if (ids[i] >= 0 && add_token(t, names[i], ids[i], 0, 0, 0, 1, dir, err, errlen))
+            return -1;
+    for (int k = 0; k < t->n_langs; k++) {
+        char code[32];
+        snprintf(code, sizeof code, t->nllb ? "%s" : "__%s__", t->lang[k]);
+        if (add_token(t, code, t->lang_id[k], 0, 0, 0, 1, dir, err, errlen))
+            return -1;
+    }
+    if (t->mask >= 0 && add_token(t, "<mask>", t->mask, 1, 0, 0, 1, dir, err, errlen))
+        return -1;
+    if (cJSON_IsObject(dec)) {
+        cJSON_ArrayForEach(e, dec) {
+            char *end;
+            long id = strtol(e->string, &end, 10);
+            snprintf(where, sizeof where, "%s/tokenizer_config.json: added_tokens_decoder: "
+                     "\"%.40s\"", dir, e->string);
+            if (*end || end == e->string || id < 0 || id > 0x7fffffff)
+                return xerr(err, errlen, "%s: expected a token id", where);
+            if (add_entry(t, e, (int)id, where, err, errlen))
+                return -1;
+        }
+        return 0;
+    }
+    /* legacy: added_tokens.json, then tokenizer.json's added_tokens */
+    side = read_json(dir, "added_tokens.json", &absent, err, errlen);
+    if (!side && !absent)
+        return -1;
+    cJSON_ArrayForEach(e, side) {
+        snprintf(where, sizeof where, "%s/added_tokens.json: \"%.40s\"", dir, e->string);
+        if (!cJSON_IsNumber(e) || e->valuedouble < 0 || e->valuedouble > 0x7fffffff ||
+            e->valuedouble != (double)(int)e->valuedouble) {
+            xerr(err, errlen, "%s: expected a token id, got %s", where, json_type_name(e));
+            goto done;
+        }
+        { /* special when it is one of the tokenizer's specials or language tokens */
+            int special = 0;
+            for (int k = 0; k < t->n_added && !special; k++)
+                special = t->added[k].special && strcmp(t->added[k].text, e->string) == 0;
+            if (add_token(t, e->string, e->valueint, 0, 0, 0, special, where, err, errlen))
+                goto done;
+        }
+    }
+    cJSON_Delete(side);
+    side = read_json_max(dir, "tokenizer.json", MAX_SIDE_FILE, &absent, err, errlen);
+    if (!side && !absent)
+        return -1;
+    if (side) {
+        const cJSON *list = cJSON_GetObjectItemCaseSensitive(side, "added_tokens");
+        int k = 0;
+        if (list && !cJSON_IsArray(list)) {
+            xerr(err, errlen, "%s/tokenizer.json: \"added_tokens\": expected an array, got %s",
+                 dir, json_type_name(list));
+            goto done;
+        }
+        cJSON_ArrayForEach(e, list) {
+            const cJSON *id = cJSON_GetObjectItemCaseSensitive(e, "id");
+            snprintf(where, sizeof where, "%s/tokenizer.json: added_tokens[%d]", dir, k++);
+            if (!cJSON_IsObject(e) || !cJSON_IsNumber(id) || id->valuedouble < 0 ||
+                id->valuedouble > 0x7fffffff || id->valuedouble != (double)id->valueint) {
+                xerr(err, errlen, "%s: expected an object with an integer \"id\"", where);
+                goto done;
+            }
+            if (add_entry(t, e, id->valueint, where, err, errlen))
+                goto done;
+        }
+    }
+    rc = 0;
+done:
+    cJSON_Delete(side);
+    return rc;
 }
 
 int m2m_tok_is_nllb(const char *dir)
@@ -229,7 +392,7 @@ int m2m_tok_load(m2m_tok *t, const char *dir, int nllb, int n_ids, int eos_id, i
         if ((v = cJSON_GetObjectItemCaseSensitive(cfg, "src_lang")) && cJSON_IsString(v))
             snprintf(t->src_lang, sizeof t->src_lang, "%s", v->valuestring);
     }
-    if (load_langs(t, cfg, map, dir, err, errlen))
+    if (load_langs(t, cfg, map, dir, err, errlen) || load_added(t, cfg, dir, err, errlen))
         goto done;
     if (!t->src_lang[0]) /* NllbTokenizer's default "eng_Latn"; M2M100Tokenizer's "en" */
         snprintf(t->src_lang, sizeof t->src_lang, "%s", nllb ? "eng_Latn" : "en");
@@ -252,11 +415,14 @@ void m2m_tok_free(m2m_tok *t)
     free(t->lang);
     free(t->lang_id);
     free(t->lang_ptr);
+    for (int k = 0; k < t->n_added; k++)
+        free(t->added[k].text);
+    free(t->added);
     memset(t, 0, sizeof *t);
 }
 
-int m2m_tok_encode(const m2m_tok *t, const char *text, size_t len, int **ids, int **spans,
-                   int *n, char *err, size_t errlen)
+int m2m_tok_encode_plain(const m2m_tok *t, const char *text, size_t len, int **ids,
+                         int **spans, int *n, char *err, size_t errlen)
 {
     char *buf = NULL;
     size_t *offs = NULL;

@@ -17,6 +17,15 @@
 #include "text/vocab.h"
 #include <stddef.h>
 
+/* An added token (transformers' AddedToken): text that encoding never splits, with the id it
+ * stands for and how it eats the whitespace beside it. */
+typedef struct {
+    char *text;        /* owned, NUL-terminated */
+    int len;           /* bytes */
+    int id;
+    unsigned char lstrip, rstrip, single_word, special;
+} m2m_added;
+
 typedef struct {
     int nllb;          /* 1: NllbTokenizer; 0: M2M100Tokenizer */
     spm_model *spm;
@@ -32,21 +41,32 @@ typedef struct {
     int *lang_id;      /* [n_langs] their token ids */
     const char **lang_ptr; /* [n_langs] lang[i] (xlate_model_info.langs) */
     char src_lang[24]; /* tokenizer_config.json's src_lang (the default source language) */
+    m2m_added *added;  /* [n_added] the specials, the language tokens, <mask>, and the files'
+                          added tokens (m2m_tok.c load_added) */
+    int n_added;
 } m2m_tok;
 
 /* 1 when dir's tokenizer is NLLB's: tokenizer_config.json's tokenizer_class (NllbTokenizer,
  * NllbTokenizerFast; M2M100Tokenizer), else the absence of vocab.json. */
 int m2m_tok_is_nllb(const char *dir);
 /* Loads dir's sentencepiece.bpe.model, tokenizer_config.json and special_tokens_map.json
- * (the language codes: additional_special_tokens), and for M2M100 vocab.json. n_ids: the
+ * (the language codes: additional_special_tokens), and for M2M100 vocab.json; the added tokens
+ * from tokenizer_config.json's added_tokens_decoder, else added_tokens.json and tokenizer.json's
+ * "added_tokens" (transformers' _from_pretrained). n_ids: the
  * model's vocab_size; eos_id, pad_id: config.json's, checked against the tokenizer's. */
 int m2m_tok_load(m2m_tok *t, const char *dir, int nllb, int n_ids, int eos_id, int pad_id,
                  char *err, size_t errlen);
 void m2m_tok_free(m2m_tok *t);
 /* The ids of text's pieces (no language token, no eos), *ids malloc'd; with spans != NULL
- * also each id's bytes in text [(*spans)[2i], (*spans)[2i+1]). */
+ * also each id's bytes in text [(*spans)[2i], (*spans)[2i+1]). An added token in the text is
+ * its id, never split; the text between added tokens is encoded piece by piece, as
+ * transformers' tokenize does (m2m_tok.c). */
 int m2m_tok_encode(const m2m_tok *t, const char *text, size_t len, int **ids, int **spans,
                    int *n, char *err, size_t errlen);
+/* The same without the added tokens: the text's sentencepiece pieces, numbered (NLLB: the
+ * fairseq offset; M2M100: vocab.json). m2m_added.c encodes the text between added tokens so. */
+int m2m_tok_encode_plain(const m2m_tok *t, const char *text, size_t len, int **ids,
+                         int **spans, int *n, char *err, size_t errlen);
 /* Text of target ids, malloc'd and NUL-terminated. */
 int m2m_tok_decode(const m2m_tok *t, const int *ids, int n, char **text, char *err,
                    size_t errlen);

@@ -230,6 +230,65 @@ def error_checks(tmp, d):
           else f"exit {p.returncode}: {p.stderr.decode()}")
 
 
+def added_token_checks(tmp, base, name):
+    """Added tokens (tokenizer.json's added_tokens; added_tokens.json; tokenizer_config.json's
+    added_tokens_decoder) against the reference's tokenize (tools/m2m100_reference.py, from
+    transformers' PreTrainedTokenizer.tokenize and _from_pretrained): never split, their
+    lstrip / rstrip / single_word, the specials and language codes in the text."""
+    tok0 = R.Tokenizer(base)
+    code = next(iter(tok0.codes))
+    code = code if tok0.nllb else f"__{code}__"
+    layouts = {
+        "tokenizer.json": lambda d: json.dump({"added_tokens": [
+            {"id": 7, "content": "<ent>", "single_word": False, "lstrip": False,
+             "rstrip": True, "normalized": False, "special": False},
+            {"id": 9, "content": "ent", "single_word": True, "lstrip": False, "rstrip": False,
+             "normalized": True, "special": False},
+            {"id": 11, "content": "Dog", "single_word": False, "lstrip": True, "rstrip": True,
+             "normalized": True, "special": False},
+            {"id": 13, "content": "<ent><", "single_word": False, "lstrip": False,
+             "rstrip": False, "normalized": False, "special": False}]},
+            open(os.path.join(d, "tokenizer.json"), "w")),
+        "added_tokens.json": lambda d: json.dump({"<x>": 12, " y": 14, "</s>": 2},
+                                                 open(os.path.join(d, "added_tokens.json"), "w")),
+        "added_tokens_decoder": lambda d: edit_json(
+            os.path.join(d, "tokenizer_config.json"), lambda c: c.update(added_tokens_decoder={
+                "15": {"content": "man", "lstrip": True, "rstrip": False, "single_word": True,
+                       "normalized": True, "special": False},
+                "2": {"content": "</s>", "lstrip": False, "rstrip": False, "single_word": False,
+                      "normalized": False, "special": True}})),
+    }
+    r = random.Random(11)
+    for layout, write in layouts.items():
+        d = os.path.join(tmp, f"{name}_added_{layout}")
+        shutil.copytree(base, d)
+        write(d)
+        tok = R.Tokenizer(d)
+        inserts = list(tok.added) + ["</s>", "<mask>", code, "  ", "\u3000"]
+        lines = []
+        for line in TEST_EN[:120]:
+            for _ in range(r.randrange(1, 4)):
+                at = r.randrange(len(line) + 1)
+                line = line[:at] + r.choice(["", " "]) + r.choice(inserts) + \
+                    r.choice(["", " ", "  "]) + line[at:]
+            lines.append(line)
+        lines += ["ent", "entent", " <ent>  x", "Dog Dog", "a man,man", "<ent><ent><", code]
+        want = [" ".join(map(str, tok.tokenize(x))) for x in lines]
+        got = run(["encode", "-m", d], "\n".join(lines) + "\n")
+        share(f"{name}, added tokens from {layout} ({len(tok.added)} in all): xlate encode = the "
+              f"reference's tokenize on {len(lines)} lines holding them",
+              sum(a == b for a, b in zip(got, want)) if len(got) == len(want) else 0,
+              len(lines), 1.0)
+    d = os.path.join(tmp, f"{name}_added_bad")
+    shutil.copytree(base, d)
+    json.dump({"added_tokens": [{"id": 10 ** 6, "content": "<far>"}]},
+              open(os.path.join(d, "tokenizer.json"), "w"))
+    p = subprocess.run([XLATE, "encode", "-m", d], input=b"a\n", capture_output=True)
+    check(f"{name}: an added token's id outside the vocabulary: refused naming the file and entry",
+          lambda: None if p.returncode != 0 and b"tokenizer.json: added_tokens[0]" in p.stderr
+          else f"exit {p.returncode}: {p.stderr.decode()}")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="xlate_m2m100_")
     try:
@@ -245,6 +304,8 @@ def main():
         tok = R.Tokenizer(dirs["m2m"])
         text_parity("m2m, German source", dirs["m2m"], tok, "de", "ro", TEST_DE[:60], beams=(1,))
         cli_checks(dirs["nllb"])
+        added_token_checks(tmp, dirs["nllb"], "nllb")
+        added_token_checks(tmp, dirs["m2m"], "m2m")
         for name, d in dirs.items():
             srcs, langs = sources(d)
             parity(name, d, srcs, langs[2])
