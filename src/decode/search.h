@@ -56,6 +56,10 @@ typedef struct {
      * row is not defined). */
     const float *(*attention)(void *user);
     int attn_stride;
+    /* Optional (NULL: a plain loop): runs task(arg, t, thread) for t in [0, n) on the model's
+     * threads and returns when all are done (the tasks must not depend on their order or
+     * thread: beam search hands it rows whose results are each a function of the row alone). */
+    void (*parallel)(void *user, int n, void (*task)(void *arg, int t, int thread), void *arg);
 } search_model;
 
 /* A finished hypothesis (the fields of xlate_hypothesis). */

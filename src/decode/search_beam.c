@@ -44,6 +44,7 @@
  * sized for the batch's shape: the step loop allocates nothing. */
 #include "decode/search_step.h"
 #include "kernels/ops.h"
+#include "kernels/simd.h"
 #include <math.h>
 #include <string.h>
 
@@ -98,6 +99,11 @@ typedef struct {
     int *tokens, *slots, *srcs, *row_sent, *row_beam; /* [n*K] the step's rows */
     const int **hist;            /* [n*K] */
     float *row_lse;              /* [n*K] logsumexp of each row's logits */
+    float *row_lp;               /* [n*K] the log-prob of each row's hypothesis */
+    cand *row_top;               /* [n*K][2K] each row's 2K best candidates, best first */
+    int *row_nt;                 /* [n*K] how many row_top holds */
+    int *row_bad;                /* [n*K] 1: the row's logits are not finite */
+    int *copy_dst, *copy_src;    /* [n*K] the step's slot copies (beam branching) */
     int *new_parent, *taken, *first_child, *fs, *new_slot; /* [K] each */
     float *new_lp;               /* [K] */
     cand *top;                   /* [2K] */
@@ -133,6 +139,12 @@ static size_t beam_cut(beam_bufs *b, char *base, int n, int K, int V, int mx, in
     b->row_beam = cut(&c, R, sizeof(int));
     b->hist = cut(&c, R, sizeof *b->hist);
     b->row_lse = cut(&c, R, sizeof(float));
+    b->row_lp = cut(&c, R, sizeof(float));
+    b->row_top = cut(&c, R * 2 * K, sizeof *b->row_top);
+    b->row_nt = cut(&c, R, sizeof(int));
+    b->row_bad = cut(&c, R, sizeof(int));
+    b->copy_dst = cut(&c, R, sizeof(int));
+    b->copy_src = cut(&c, R, sizeof(int));
     b->new_parent = cut(&c, K, sizeof(int));
     b->taken = cut(&c, K, sizeof(int));
     b->first_child = cut(&c, K, sizeof(int));
@@ -157,6 +169,89 @@ static size_t beam_cut(beam_bufs *b, char *base, int n, int K, int V, int mx, in
     b->fin_arow = A ? cut(&c, 3 * R * mx, sizeof(int)) : NULL;
     b->gather = A ? cut(&c, (size_t)K * mx * A, sizeof(float)) : NULL;
     return c.used;
+}
+
+/* A step's work on its rows after the model's step, row by row (each row's results depend on
+ * that row alone, so rows go to the model's threads, and each row's 232 KB of logits, at
+ * OPUS-MT's vocabulary, is read from memory once and then stays in the core's cache): the
+ * finite check, log-softmax and processors (search_step_row), the row's logsumexp, and the
+ * row's 2K best candidates. A sentence's 2K best are among its rows' 2K best (a candidate with
+ * 2K better ones in its row has 2K better ones in the sentence), and `better` is a total order,
+ * so merging the rows' lists gives the very candidates, in the very order, of one scan over
+ * every row's logits. */
+typedef struct {
+    const search_model *m;
+    const logits_chain *chain;
+    const search_params *p;
+    const step_rows *rows;
+    const int *max_len;
+    const int *row_beam;
+    int pos;
+    float *logits;
+    beam_bufs *b;
+} row_job;
+
+/* Row r's 2K best candidates into top (best first); returns how many (min(2K, V)). Within a row
+ * the parent is the same, and tokens come in increasing id, so a later token enters only with
+ * a log-prob strictly above the list's last (on a tie the earlier token ranks first): the scan
+ * skips to the next such token (simd_first_above computes base + lg[v] as the insertion does). */
+static int row_best(const float *lg, int V, float base, int parent, int K2, cand *top)
+{
+    int nt = 0, v = 0;
+    for (; v < V && nt < K2; v++)
+        top_insert(top, &nt, K2, (cand){base + lg[v], parent, v});
+    while (v < V) {
+        v += simd_first_above(lg + v, V - v, base, top[K2 - 1].logprob);
+        if (v >= V)
+            break;
+        top_insert(top, &nt, K2, (cand){base + lg[v], parent, v});
+        v++;
+    }
+    return nt;
+}
+
+static void row_task(void *arg, int r, int thread)
+{
+    const row_job *j = arg;
+    const search_params *p = j->p;
+    beam_bufs *b = j->b;
+    int V = j->m->vocab, K2 = 2 * p->beam_size;
+    float *row = j->logits + (size_t)r * V;
+    (void)thread;
+    b->row_bad[r] = search_step_row(j->m, j->chain, &p->rules, j->rows, j->max_len, j->pos, r,
+                                    row);
+    if (b->row_bad[r])
+        return;
+    /* hf_beam: the rows are log-probabilities already, normalized again after the
+     * processors only with renormalize (generate's LogitNormalization) */
+    b->row_lse[r] = p->hf_beam && !p->renormalize ? 0 : logsumexp(row, V);
+    b->row_nt[r] = row_best(row, V, b->row_lp[r] - b->row_lse[r], j->row_beam[r], K2,
+                            b->row_top + (size_t)r * K2);
+}
+
+typedef struct {
+    const search_model *m;
+    const int *dst, *src;
+    int npos;
+} copy_job;
+
+static void copy_task(void *arg, int t, int thread)
+{
+    const copy_job *c = arg;
+    (void)thread;
+    c->m->copy_slot(c->m->user, c->dst[t], c->src[t], c->npos);
+}
+
+/* task for t in [0, n), on the model's threads when it has them (and `parallel` allows). */
+static void run_tasks(const search_model *m, int parallel, int n,
+                      void (*task)(void *arg, int t, int thread), void *arg)
+{
+    if (parallel && m->parallel && n > 1) {
+        m->parallel(m->user, n, task, arg);
+        return;
+    }
+    for (int t = 0; t < n; t++)
+        task(arg, t, 0);
 }
 
 static float hyp_score(float logprob, int len, float penalty)
@@ -320,7 +415,7 @@ int search_beam(const search_model *m, search_scratch *sc, int n, const int *max
     rows = (step_rows){0, b.tokens, b.slots, b.srcs, b.row_sent, b.hist, p->hf_beam, NULL, NULL};
 
     for (int pos = 0;; pos++) {
-        int nr = 0;
+        int nr = 0, n_copy = 0;
         for (int i = 0; i < n; i++) {
             sentence *s = &b.S[i];
             if (s->done)
@@ -331,6 +426,7 @@ int search_beam(const search_model *m, search_scratch *sc, int n, const int *max
                 b.srcs[nr] = i;
                 b.row_sent[nr] = i;
                 b.row_beam[nr] = j;
+                b.row_lp[nr] = s->logprob[j];
                 b.hist[nr] = s->ids + (size_t)j * mx;
                 nr++;
             }
@@ -338,16 +434,18 @@ int search_beam(const search_model *m, search_scratch *sc, int n, const int *max
         if (nr == 0)
             break;
         rows.n = nr;
-        if (search_step(m, &chain, &p->rules, &rows, max_len, pos, b.logits, err, errlen))
-            return -1;
+        m->step(m->user, nr, b.tokens, b.slots, b.srcs, pos, b.logits);
         if (A)
             memcpy(b.att_log + (size_t)pos * R * A, m->attention(m->user),
                    (size_t)nr * A * sizeof *b.att_log);
-        /* hf_beam: the rows are log-probabilities already, normalized again after the
-         * processors only with renormalize (generate's LogitNormalization) */
-        for (int r = 0; r < nr; r++)
-            b.row_lse[r] = p->hf_beam && !p->renormalize ? 0
-                                                         : logsumexp(b.logits + (size_t)r * V, V);
+        {
+            row_job rj = {m, &chain, p, &rows, max_len, b.row_beam, pos, b.logits, &b};
+            /* the warpers' scratch (rows.work) is one: such a chain runs its rows in turn */
+            run_tasks(m, !chain.work, nr, row_task, &rj);
+            for (int r = 0; r < nr; r++)
+                if (b.row_bad[r])
+                    return search_step_fail(&rows, r, pos, err, errlen);
+        }
 
         for (int r0 = 0; r0 < nr;) {
             int i = b.row_sent[r0], r1 = r0, nt = 0, new_live = 0, nfree = 0;
@@ -356,16 +454,10 @@ int search_beam(const search_model *m, search_scratch *sc, int n, const int *max
             cand *top = b.top;
             while (r1 < nr && b.row_sent[r1] == i)
                 r1++;
-            /* the 2K best candidates over this sentence's live beams */
-            for (int r = r0; r < r1; r++) {
-                const float *lg = b.logits + (size_t)r * V;
-                float base = s->logprob[b.row_beam[r]] - b.row_lse[r];
-                for (int v = 0; v < V; v++) {
-                    cand cd = {base + lg[v], b.row_beam[r], v};
-                    if (nt < 2 * K || better(&cd, &top[nt - 1]))
-                        top_insert(top, &nt, 2 * K, cd);
-                }
-            }
+            /* the 2K best candidates over this sentence's live beams: its rows' best merged */
+            for (int r = r0; r < r1; r++)
+                for (int k = 0; k < b.row_nt[r]; k++)
+                    top_insert(top, &nt, 2 * K, b.row_top[(size_t)r * 2 * K + k]);
             /* finished: eos within the first K; live: the first K others */
             for (int k = 0; k < nt; k++) {
                 const cand *cd = &top[k];
@@ -416,9 +508,10 @@ int search_beam(const search_model *m, search_scratch *sc, int n, const int *max
             for (int j = 0, f = 0; j < new_live; j++) {
                 if (b.first_child[j]) {
                     b.new_slot[j] = s->slot[b.new_parent[j]];
-                } else {
+                } else { /* copied after every sentence's choice, all at once (below) */
                     b.new_slot[j] = b.fs[f++];
-                    m->copy_slot(m->user, b.new_slot[j], s->slot[b.new_parent[j]], pos + 1);
+                    b.copy_dst[n_copy] = b.new_slot[j];
+                    b.copy_src[n_copy++] = s->slot[b.new_parent[j]];
                 }
             }
             for (int j = 0; j < new_live; j++) {
@@ -459,6 +552,12 @@ int search_beam(const search_model *m, search_scratch *sc, int n, const int *max
             if (s->n_fin >= K || s->live == 0)
                 s->done = 1;
             r0 = r1;
+        }
+        /* the branching copies: each into a slot no parent kept, from a kept parent's slot,
+         * so no copy reads what another writes, and they run at once */
+        {
+            copy_job cj = {m, b.copy_dst, b.copy_src, pos + 1};
+            run_tasks(m, 1, n_copy, copy_task, &cj);
         }
     }
 
