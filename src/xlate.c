@@ -687,10 +687,10 @@ static const float *binding_attention(void *user)
     return b->st->attn;
 }
 
-static void binding_copy_slot(void *user, int dst, int src, int npos)
+static void binding_copy_slot(void *user, int dst, int src, int from, int npos)
 {
     decoder_binding *b = user;
-    decoder_copy_slot(b->w, b->st, dst, src, npos);
+    decoder_copy_slot(b->w, b->st, dst, src, from, npos);
 }
 
 static void binding_parallel(void *user, int n, void (*task)(void *arg, int t, int thread),

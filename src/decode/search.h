@@ -42,8 +42,9 @@ typedef struct {
      * attends to source srcs[r]; writes logits[rows, vocab]. */
     void (*step)(void *user, int rows, const int *tokens, const int *slots, const int *srcs,
                  int pos, float *logits);
-    /* Copies the first npos cached positions of slot src to slot dst (beam branching). */
-    void (*copy_slot)(void *user, int dst, int src, int npos);
+    /* Copies cached positions [from, npos) of slot src to slot dst (beam branching; dst
+     * holds the positions before `from` already, as src does). */
+    void (*copy_slot)(void *user, int dst, int src, int from, int npos);
     /* Optional (NULL: the model has none), for a search that needs only each row's argmax
      * (greedy without scores): the step as above, but writing est[rows, vocab] and
      * rad[rows, vocab], the logit step would write being within rad of est (kernels/screen.h);
