@@ -708,10 +708,17 @@ static const float *binding_attention(void *user)
     return b->st->attn;
 }
 
-static void binding_copy_slot(void *user, int dst, int src, int npos)
+static void binding_copy_slot(void *user, int dst, int src, int from, int npos)
 {
     decoder_binding *b = user;
-    decoder_copy_slot(b->w, b->st, dst, src, npos);
+    decoder_copy_slot(b->w, b->st, dst, src, from, npos);
+}
+
+static void binding_parallel(void *user, int n, void (*task)(void *arg, int t, int thread),
+                             void *arg)
+{
+    decoder_binding *b = user;
+    pool_run(b->pool, n, task, arg);
 }
 
 /* Where emit_result writes. */
@@ -810,7 +817,8 @@ int xlate_translate_ex(xlate_ctx *ctx, int n, const int *const *src, const int *
     const float *pos;
     decoder_binding bind = {w, ctx->pool, &ctx->dec, NULL, &ctx->times};
     search_model sm = {c->tgt_vocab, c->bos_id, c->eos_id, &bind, binding_step,
-                       binding_copy_slot, NULL, NULL, binding_attention, 0};
+                       binding_copy_slot, NULL, NULL, binding_attention, 0,
+                       binding_parallel};
     search_params sp;
     emit_target et = {out, NULL, 0};
 

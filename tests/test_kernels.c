@@ -234,9 +234,63 @@ static void bf16_tiny(void)
     free(mem);
 }
 
+/* Weights too large for the cache (over 16 MB packed, gemm.c then takes blocks of 128 rows
+ * instead of 64: a vocabulary's output projection at beam search's 128 rows a step): 130 rows
+ * at once give, on every path and thread count, the bits of the plain-C path, and so does each
+ * row at the blocks' edges alone. */
+static void big_rows(void)
+{
+    enum { N = 8500, K = 512, M = 130 };
+    static const int edge[] = {0, 1, 63, 64, 127, 128, 129};
+    unsigned seed = 4242;
+    size_t bytes = linear_packed_bytes(WT_F32, N, K);
+    float *w = malloc(sizeof(float) * N * K), *x = malloc(sizeof(float) * M * K);
+    float *ref = malloc(sizeof(float) * M * N), *y = malloc(sizeof(float) * M * N);
+    void *mem = aligned_alloc(64, bytes);
+    linear l = {.out = N, .in = K};
+    int threads[] = {1, 3};
+    char what[160];
+    for (size_t i = 0; i < (size_t)N * K; i++)
+        w[i] = frand(&seed);
+    for (size_t i = 0; i < (size_t)M * K; i++)
+        x[i] = 4 * frand(&seed);
+    memset(mem, 0, bytes);
+    linear_pack_rows(&l, mem, WT_F32, 0, N, w);
+    snprintf(what, sizeof what, "f32 %dx%d packs to %zu bytes, over the 16 MiB of 128-row blocks",
+             N, K, bytes);
+    check(bytes > ((size_t)16 << 20), what, "only %zu bytes", bytes);
+    gemm_packed(NULL, ref, x, &l, M, GEMM_SET, ACT_RELU, ISA_GENERIC);
+    for (int isa = ISA_GENERIC; isa <= (int)cpu_isa_detected(); isa++)
+        for (int ti = 0; ti < 2; ti++) {
+            pool *p = pool_create(threads[ti]);
+            int bad = -2;
+            if (isa == ISA_GENERIC && ti > 0) { /* slow, and the vector paths' bits are its */
+                pool_free(p);
+                continue;
+            }
+            if (isa != ISA_GENERIC)
+                gemm_packed(p, y, x, &l, M, GEMM_SET, ACT_RELU, isa);
+            if (isa == ISA_GENERIC || same_bits(y, ref, (size_t)M * N))
+                bad = -1;
+            for (unsigned e = 0; e < sizeof edge / sizeof *edge && bad == -1; e++) {
+                gemm_packed(p, y, x + (size_t)edge[e] * K, &l, 1, GEMM_SET, ACT_RELU, isa);
+                if (!same_bits(y, ref + (size_t)edge[e] * N, N))
+                    bad = edge[e];
+            }
+            snprintf(what, sizeof what, "f32 %dx%d, %d rows: path %s, %d thread(s): the plain-C "
+                     "path's bits, and each edge row's alone", N, K, M,
+                     gemm_path_name(WT_F32, (enum cpu_isa)isa), threads[ti]);
+            check(bad == -1, what, bad == -2 ? "the %d rows differ" : "row %d alone differs",
+                  bad == -2 ? M : bad);
+            pool_free(p);
+        }
+    free(w), free(x), free(ref), free(y), free(mem);
+}
+
 int main(void)
 {
     bf16_tiny();
+    big_rows();
     int shapes[][2] = {{16, 16}, {37, 53}, {100, 257}, {768, 256}, {33, 1024}, {5, 3}};
     weight_type types[] = {WT_F32, WT_INT8, WT_BF16, WT_F16};
     for (int ti = 0; ti < 4; ti++)

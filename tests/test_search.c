@@ -28,6 +28,7 @@ typedef struct {
     int hist[SLOTS][CAP]; /* the tokens each slot has been fed, bos first */
     int steps;            /* calls to step */
     int max_rows;         /* the most rows one step had */
+    int copied;           /* positions copy_slot copied */
 } fake_model;
 
 static const double *probs(const fake_model *f, const int *hist, int len)
@@ -64,10 +65,15 @@ static void fake_step(void *user, int rows, const int *tokens, const int *slots,
     }
 }
 
-static void fake_copy(void *user, int dst, int src, int npos)
+/* Positions [from, npos) only: a search that copies too few leaves a stale token in dst's
+ * history, and the tree then gives that row other probabilities. */
+static void fake_copy(void *user, int dst, int src, int from, int npos)
 {
     fake_model *f = user;
-    memcpy(f->hist[dst], f->hist[src], npos * sizeof(int));
+    if (from < npos) {
+        memcpy(f->hist[dst] + from, f->hist[src] + from, (npos - from) * sizeof(int));
+        f->copied += npos - from;
+    }
 }
 
 /* What the search emitted, copied. */
@@ -619,12 +625,53 @@ static void beam_alternative_checks(void)
     }
 }
 
+/* A copy into a slot that held another prefix: after step 1, aa and ab (.5 * .45 each) are
+ * both children of a (b's children: .4 * .4), so ab copies a's cache into b's slot, which
+ * holds [bos, b]: position 0 (bos) is the same, position 1 must be copied. A slot left with b
+ * there would give "bb" (not in the tree: eos .9) instead of "ab" (c .9). Step 2: abc .2025,
+ * aa-eos .1125 (rank 1 < K: finished), aaa .045, aab .045: live abc, aaa. Step 3: both end
+ * (eos .9 after prefixes not in the tree): abc-eos .18225, aaa-eos .0405, three finished.
+ * Penalty 1: abc (log .18225 / 4 = -0.43) before aa (log .1125 / 3 = -0.73). */
+static const node tree_copy[] = {
+    {"", {1e-6, 1e-6, .5, .4, .05, .05}},
+    {"a", {1e-6, 1e-6, .45, .45, .05, .05}},
+    {"b", {1e-6, 1e-6, .4, .4, .1, .1}},
+    {"ab", {1e-6, 1e-6, .03, .03, .9, .04}},
+    {"aa", {1e-6, 1e-6, .2, .2, .1, .5}},
+    {NULL, {0}},
+};
+
+static void copy_checks(void)
+{
+    fake_model f;
+    got_sentence g[1];
+    search_params p = params(2, 2, 1.0f);
+    int ml[1] = {8};
+    const double *dflt = (const double[]){1e-6, 1e-6, .025, .025, .05, .9};
+    double want = lp(tree_copy[0].p, A, 0) + lp(tree_copy[1].p, B, 0) +
+                  lp(tree_copy[3].p, C, 0) + lp(dflt, EOS, 0);
+    if (run(tree_copy, 1, ml, &p, g, &f))
+        return;
+    check(g[0].n_hyps == 2 && ids_are(&g[0], 0, (int[]){A, B, C}, 3) &&
+              ids_are(&g[0], 1, (int[]){A, A}, 2) && near(g[0].logprob[0], want),
+          "beam: a branch copied into a slot that held another prefix reads its parent's "
+          "tokens (abc, then aa)", "got %d hyps, first %d tokens, logprob %g (want %g)",
+          g[0].n_hyps, g[0].n[0], g[0].logprob[0], want);
+    /* the copies: step 0, b from a into an unused slot: position 0; step 1, ab from a into
+     * b's [bos, b]: position 1 only; step 3 (abca and abcc, both children of abc: .2025 * .025
+     * and * .05, above aaa's), abca from abc's [bos, a, b, c] into aaa's [bos, a, a, a]:
+     * positions 2 and 3. 4 positions (a whole-prefix copy each time: 1 + 2 + 4 = 7). */
+    check(f.copied == 4, "beam: copies skip the positions both slots share: 4 positions copied",
+          "got %d", f.copied);
+}
+
 int main(void)
 {
     greedy_checks();
     alternative_checks();
     beam_alternative_checks();
     beam_checks();
+    copy_checks();
     tie_checks();
     processor_checks();
     sampling_checks();

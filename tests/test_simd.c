@@ -30,6 +30,7 @@ typedef struct {
     float norm[NS][MAXN];
     int finite[NS][4]; /* clean, inf at the last element, NaN at the first, inf mid-vector */
     float relu[NS][MAXN];
+    int above[NS][5];  /* first_above: mid, last, absent, a tie and a NaN, a sum rounded away */
 } results;
 
 /* Deterministic values in [-4, 4). */
@@ -76,6 +77,21 @@ static void compute(results *r)
         r->finite[s][3] = simd_all_finite(t, n);
         memcpy(r->relu[s], x, n * sizeof *x);
         simd_relu(r->relu[s], n);
+        /* x is below 4, so base 0.5 + x is below 4.5 < thr 5.25 but at the 5.0s planted */
+        memcpy(t, x, n * sizeof *t);
+        t[n / 2] = 5.0f;
+        r->above[s][0] = simd_first_above(t, n, 0.5f, 5.25f);
+        t[n / 2] = x[n / 2];
+        t[n - 1] = 5.0f;
+        r->above[s][1] = simd_first_above(t, n, 0.5f, 5.25f);
+        r->above[s][2] = simd_first_above(x, n, 0.5f, 5.25f);
+        t[n - 1] = x[n - 1];
+        t[0] = 4.75f; /* 0.5 + 4.75 == 5.25: not above */
+        t[n / 2] = NAN;
+        r->above[s][3] = simd_first_above(t, n, 0.5f, 5.25f);
+        for (int i = 0; i < n; i++) /* 1 + 2^-25 rounds to 1 in float: never above 1 */
+            t[i] = 1.0f;
+        r->above[s][4] = simd_first_above(t, n, 0x1p-25f, 1.0f);
     }
 }
 
@@ -123,6 +139,15 @@ static int against_double(const results *r, char *why, size_t len)
             }
             if (r->relu[s][i] != (x[i] > 0 ? x[i] : 0))
                 return snprintf(why, len, "n=%d relu[%d]", n, i), 0;
+        }
+        {
+            /* the planted value's index, else n */
+            int want[5] = {n / 2, n - 1, n, n, n};
+            if (memcmp(r->above[s], want, sizeof want))
+                return snprintf(why, len, "n=%d first_above %d %d %d %d %d, want %d %d %d %d %d",
+                                n, r->above[s][0], r->above[s][1], r->above[s][2],
+                                r->above[s][3], r->above[s][4], want[0], want[1], want[2],
+                                want[3], want[4]), 0;
         }
         if (fabs(r->exp_sum[s] - es) > (2e-6 + n * eps) * es)
             return snprintf(why, len, "n=%d exp_sum %.9g, want %.9g", n, r->exp_sum[s], es), 0;
@@ -195,8 +220,10 @@ int main(void)
             same &= memcmp(best.finite[s], plain.finite[s], sizeof best.finite[s]) == 0;
             same &= memcmp(best.scale[s], plain.scale[s], n * sizeof(float)) == 0;
             same &= memcmp(best.relu[s], plain.relu[s], n * sizeof(float)) == 0;
+            same &= memcmp(best.above[s], plain.above[s], sizeof best.above[s]) == 0;
         }
-        check(same, "max, find, all_finite, scale, relu: both paths bit for bit", "differ");
+        check(same, "max, find, all_finite, scale, relu, first_above: both paths bit for bit",
+              "differ");
     }
     {
         /* the loops that sum (softmax's exp sum, LayerNorm's mean and variance) and the

@@ -246,17 +246,18 @@ void decoder_step(const model_weights *m, pool *p, decoder_state *st, int rows,
                    logits);
 }
 
-void decoder_copy_slot(const model_weights *m, decoder_state *st, int dst, int src, int npos)
+void decoder_copy_slot(const model_weights *m, decoder_state *st, int dst, int src, int from,
+                       int npos)
 {
     const model_config *c = &m->cfg;
-    size_t dh = c->d_model / c->decoder_heads;
-    if (dst == src)
+    size_t dh = c->d_model / c->decoder_heads, off = (size_t)from * dh;
+    if (dst == src || from >= npos)
         return;
     for (int l = 0; l < c->decoder_layers; l++)
         for (int h = 0; h < c->decoder_heads; h++) {
-            size_t a = cache_at(st, c, l, dst, h), b = cache_at(st, c, l, src, h);
-            memcpy(st->k + a, st->k + b, npos * dh * sizeof(float));
-            memcpy(st->v + a, st->v + b, npos * dh * sizeof(float));
+            size_t a = cache_at(st, c, l, dst, h) + off, b = cache_at(st, c, l, src, h) + off;
+            memcpy(st->k + a, st->k + b, (npos - from) * dh * sizeof(float));
+            memcpy(st->v + a, st->v + b, (npos - from) * dh * sizeof(float));
         }
 }
 

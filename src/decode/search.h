@@ -44,8 +44,9 @@ typedef struct {
      * attends to source srcs[r]; writes logits[rows, vocab]. */
     void (*step)(void *user, int rows, const int *tokens, const int *slots, const int *srcs,
                  int pos, float *logits);
-    /* Copies the first npos cached positions of slot src to slot dst (beam branching). */
-    void (*copy_slot)(void *user, int dst, int src, int npos);
+    /* Copies cached positions [from, npos) of slot src to slot dst (beam branching; dst
+     * holds the positions before `from` already, as src does). */
+    void (*copy_slot)(void *user, int dst, int src, int from, int npos);
     /* Optional (NULL: the model has none), for a search that needs only each row's argmax
      * (greedy without scores): the step as above, but writing est[rows, vocab] and
      * rad[rows, vocab], the logit step would write being within rad of est (kernels/screen.h);
@@ -58,6 +59,10 @@ typedef struct {
      * row is not defined). */
     const float *(*attention)(void *user);
     int attn_stride;
+    /* Optional (NULL: a plain loop): runs task(arg, t, thread) for t in [0, n) on the model's
+     * threads and returns when all are done (the tasks must not depend on their order or
+     * thread: beam search hands it rows whose results are each a function of the row alone). */
+    void (*parallel)(void *user, int n, void (*task)(void *arg, int t, int thread), void *arg);
 } search_model;
 
 /* A finished hypothesis (the fields of xlate_hypothesis). */

@@ -173,7 +173,7 @@ int search_greedy(const search_model *m, search_scratch *s, int n, const int *ma
                                sizeof *hy->attention);
                     if (sampling)
                         b.rng[h] = logits_rng_seed(b.rng[h0], (uint64_t)k);
-                    m->copy_slot(m->user, h, h0, pos + 1);
+                    m->copy_slot(m->user, h, h0, 0, pos + 1);
                 }
                 if (p->scores || p->token_scores) {
                     float lp = row[tok] - lse;

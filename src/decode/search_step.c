@@ -7,31 +7,43 @@
 #include <math.h>
 #include <stdlib.h>
 
+int search_step_row(const search_model *m, const logits_chain *chain, const logits_rules *rules,
+                    const step_rows *rows, const int *max_len, int pos, int r, float *row)
+{
+    int V = m->vocab;
+    /* Logits that are not finite (weights so large that the activations overflow, or NaN in a
+     * changed weights file) make any choice garbage. */
+    if (!simd_all_finite(row, V))
+        return 1;
+    if (rows->log_softmax) {
+        float lse = logsumexp(row, V);
+        for (int v = 0; v < V; v++)
+            row[v] -= lse;
+    }
+    if (chain->n) {
+        logits_row lr = {rules, V, pos, max_len[rows->sentence[r]], rows->history[r],
+                          rows->sentence[r], rows->work, rows->iwork};
+        logits_apply(chain, &lr, row);
+    }
+    return 0;
+}
+
+int search_step_fail(const step_rows *rows, int r, int pos, char *err, size_t errlen)
+{
+    return xerr(err, errlen, "the model computed non-finite logits (inf or NaN) for sentence %d "
+                "of the batch at step %d: its weights overflow or are corrupt",
+                rows->sentence[r] + 1, pos + 1);
+}
+
 int search_step(const search_model *m, const logits_chain *chain, const logits_rules *rules,
                 const step_rows *rows, const int *max_len, int pos, float *logits, char *err,
                 size_t errlen)
 {
-    int V = m->vocab;
     m->step(m->user, rows->n, rows->tokens, rows->slots, rows->srcs, pos, logits);
-    for (int r = 0; r < rows->n; r++) {
-        float *row = logits + (size_t)r * V;
-        /* Logits that are not finite (weights so large that the activations overflow, or NaN
-         * in a changed weights file) make any choice garbage. */
-        if (!simd_all_finite(row, V))
-            return xerr(err, errlen, "the model computed non-finite logits (inf or NaN) for "
-                        "sentence %d of the batch at step %d: its weights overflow or are "
-                        "corrupt", rows->sentence[r] + 1, pos + 1);
-        if (rows->log_softmax) {
-            float lse = logsumexp(row, V);
-            for (int v = 0; v < V; v++)
-                row[v] -= lse;
-        }
-        if (chain->n) {
-            logits_row lr = {rules, V, pos, max_len[rows->sentence[r]], rows->history[r],
-                              rows->sentence[r], rows->work, rows->iwork};
-            logits_apply(chain, &lr, row);
-        }
-    }
+    for (int r = 0; r < rows->n; r++)
+        if (search_step_row(m, chain, rules, rows, max_len, pos, r,
+                            logits + (size_t)r * m->vocab))
+            return search_step_fail(rows, r, pos, err, errlen);
     return 0;
 }
 

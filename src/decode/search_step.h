@@ -25,6 +25,15 @@ int search_step(const search_model *m, const logits_chain *chain, const logits_r
                 const step_rows *rows, const int *max_len, int pos, float *logits, char *err,
                 size_t errlen);
 
+/* search_step's work on row r (row: its logits) after the model's step: the finite check, then
+ * the log-softmax (rows->log_softmax) and the processors. Returns 0, or 1 when the row is not
+ * finite (then search_step_fail says so). It touches row r alone (and rows->work when the chain
+ * needs it), so rows may run on different threads. */
+int search_step_row(const search_model *m, const logits_chain *chain, const logits_rules *rules,
+                    const step_rows *rows, const int *max_len, int pos, int r, float *row);
+/* search_step's error for a row that is not finite: fills err, returns -1. */
+int search_step_fail(const step_rows *rows, int r, int pos, char *err, size_t errlen);
+
 /* The same step for a search that takes each row's argmax: tok[r] is the token argmax would
  * pick from search_step's logits, found from the model's estimates (m->estimate, m->exact)
  * without computing every logit: only the tokens whose bound reaches the best lower bound are

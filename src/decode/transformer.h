@@ -89,8 +89,9 @@ const float *decoder_hidden(const model_weights *m, pool *p, decoder_state *st, 
 void decoder_logits(const model_weights *m, pool *p, const decoder_state *st, const float *h,
                     int rows, float *logits);
 
-/* Copies the first npos cached positions of slot src to slot dst (beam reordering). */
-void decoder_copy_slot(const model_weights *m, decoder_state *st, int dst, int src, int npos);
+/* Copies cached positions [from, npos) of slot src to slot dst (beam reordering). */
+void decoder_copy_slot(const model_weights *m, decoder_state *st, int dst, int src, int from,
+                       int npos);
 
 void decoder_state_free(decoder_state *st);
 

@@ -190,6 +190,26 @@ AVX2 static int all_finite_avx2(const float *x, size_t n)
     return 1;
 }
 
+/* 16 values a round (two vectors, one test): beam search's scan finds a candidate in a few
+ * hundred of its 58,101 logits, so the loop is the loads, adds and compares */
+AVX2 static int first_above_avx2(const float *x, int n, float base, float thr)
+{
+    __m256 b = _mm256_set1_ps(base), t = _mm256_set1_ps(thr);
+    int i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m256 a0 = _mm256_add_ps(_mm256_loadu_ps(x + i), b);
+        __m256 a1 = _mm256_add_ps(_mm256_loadu_ps(x + i + 8), b);
+        int m = _mm256_movemask_ps(_mm256_cmp_ps(a0, t, _CMP_GT_OQ)) |
+                _mm256_movemask_ps(_mm256_cmp_ps(a1, t, _CMP_GT_OQ)) << 8;
+        if (m)
+            return i + __builtin_ctz(m);
+    }
+    for (; i < n; i++)
+        if (base + x[i] > thr)
+            return i;
+    return n;
+}
+
 AVX2 static void relu_avx2(float *x, long n)
 {
     __m256 z = _mm256_setzero_ps();
@@ -412,6 +432,18 @@ void simd_relu(float *x, long n)
 #endif
     for (long i = 0; i < n; i++)
         x[i] = x[i] > 0 ? x[i] : 0;
+}
+
+int simd_first_above(const float *x, int n, float base, float thr)
+{
+#if HAVE_X86
+    if (has_avx2())
+        return first_above_avx2(x, n, base, thr);
+#endif
+    for (int i = 0; i < n; i++)
+        if (base + x[i] > thr)
+            return i;
+    return n;
 }
 
 #if HAVE_X86

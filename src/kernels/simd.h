@@ -20,6 +20,9 @@ void simd_norm(float *out, const float *x, const float *g, const float *b, int n
                float inv);
 /* 1 when no x[i] is inf or NaN. */
 int simd_all_finite(const float *x, size_t n);
+/* The first i with base + x[i] > thr, the sum rounded to float (n if none; NaN is never
+ * above). Both paths compute the same float sum and compare, so they give the same i. */
+int simd_first_above(const float *x, int n, float base, float thr);
 /* x[i] = max(x[i], 0). */
 void simd_relu(float *x, long n);
 /* dst[i] = the IEEE half src[i] (little-endian) as a float, exactly: F16C where the CPU has it
