@@ -1,0 +1,39 @@
+/* xlate_impl.h — the library's private view of its two opaque types (xlate.h): what xlate.c
+ * (models, contexts, translation) and xlate_text.c (text to ids and back) share. */
+#ifndef XLATE_IMPL_H
+#define XLATE_IMPL_H
+#include "xlate.h"
+#include "model/model.h"
+#include "decode/search.h"
+#include "decode/transformer.h"
+#include "text/spm.h"
+#include "text/hf_tok.h"
+#include "text/m2m_tok.h"
+#include "kernels/ops.h"
+
+struct xlate_model {
+    model_weights w;
+    spm_model *src_spm; /* NULL without a tokenizer */
+    spm_model *tgt_spm; /* = src_spm when the config names one tokenizer */
+    hf_tok hf;          /* a Hugging Face directory's tokenizer (config vocab set) */
+    int has_hf;
+    m2m_tok m2m;        /* an M2M100 / NLLB directory's tokenizer */
+    int has_m2m;
+    const char **langs; /* [hf.n_langs] language codes (without >> <<), into lang_buf */
+    char *lang_buf;
+};
+
+struct xlate_ctx {
+    const xlate_model *m;
+    pool *pool;
+    encoder_scratch enc;
+    decoder_state dec;
+    search_scratch search;
+    float *enc_out;    /* [N, d] */
+    size_t cap_enc_out;
+    float *sin_pos;    /* [sin_rows, d] sinusoidal positions, computed as far as needed */
+    int sin_rows;
+    xlate_time_split times;
+};
+
+#endif
