@@ -408,25 +408,6 @@ static void rank_finished(search_hyp *fin, int n)
     }
 }
 
-/* The up to A best tokens of row[V] but eos (finite ones; by value, ties to the lower id) into
- * top (search_greedy.c's rule: CTranslate2 bans the end token where it expands them). */
-static int best_tokens(const float *row, int V, int A, int eos, int *top)
-{
-    int k = 0;
-    for (int v = 0; v < V; v++) {
-        int j;
-        if (v == eos || row[v] == -INFINITY || (k == A && row[v] <= row[top[A - 1]]))
-            continue;
-        j = k < A ? k++ : A - 1;
-        while (j > 0 && row[v] > row[top[j - 1]]) {
-            top[j] = top[j - 1];
-            j--;
-        }
-        top[j] = v;
-    }
-    return k;
-}
-
 /* Alternatives: unit u0 (alternative 0 of its sentence, one live hypothesis, in step row r)
  * branches at position pos into its row's best tokens, unit u0 + k taking token k (banner).
  * Returns the units started. */
@@ -436,7 +417,7 @@ static int branch(const search_model *m, beam_bufs *b, int u0, int r, int pos, i
     int V = m->vocab, *top = b->top_alt;
     sentence *s = &b->S[u0];
     const float *lg = b->logits + (size_t)r * V;
-    int nt = best_tokens(lg, V, alt, m->eos_id, top);
+    int nt = search_best_tokens(lg, V, alt, m->eos_id, top);
     for (int k = nt - 1; k >= 0; k--) { /* unit u0 last: the others copy from its hypothesis */
         sentence *su = &b->S[u0 + k];
         int tok = top[k];

@@ -65,26 +65,6 @@ static size_t greedy_cut(greedy_bufs *b, char *base, int H, int n, int V, int mx
     return c.used;
 }
 
-/* The up to A best tokens of row[V] but eos (finite ones; by value, ties to the lower id) into
- * top: CTranslate2's decode_alternatives expands them with a BeamSearch of min_length 1
- * (src/decoding.cc 1187-1195), which bans the end token at that step (apply_min_length, 404). */
-static int best_tokens(const float *row, int V, int A, int eos, int *top)
-{
-    int k = 0;
-    for (int v = 0; v < V; v++) {
-        int j;
-        if (v == eos || row[v] == -INFINITY || (k == A && row[v] <= row[top[A - 1]]))
-            continue;
-        j = k < A ? k++ : A - 1;
-        while (j > 0 && row[v] > row[top[j - 1]]) {
-            top[j] = top[j - 1];
-            j--;
-        }
-        top[j] = v;
-    }
-    return k;
-}
-
 int search_greedy(const search_model *m, search_scratch *s, int n, const int *max_len,
                   const search_params *p, search_emit emit, void *emit_user, char *err,
                   size_t errlen)
@@ -151,7 +131,7 @@ int search_greedy(const search_model *m, search_scratch *s, int n, const int *ma
             /* the branching point: the first position after the prefix */
             if (A > 1 && b.n_alt[i] == 1 && h0 == i * A &&
                 pos == (p->rules.prefix ? p->rules.prefix_len[i] : 0) &&
-                (nt = best_tokens(row, V, A, m->eos_id, top)) > 0) {
+                (nt = search_best_tokens(row, V, A, m->eos_id, top)) > 0) {
                 b.n_alt[i] = nt;
             } else {
                 top[0] = b.next[r];

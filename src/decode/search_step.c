@@ -102,3 +102,20 @@ int search_reserve(search_scratch *s, size_t bytes, char *err, size_t errlen)
     s->cap = bytes;
     return 0;
 }
+
+int search_best_tokens(const float *row, int V, int A, int eos, int *top)
+{
+    int k = 0;
+    for (int v = 0; v < V; v++) {
+        int j;
+        if (v == eos || row[v] == -INFINITY || (k == A && row[v] <= row[top[A - 1]]))
+            continue;
+        j = k < A ? k++ : A - 1;
+        while (j > 0 && row[v] > row[top[j - 1]]) {
+            top[j] = top[j - 1];
+            j--;
+        }
+        top[j] = v;
+    }
+    return k;
+}

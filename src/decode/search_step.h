@@ -58,6 +58,12 @@ static inline void *cut(scratch_cut *c, size_t count, size_t size)
     return p;
 }
 
+/* The up to A best tokens of row[V] but eos (finite ones; by value, ties to the lower id) into
+ * top, best first; returns how many. The alternatives' expansion (greedy and beam):
+ * CTranslate2's decode_alternatives expands them with a BeamSearch of min_length 1
+ * (src/decoding.cc 1187-1195), which bans the end token at that step (apply_min_length, 404). */
+int search_best_tokens(const float *row, int V, int A, int eos, int *top);
+
 /* Makes the scratch at least `bytes` long (its contents are not kept). */
 int search_reserve(search_scratch *s, size_t bytes, char *err, size_t errlen);
 
