@@ -6,9 +6,13 @@
 # and leaves the input in build-fuzz/crashes/. Build first: sh fuzz/build.sh.
 #   sh fuzz/run.sh                    every target
 #   sh fuzz/run.sh config spm_text    only these
-# Environment: FUZZ_SECONDS, FUZZ_BUILD (default build-fuzz), FUZZ_ARGS (more libFuzzer flags).
+# Environment: FUZZ_SECONDS, FUZZ_BUILD (default build-fuzz), FUZZ_ARGS (more libFuzzer flags),
+# FUZZ_JOBS (targets run at once, default 1: each fuzzer keeps one core busy; the report comes
+# out in the targets' order whatever FUZZ_JOBS is).
 cd "$(dirname "$0")/.." || exit 2
 SECONDS_EACH=${FUZZ_SECONDS:-60}
+JOBS=${FUZZ_JOBS:-1}
+case "$JOBS" in ''|*[!0-9]*|0) echo "fuzz/run.sh: FUZZ_JOBS must be a positive integer, got '$JOBS'" >&2; exit 2 ;; esac
 OUT=${FUZZ_BUILD:-build-fuzz}
 targets=${*:-config safetensors spm_model spm_text ids_cli vocab marian_config split html markdown torch_bin m2m_tok}
 
@@ -26,13 +30,13 @@ max_len() {
 }
 
 mkdir -p "$OUT/crashes" "$OUT/logs"
-fail=0
-for t in $targets; do
+# run_one TARGET: its regressions, then its fuzzing; prints its report lines; non-zero on failure.
+run_one() {
+  t=$1
   bin="$OUT/fuzz_$t"
   if [ ! -x "$bin" ]; then
     echo "not ok - fuzz $t: $bin not built (sh fuzz/build.sh)"
-    fail=1
-    continue
+    return 1
   fi
   extra=""
   [ -f "fuzz/dict/$t.dict" ] && extra="-dict=fuzz/dict/$t.dict"
@@ -45,8 +49,7 @@ for t in $targets; do
     if ! "$bin" -runs=0 $extra "fuzz/crashes/$t"/* >"$log" 2>&1; then
       echo "not ok - fuzz $t: a committed crash input fails again (fuzz/crashes/$t/)"
       grep -E 'ERROR|runtime error|property failed|SUMMARY' "$log" | head -n 5 | sed 's/^/    /'
-      fail=1
-      continue
+      return 1
     fi
   fi
   mkdir -p "$OUT/corpus/$t"
@@ -61,9 +64,29 @@ for t in $targets; do
   if [ $rc -ne 0 ]; then
     echo "not ok - fuzz $t: crash after $((${execs:-0})) executions (exit $rc); input in $OUT/crashes/, log $log"
     grep -E 'ERROR|runtime error|property failed|SUMMARY|Test unit written' "$log" | head -n 8 | sed 's/^/    /'
-    fail=1
+    return 1
   else
     echo "ok - fuzz $t: ${execs:-?} executions in $(($(date +%s) - start)) s, no crash; $corpus inputs in $OUT/corpus/$t"
   fi
+}
+
+# FUZZ_JOBS targets at a time, each one's report kept in a file and printed in the targets'
+# order once it and every target before it have ended.
+fail=0
+set -- $targets
+while [ $# -gt 0 ]; do
+  batch=""
+  n=0
+  while [ $# -gt 0 ] && [ $n -lt "$JOBS" ]; do
+    (run_one "$1" >"$OUT/logs/$1.report" 2>&1; echo $? >"$OUT/logs/$1.rc") &
+    batch="$batch $1"
+    n=$((n + 1))
+    shift
+  done
+  wait
+  for t in $batch; do
+    cat "$OUT/logs/$t.report"
+    [ "$(cat "$OUT/logs/$t.rc")" = 0 ] || fail=1
+  done
 done
 exit $fail
