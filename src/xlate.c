@@ -72,6 +72,26 @@ const char *xlate_kernels_desc(const xlate_model *m, char *buf, size_t n)
     return buf;
 }
 
+const char *xlate_output_desc(const xlate_model *m, char *buf, size_t n)
+{
+    const model_weights *w = &m->w;
+    int built = model_out_built(w);
+    char scr[64];
+    if (built & MODEL_OUT_SCREEN)
+        snprintf(scr, sizeof scr, "int8 screen %.1f MB", screen_bytes(&w->out_screen) / 1e6);
+    else
+        snprintf(scr, sizeof scr, "%s", w->screen_ok ? "no screen built" : "no screen");
+    if (!w->out_src && !w->out.packed)
+        snprintf(buf, n, "output projection f32 (OpenBLAS); %s", scr);
+    else if (built & MODEL_OUT_PACKED)
+        snprintf(buf, n, "output projection packed, %s %.1f MB; %s", weight_type_name(w->out.type),
+                 linear_packed_bytes(w->out.type, w->out.out, w->out.in) / 1e6, scr);
+    else
+        snprintf(buf, n, "output projection not packed (greedy rescores from the file's rows); %s",
+                 scr);
+    return buf;
+}
+
 int xlate_decode_screened(const xlate_model *m, const xlate_decode_params *p, const char **why)
 {
     search_params sp;
@@ -669,6 +689,7 @@ int xlate_translate_ex(xlate_ctx *ctx, int n, const int *const *src, const int *
                        binding_parallel};
     search_params sp;
     emit_target et = {out, NULL, 0};
+    double t_need;
 
     memset(out, 0, (size_t)n * sizeof *out);
     if (n <= 0)
@@ -688,6 +709,7 @@ int xlate_translate_ex(xlate_ctx *ctx, int n, const int *const *src, const int *
     /* what of the output projection this run needs, built now when it is not yet: the screen
      * for greedy's argmax (its candidates' logits from the file's rows while the panels do not
      * exist), else the panels */
+    t_need = now_seconds(); /* its time is the output projection's */
     if (w->screen_ok && search_screened(&sp, NULL)) {
         if (model_out_need(w, MODEL_OUT_SCREEN, ctx->pool, err, errlen))
             goto done;
@@ -708,6 +730,7 @@ int xlate_translate_ex(xlate_ctx *ctx, int n, const int *const *src, const int *
             goto done;
         bind.packed = 1;
     }
+    ctx->times.projection_s += now_seconds() - t_need;
     if (p->sampling && opts) {
         if (!(streams = malloc(n * sizeof *streams))) {
             xerr(err, errlen, "out of memory");
