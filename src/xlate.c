@@ -78,14 +78,17 @@ const char *xlate_output_desc(const xlate_model *m, char *buf, size_t n)
     int built = model_out_built(w);
     char scr[64];
     if (built & MODEL_OUT_SCREEN)
-        snprintf(scr, sizeof scr, "int8 screen %.1f MB", screen_bytes(&w->out_screen) / 1e6);
+        snprintf(scr, sizeof scr, "int8 screen %.1f %s", screen_bytes(&w->out_screen) /
+                 (screen_bytes(&w->out_screen) >= 1000000 ? 1e6 : 1e3),
+                 screen_bytes(&w->out_screen) >= 1000000 ? "MB" : "kB");
     else
         snprintf(scr, sizeof scr, "%s", w->screen_ok ? "no screen built" : "no screen");
     if (!w->out_src && !w->out.packed)
         snprintf(buf, n, "output projection f32 (OpenBLAS); %s", scr);
     else if (built & MODEL_OUT_PACKED)
         snprintf(buf, n, "output projection packed, %s %.1f MB; %s", weight_type_name(w->out.type),
-                 linear_packed_bytes(w->out.type, w->out.out, w->out.in) / 1e6, scr);
+                 (w->out.packed ? linear_packed_bytes(w->out.type, w->out.out, w->out.in)
+                                : (size_t)w->out.out * w->out.in * sizeof(float)) / 1e6, scr);
     else
         snprintf(buf, n, "output projection not packed (greedy rescores from the file's rows); %s",
                  scr);
