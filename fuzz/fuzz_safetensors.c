@@ -10,6 +10,7 @@
 #include "model/config.h"
 #include "fuzz.h"
 #include "model/model.h"
+#include "kernels/ops.h"
 #include "model/safetensors.h"
 #include <math.h>
 
@@ -149,6 +150,32 @@ static void fuzz_st_check_model(const model_weights *m)
         fuzz_st_touch(m->dec_norm.b, d, "dec_norm");
     else
         FUZZ_CHECK(m->dec_norm.g == NULL, "dec_norm bound though absent");
+    {
+        /* a tied projection waits in the file (model.h out_src) until a run needs it: built
+         * here as runs build it, the screen from the file's rows first (the panels absent) */
+        char err[256];
+        FUZZ_CHECK(model_out_need(m, MODEL_OUT_SCREEN, NULL, err, sizeof err) == 0,
+                   "the screen not built: %s", err);
+        FUZZ_CHECK(!m->screen_ok || m->out_screen.mem, "screen_ok without a screen");
+        FUZZ_CHECK(model_out_need(m, MODEL_OUT_PACKED, NULL, err, sizeof err) == 0,
+                   "the output projection not packed: %s", err);
+    }
+    if (m->out_src && m->out.packed) { /* a row's logits from the file = the packed kernel's */
+        size_t eb = model_out_exact_bytes(m);
+        void *scr = aligned_alloc(64, eb);
+        float *x = malloc((size_t)d * sizeof *x);
+        FUZZ_CHECK(scr != NULL && x != NULL, "out of memory");
+        memset(scr, 0, eb);
+        for (int k = 0; k < d; k++)
+            x[k] = (float)((k % 7) - 3) * 0.25f;
+        for (int n = 0; n < 16 && n < c->tgt_vocab; n++) {
+            float a = model_out_exact(m, x, n, scr), b = gemm_packed_output(&m->out, x, n);
+            FUZZ_CHECK(memcmp(&a, &b, sizeof a) == 0 || (isnan(a) && isnan(b)),
+                       "logit %d from the file's row %g, packed %g", n, (double)a, (double)b);
+        }
+        free(scr);
+        free(x);
+    }
     fuzz_st_touch_linear(&m->out, c->tgt_vocab, d, c->output_bias, "output");
     if (c->tied_output && (m->out.w || !m->out.packed)) {
         FUZZ_CHECK(m->out.w == m->tgt_embed, "tied output is not the target embedding");

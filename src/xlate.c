@@ -72,10 +72,33 @@ const char *xlate_kernels_desc(const xlate_model *m, char *buf, size_t n)
     return buf;
 }
 
+const char *xlate_output_desc(const xlate_model *m, char *buf, size_t n)
+{
+    const model_weights *w = &m->w;
+    int built = model_out_built(w);
+    char scr[64];
+    if (built & MODEL_OUT_SCREEN)
+        snprintf(scr, sizeof scr, "int8 screen %.1f %s", screen_bytes(&w->out_screen) /
+                 (screen_bytes(&w->out_screen) >= 1000000 ? 1e6 : 1e3),
+                 screen_bytes(&w->out_screen) >= 1000000 ? "MB" : "kB");
+    else
+        snprintf(scr, sizeof scr, "%s", w->screen_ok ? "no screen built" : "no screen");
+    if (!w->out_src && !w->out.packed)
+        snprintf(buf, n, "output projection f32 (OpenBLAS); %s", scr);
+    else if (built & MODEL_OUT_PACKED)
+        snprintf(buf, n, "output projection packed, %s %.1f MB; %s", weight_type_name(w->out.type),
+                 (w->out.packed ? linear_packed_bytes(w->out.type, w->out.out, w->out.in)
+                                : (size_t)w->out.out * w->out.in * sizeof(float)) / 1e6, scr);
+    else
+        snprintf(buf, n, "output projection not packed (greedy rescores from the file's rows); %s",
+                 scr);
+    return buf;
+}
+
 int xlate_decode_screened(const xlate_model *m, const xlate_decode_params *p, const char **why)
 {
     search_params sp;
-    if (!m->w.out_screen.mem) {
+    if (!m->w.screen_ok) {
         if (why)
             *why = m->w.packed ? "the model has no int8 screen (XLATE_SCREEN=0, or int8 output "
                                  "weights)" : "the model has no int8 screen (f32 through OpenBLAS)";
@@ -493,6 +516,9 @@ typedef struct {
     decoder_state *st;
     const float *hidden; /* [rows, d] of the last estimate (decoder_hidden) */
     xlate_time_split *times;
+    int packed;          /* 1: this run has made w->out's panels ready (model_out_need) */
+    void *exact;         /* model_out_exact's scratch when the candidates' logits come from
+                            the file's rows (w->out not packed for this run); else NULL */
 } decoder_binding;
 
 /* The step up to the output projection, its time counted; *t1: when it ended. */
@@ -514,6 +540,16 @@ static void binding_step(void *user, int rows, const int *tokens, const int *slo
     decoder_binding *b = user;
     double t1;
     const float *h = binding_hidden(b, rows, tokens, slots, srcs, pos, &t1);
+    char err[256];
+    /* a screened run computes every logit only where the estimates were not finite: the
+     * panels are packed then; out of memory for them makes the logits NaN, which the search
+     * reports (search_step_fail) */
+    if (!b->packed && model_out_need(b->w, MODEL_OUT_PACKED, b->pool, err, sizeof err)) {
+        for (size_t i = 0; i < (size_t)rows * b->w->cfg.tgt_vocab; i++)
+            logits[i] = NAN;
+        return;
+    }
+    b->packed = 1;
     decoder_logits(b->w, b->pool, b->st, h, rows, logits);
     b->times->projection_s += now_seconds() - t1;
 }
@@ -532,7 +568,9 @@ static void binding_estimate(void *user, int rows, const int *tokens, const int 
 static float binding_exact(void *user, int row, int token)
 {
     decoder_binding *b = user;
-    return gemm_packed_output(&b->w->out, b->hidden + (size_t)row * b->w->cfg.d_model, token);
+    const float *x = b->hidden + (size_t)row * b->w->cfg.d_model;
+    return b->exact ? model_out_exact(b->w, x, token, b->exact)
+                    : gemm_packed_output(&b->w->out, x, token);
 }
 
 static const float *binding_attention(void *user)
@@ -648,22 +686,19 @@ int xlate_translate_ex(xlate_ctx *ctx, int n, const int *const *src, const int *
     int n_slots, max_rows, cap;
     size_t N;
     const float *pos;
-    decoder_binding bind = {w, ctx->pool, &ctx->dec, NULL, &ctx->times};
+    decoder_binding bind = {w, ctx->pool, &ctx->dec, NULL, &ctx->times, 0, NULL};
     search_model sm = {c->tgt_vocab, c->bos_id, c->eos_id, &bind, binding_step,
                        binding_copy_slot, NULL, NULL, binding_attention, 0,
                        binding_parallel};
     search_params sp;
     emit_target et = {out, NULL, 0};
+    double t_need;
 
     memset(out, 0, (size_t)n * sizeof *out);
     if (n <= 0)
         return 0;
     if (xlate_decode_params_check(ctx->m, p, err, errlen))
         return -1;
-    if (w->out_screen.mem) {
-        sm.estimate = binding_estimate;
-        sm.exact = binding_exact;
-    }
     memset(&sp, 0, sizeof sp);
     sp.beam_size = p->beam_size;
     sp.n_best = p->n_best;
@@ -674,6 +709,31 @@ int xlate_translate_ex(xlate_ctx *ctx, int n, const int *const *src, const int *
     decode_rules_set(&sp.rules, c, p);
     sp.seed = p->seed;
     sp.alternatives = p->return_alternatives;
+    /* what of the output projection this run needs, built now when it is not yet: the screen
+     * for greedy's argmax (its candidates' logits from the file's rows while the panels do not
+     * exist), else the panels */
+    t_need = now_seconds(); /* its time is the output projection's */
+    if (w->screen_ok && search_screened(&sp, NULL)) {
+        if (model_out_need(w, MODEL_OUT_SCREEN, ctx->pool, err, errlen))
+            goto done;
+        sm.estimate = binding_estimate;
+        sm.exact = binding_exact;
+        if (!(model_out_built(w) & MODEL_OUT_PACKED)) {
+            size_t eb = model_out_exact_bytes(w);
+            if (!(bind.exact = aligned_alloc(64, eb))) {
+                xerr(err, errlen, "out of memory");
+                goto done;
+            }
+            memset(bind.exact, 0, eb);
+        } else {
+            bind.packed = 1;
+        }
+    } else {
+        if (model_out_need(w, MODEL_OUT_PACKED, ctx->pool, err, errlen))
+            goto done;
+        bind.packed = 1;
+    }
+    ctx->times.projection_s += now_seconds() - t_need;
     if (p->sampling && opts) {
         if (!(streams = malloc(n * sizeof *streams))) {
             xerr(err, errlen, "out of memory");
@@ -695,7 +755,7 @@ int xlate_translate_ex(xlate_ctx *ctx, int n, const int *const *src, const int *
                                                                         : SEARCH_EARLY_NEVER;
     }
     if (with_eos(c, n, src, src_len, p->source_suffix_id, &block, &rows, &lens, &N, err, errlen))
-        return -1;
+        goto done;
     if (!(max_len = malloc(n * sizeof *max_len))) {
         xerr(err, errlen, "out of memory");
         goto done;
@@ -731,6 +791,7 @@ done:
     free(streams);
     free(pre);
     free(pre_len);
+    free(bind.exact);
     return rc;
 }
 
@@ -757,6 +818,8 @@ static int forced_run(xlate_ctx *ctx, int n, const int *const *src, const int *s
     }
     if (cap > c->max_positions)
         return xerr(err, errlen, "target longer than max_positions %d", c->max_positions);
+    if (logits && model_out_need(w, MODEL_OUT_PACKED, ctx->pool, err, errlen))
+        return -1;
     if (with_eos(c, n, src, src_len, -1, &block, &rows, &lens, &N, err, errlen))
         return -1;
     tok = malloc(n * sizeof *tok);

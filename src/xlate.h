@@ -62,6 +62,11 @@ const char *xlate_model_compute_type(const xlate_model *m);
 /* The kernels in use, for -v: e.g. "own avx512vnni kernels, int8 weights; OpenBLAS Haswell
  * (attention)". Writes at most n bytes into buf and returns buf. */
 const char *xlate_kernels_desc(const xlate_model *m, char *buf, size_t n);
+/* What of the output projection the runs so far have built, for -v: e.g. "output projection
+ * not packed (greedy rescores from the file's rows); int8 screen 250.6 MB". Runs build it when
+ * they first need it: greedy through the screen the screen alone, the others the packed
+ * projection. Writes at most n bytes into buf and returns buf. */
+const char *xlate_output_desc(const xlate_model *m, char *buf, size_t n);
 /* Parses "f32", "int8", "bf16", "f16", "auto" (case-insensitive); -1 when none. */
 int xlate_compute_type_parse(const char *s);
 

@@ -364,6 +364,10 @@ static void report(const run *r)
                 ts.encoder_s, ts.decoder_s, ts.projection_s, 100 * ts.projection_s / tt,
                 rest > 0 ? rest : 0, ts.decoder_steps, ts.decoder_rows);
     }
+    if (r->model) {
+        char b[160];
+        fprintf(stderr, "xlate: %s\n", xlate_output_desc(r->model, b, sizeof b));
+    }
 }
 
 /* Loads the model and checks the options against it. Returns the exit status. */

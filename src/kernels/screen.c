@@ -32,12 +32,11 @@ static void build_task(void *arg, int task, int thread)
                           j->s->absq);
 }
 
-int screen_build(screen *s, const linear *l, pool *p)
+/* s->mem for l (out, in, type set) and every field but the panels, absq and scale. */
+static int screen_alloc(screen *s, const linear *l)
 {
     size_t qb = linear_packed_bytes(WT_INT8, l->out, l->in);
     size_t ab = ((size_t)l->out * sizeof(float) + 63) & ~(size_t)63; /* absq, then bterm */
-    int tasks = ((l->out + PANEL - 1) / PANEL + 15) / 16;
-    build_job j = {s, l, 16};
     memset(s, 0, sizeof *s);
     if (!(s->mem = aligned_alloc(64, qb + 2 * ab)))
         return -1;
@@ -51,11 +50,91 @@ int screen_build(screen *s, const linear *l, pool *p)
     /* bf16 kernels round the activations too: |x - bf16(x)| <= 2^-9 |x|, times max|w| <= 127.51
      * scale (a flushed subnormal's share is inside bterm's 1e-30) */
     s->act_err = l->type == WT_BF16 ? 0.25 : 0;
+    return 0;
+}
+
+int screen_build(screen *s, const linear *l, pool *p)
+{
+    int tasks = ((l->out + PANEL - 1) / PANEL + 15) / 16;
+    build_job j = {s, l, 16};
+    if (screen_alloc(s, l))
+        return -1;
     if (p)
         pool_run(p, tasks, build_task, &j);
     else
         for (int t = 0; t < tasks; t++)
             build_task(&j, t, 0);
+    return 0;
+}
+
+/* screen_build_rows's slices: SLICE_PANELS panels of rows each. */
+#define SLICE_PANELS 64
+
+typedef struct {
+    screen *s;
+    weight_type t;
+    void (*rows)(void *user, int r0, int r1, float *w);
+    void *user;
+    int failed; /* a task could not allocate its buffers (written under no lock: any task's 1) */
+} rows_job;
+
+/* Slice `task`: rows [r0, r1) as f32, packed as t into a block of their own (a linear of
+ * r1 - r0 outputs: the same panels as rows r0.. of the whole, r0 being a multiple of 16),
+ * quantized as linear_pack_int8_copy quantizes the whole, then the int8 panels, scales and
+ * absq copied to their places in the screen. */
+static void rows_task(void *arg, int task, int thread)
+{
+    rows_job *j = arg;
+    screen *s = j->s;
+    int K = s->q.in, N = s->q.out, r0 = task * SLICE_PANELS * PANEL;
+    int r1 = r0 + SLICE_PANELS * PANEL < N ? r0 + SLICE_PANELS * PANEL : N, nr = r1 - r0;
+    linear l = {NULL, NULL, nr, K, j->t, NULL, NULL}, q;
+    size_t pb = linear_packed_bytes(j->t, nr, K), qb = linear_packed_bytes(WT_INT8, nr, K);
+    float *w = malloc((size_t)nr * K * sizeof *w), *absq = malloc((size_t)nr * sizeof *absq);
+    void *pm = aligned_alloc(64, pb), *qm = aligned_alloc(64, qb);
+    (void)thread;
+    if (!w || !absq || !pm || !qm) {
+        j->failed = 1;
+        goto done;
+    }
+    memset(pm, 0, pb);
+    memset(qm, 0, qb);
+    j->rows(j->user, r0, r1, w);
+    linear_pack_rows(&l, pm, j->t, 0, nr, w);
+    linear_pack_int8_copy(&q, qm, &l, 0, (nr + PANEL - 1) / PANEL, absq);
+    {
+        /* the slice's int8 panels (each a whole number of cache lines: 16 columns x 4 k)
+         * end where its scales begin */
+        size_t bytes = (size_t)((const int8_t *)q.scale - (const int8_t *)q.packed);
+        size_t db = bytes / (size_t)((nr + PANEL - 1) / PANEL);
+        memcpy((int8_t *)s->mem + (size_t)(r0 / PANEL) * db, q.packed, bytes);
+    }
+    memcpy((float *)s->q.scale + r0, q.scale, (size_t)nr * sizeof(float));
+    memcpy(s->absq + r0, absq, (size_t)nr * sizeof(float));
+done:
+    free(w);
+    free(absq);
+    free(pm);
+    free(qm);
+}
+
+int screen_build_rows(screen *s, weight_type t, int out, int in, const float *b,
+                      void (*rows)(void *user, int r0, int r1, float *w), void *user, pool *p)
+{
+    linear l = {NULL, b, out, in, t, NULL, NULL};
+    int tasks = (out + SLICE_PANELS * PANEL - 1) / (SLICE_PANELS * PANEL);
+    rows_job j = {s, t, rows, user, 0};
+    if (screen_alloc(s, &l))
+        return -1;
+    if (p)
+        pool_run(p, tasks, rows_task, &j);
+    else
+        for (int k = 0; k < tasks; k++)
+            rows_task(&j, k, 0);
+    if (j.failed) {
+        screen_free(s);
+        return -1;
+    }
     return 0;
 }
 

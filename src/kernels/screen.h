@@ -36,6 +36,15 @@ typedef struct {
 /* Builds the screen of l, a linear packed as f32, bf16 or f16. pool (may be NULL) spreads the
  * quantization over threads. Returns 0, or -1 when out of memory (s zeroed). */
 int screen_build(screen *s, const linear *l, pool *p);
+/* The same from the linear's rows as f32 (rows(user, r0, r1, w) writes rows [r0, r1) into
+ * w[r1 - r0][in]), a slice at a time, for a linear that is not packed: each slice is packed as
+ * type t (f32, bf16, f16: linear_pack_rows, the values a packed copy would hold) into a
+ * temporary panel block and quantized from there, so the screen is the very one screen_build
+ * makes from the packed linear, without the packed linear ever existing whole. b: its bias
+ * [out] or NULL. rows is called from pool threads, on disjoint slices. Returns 0, or -1 when
+ * out of memory (s zeroed). */
+int screen_build_rows(screen *s, weight_type t, int out, int in, const float *b,
+                      void (*rows)(void *user, int r0, int r1, float *w), void *user, pool *p);
 void screen_free(screen *s);
 /* Bytes the screen holds. */
 size_t screen_bytes(const screen *s);

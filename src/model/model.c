@@ -10,8 +10,10 @@
 #include "model/weights.h"
 #include "kernels/simd.h"
 #include "kernels/cpu.h"
+#include "kernels/ops.h"
 #include "base/util.h"
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -476,10 +478,11 @@ void model_sinusoid_m2m(float *pe, int p0, int p1, int d, int offset)
     }
 }
 
-/* Checks that an embedding read in place (t: [rows, d], F32, F16 or BF16) is finite, a slice of
- * rows at a time through a small f32 buffer, and releases the slices' mapped pages: the lookups
- * fault back only the rows they read. */
-static int check_table(binder *b, const st_tensor *t, int d)
+/* Checks that an embedding read in place (t: [rows, d], F32, F16 or BF16) is finite, and when
+ * holds >= 0 that the weight_type `holds` holds it (check_holds: a projection packed from it
+ * later), a slice of rows at a time through a small f32 buffer, and releases the slices'
+ * mapped pages: the lookups fault back only the rows they read. */
+static int check_table(binder *b, const st_tensor *t, int d, int holds)
 {
     size_t es = st_dtype_size(t->dtype), step = ((size_t)1 << 20) / (size_t)d * (size_t)d;
     size_t n = (size_t)t->numel;
@@ -491,7 +494,9 @@ static int check_table(binder *b, const st_tensor *t, int d)
         size_t cnt = n - i < step ? n - i : step;
         const char *p = (const char *)t->data + i * es;
         st_to_f32(tmp, p, t->dtype, cnt);
-        if (check_finite_at(b, t, tmp, cnt, i)) {
+        if (check_finite_at(b, t, tmp, cnt, i) ||
+            (holds >= 0 && check_holds(b, t->name, tmp, cnt, (size_t)d, i / (size_t)d,
+                                       (weight_type)holds))) {
             free(tmp);
             return -1;
         }
@@ -513,6 +518,127 @@ void model_embed_row(const model_weights *m, int tgt, int id, float *out)
     else
         st_to_f32(out, (const char *)e->w + (size_t)id * d * st_dtype_size(e->dtype), e->dtype,
                   (size_t)d);
+}
+
+/* model_weights.out_lazy: the lock of model_out_need and the panels it packs. */
+typedef struct {
+    pthread_mutex_t lock;
+    void *panels; /* out.packed when packed from out_src; NULL before */
+} out_lazy;
+
+static void *out_lazy_new(void)
+{
+    out_lazy *z = calloc(1, sizeof *z);
+    if (z && pthread_mutex_init(&z->lock, NULL) != 0) {
+        free(z);
+        z = NULL;
+    }
+    return z;
+}
+
+static void out_lazy_free(void *p)
+{
+    out_lazy *z = p;
+    if (!z)
+        return;
+    pthread_mutex_destroy(&z->lock);
+    free(z->panels);
+    free(z);
+}
+
+/* Rows [r0, r1) of out_src as f32 into w[r1 - r0][d]: its values exactly (they were checked
+ * at load); the slice's mapped pages are released after (screen_build_rows's rows). */
+static void out_rows(void *user, int r0, int r1, float *w)
+{
+    const model_weights *m = user;
+    const st_tensor *t = m->out_src;
+    size_t es = st_dtype_size(t->dtype), d = (size_t)m->cfg.d_model;
+    const char *p = (const char *)t->data + (size_t)r0 * d * es;
+    st_to_f32(w, p, t->dtype, (size_t)(r1 - r0) * d);
+    st_release(&m->file, p, (size_t)(r1 - r0) * d * es);
+}
+
+int model_out_need(const model_weights *cm, int parts, pool *p, char *err, size_t errlen)
+{
+    /* the model is not a const object (model_bind_as fills it): the cache it holds fills here,
+     * under its lock */
+    model_weights *m = (model_weights *)(uintptr_t)cm;
+    out_lazy *z = m->out_lazy;
+    int rc = 0;
+    if (!z)
+        return 0;
+    pthread_mutex_lock(&z->lock);
+    if ((parts & MODEL_OUT_PACKED) && m->out_src && !m->out.packed) {
+        /* as pack_tensor packs it at load: a slice of rows at a time through f32 */
+        int V = m->out.out, d = m->out.in, step = (int)(((size_t)1 << 20) / (size_t)d);
+        size_t bytes = linear_packed_bytes(m->out.type, V, d);
+        void *mem = aligned_alloc(64, bytes);
+        float *tmp = malloc((size_t)step * d * sizeof *tmp);
+        if (!mem || !tmp) {
+            free(mem);
+            free(tmp);
+            rc = xerr(err, errlen, "%s: out of memory packing the output projection (%zu MB)",
+                      m->file.path, bytes >> 20);
+            goto done;
+        }
+        memset(mem, 0, bytes);
+        for (int r = 0; r < V; r += step) {
+            int nr = V - r < step ? V - r : step;
+            out_rows(m, r, r + nr, tmp);
+            linear_pack_rows(&m->out, mem, m->out.type, r, r + nr, tmp);
+        }
+        free(tmp);
+        z->panels = mem;
+    }
+    if ((parts & MODEL_OUT_SCREEN) && m->screen_ok && !m->out_screen.mem) {
+        /* from the panels when they exist, else from the file's rows: the same screen */
+        int bad = m->out.packed ? screen_build(&m->out_screen, &m->out, p)
+                                : screen_build_rows(&m->out_screen, m->out.type, m->out.out,
+                                                    m->out.in, m->out.b, out_rows, m, p);
+        if (bad)
+            rc = xerr(err, errlen, "%s: out of memory building the output projection's int8 "
+                      "screen", m->file.path);
+    }
+done:
+    pthread_mutex_unlock(&z->lock);
+    return rc;
+}
+
+int model_out_built(const model_weights *m)
+{
+    out_lazy *z = m->out_lazy;
+    int r;
+    if (z)
+        pthread_mutex_lock(&z->lock);
+    r = (m->out.packed || m->out.w ? MODEL_OUT_PACKED : 0) |
+        (m->out_screen.mem ? MODEL_OUT_SCREEN : 0);
+    if (z)
+        pthread_mutex_unlock(&z->lock);
+    return r;
+}
+
+size_t model_out_exact_bytes(const model_weights *m)
+{
+    if (!m->out_src)
+        return 0;
+    /* one panel of out's type, then the row as f32 */
+    return linear_packed_bytes(m->out.type, 16, m->out.in) +
+           (((size_t)m->out.in * sizeof(float) + 63) & ~(size_t)63);
+}
+
+float model_out_exact(const model_weights *m, const float *x, int n, void *scratch)
+{
+    size_t pb = linear_packed_bytes(m->out.type, 16, m->out.in);
+    float *row = (float *)(void *)((uint8_t *)scratch + pb), acc;
+    const st_tensor *t = m->out_src;
+    /* column 0 of a one-panel linear: the packed kernel's chain for output n (gemm.c's
+     * gemm_packed_output reads only that column) */
+    linear one = {NULL, NULL, 16, m->out.in, m->out.type, NULL, NULL};
+    st_to_f32(row, (const char *)t->data + (size_t)n * m->out.in * st_dtype_size(t->dtype),
+              t->dtype, (size_t)m->out.in);
+    linear_pack_rows(&one, scratch, one.type, 0, 1, row);
+    acc = gemm_packed_output(&one, x, 0);
+    return m->out.b ? acc + m->out.b[n] : acc;
 }
 
 /* Whether the file has a tensor of that name (no check, nothing bound). */
@@ -623,14 +749,24 @@ static int bind_all(binder *b, model_weights *m)
     if (c->tied_output && b->pack) {
         /* packed from the embedding's own tensor, a slice at a time; where the panels hold
          * its values exactly, the target table (and the shared source one) reads them */
-        void *mem = reserve_packed(b, &m->out, pack_as(b, tgt_t));
         m->out.w = NULL;
-        if (pack_tensor(b, &m->out, mem, tgt_t, 0))
-            return -1;
-        if (m->out.type == WT_F32 || (m->out.type == WT_F16 && tgt_t->dtype == ST_F16)) {
-            m->tgt_table = (embed_table){NULL, tgt_t->dtype, 1};
-            if (src_t == tgt_t)
-                m->src_table = m->tgt_table;
+        if (tgt_t->dtype != ST_I8) {
+            /* packed when a run first needs every logit (model_out_need); checked now as
+             * packing would check it, and the tables read the file */
+            m->out.type = pack_as(b, tgt_t);
+            m->out.packed = NULL;
+            m->out_src = tgt_t;
+            if (b->arena && check_table(b, tgt_t, d, (int)m->out.type))
+                return -1;
+        } else {
+            void *mem = reserve_packed(b, &m->out, pack_as(b, tgt_t));
+            if (pack_tensor(b, &m->out, mem, tgt_t, 0))
+                return -1;
+            if (m->out.type == WT_F32) {
+                m->tgt_table = (embed_table){NULL, tgt_t->dtype, 1};
+                if (src_t == tgt_t)
+                    m->src_table = m->tgt_table;
+            }
         }
     } else if (c->tied_output) {
         m->out.w = m->tgt_embed;
@@ -640,10 +776,10 @@ static int bind_all(binder *b, model_weights *m)
     /* a table read in place: its values checked here (a slice at a time) unless packing the
      * output projection from it checked them */
     if (b->pack && b->arena && !m->src_table.from_out &&
-        !(c->tied_output && src_t == tgt_t) && check_table(b, src_t, d))
+        !(c->tied_output && src_t == tgt_t) && check_table(b, src_t, d, -1))
         return -1;
     if (b->pack && b->arena && src_t != tgt_t && !m->tgt_table.from_out && !c->tied_output &&
-        check_table(b, tgt_t, d))
+        check_table(b, tgt_t, d, -1))
         return -1;
     if (c->output_bias && !(f->out_bias_optional && !has(b, f->out_bias)) &&
         view(b, f->out_bias, f->out_bias_rows ? 1 : c->tgt_vocab,
@@ -714,11 +850,14 @@ int model_bind_as(model_weights *m, model_config *cfg, st_file *f, weight_type c
         }
     }
     /* greedy search's argmax through an int8 screen of the output projection (screen.h):
-     * the same tokens, a quarter of its bytes; XLATE_SCREEN=0 leaves it out. Out of memory
-     * for it only means the full projection. */
-    if (m->out.packed && m->out.type != WT_INT8 &&
-        !(getenv("XLATE_SCREEN") && strcmp(getenv("XLATE_SCREEN"), "0") == 0))
-        screen_build(&m->out_screen, &m->out, NULL);
+     * the same tokens, a quarter of its bytes; XLATE_SCREEN=0 leaves it out. Built by the
+     * first run that takes it (model_out_need). */
+    m->screen_ok = (m->out.packed || m->out_src) && m->out.type != WT_INT8 &&
+                   !(getenv("XLATE_SCREEN") && strcmp(getenv("XLATE_SCREEN"), "0") == 0);
+    if (!(m->out_lazy = out_lazy_new())) {
+        xerr(err, errlen, "%s: out of memory", f->path);
+        goto fail;
+    }
     free(b.used_tensor);
     return 0;
 fail:
@@ -759,6 +898,7 @@ void model_free(model_weights *m)
     free(m->arena);
     free(m->packed);
     screen_free(&m->out_screen);
+    out_lazy_free(m->out_lazy);
     st_close(&m->file);
     free(m->enc);
     free(m->dec);

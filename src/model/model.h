@@ -6,6 +6,7 @@
 #include "model/safetensors.h"
 #include "kernels/linear.h"
 #include "kernels/screen.h"
+#include "kernels/pool.h"
 #include <stddef.h>
 
 
@@ -61,9 +62,19 @@ typedef struct {
     linear cross_kv;
     norm enc_norm;          /* g NULL when encoder_final_norm is false */
     norm dec_norm;
-    linear out;             /* [Vt, d]; w = tgt_embed when tied */
-    screen out_screen;      /* int8 estimates of `out` with bounds (greedy's argmax); mem
-                               NULL when out is not packed as f32/bf16/f16 or XLATE_SCREEN=0 */
+    linear out;             /* [Vt, d]; w = tgt_embed when tied; packed NULL while out_src
+                               waits (model_out_need) */
+    /* The tied output projection's tensor in the mapped file ([Vt, d], F32/F16/BF16), when
+     * `out` is packed from it only once a run needs every logit (model_out_need): a greedy run
+     * through the screen then holds the screen and never the panels, its candidates' exact
+     * logits computed from these rows (model_out_exact). NULL: `out` is ready at load (not
+     * tied, stored int8, or read by OpenBLAS). */
+    const st_tensor *out_src;
+    screen out_screen;      /* int8 estimates of `out` with bounds (greedy's argmax), built by
+                               the first run that needs it (model_out_need); mem NULL until
+                               then, and always when screen_ok is 0 */
+    int screen_ok;          /* 1: out is packable as f32/bf16/f16 and XLATE_SCREEN is not 0 */
+    void *out_lazy;         /* the lock model_out_need builds under, and the panels it owns */
     size_t n_params;        /* parameters in the file that the model uses */
     float *arena;           /* converted f32 weights (the rest point into `file`) */
     void *packed;           /* the linears packed for the own kernels ([packed_bytes]); NULL
@@ -99,6 +110,23 @@ void model_sinusoid_m2m(float *pe, int p0, int p1, int d, int offset);
 /* Row `id` of the target (tgt 1) or source (tgt 0) embedding as f32 into out[d_model]: the
  * table's values exactly, whatever form it is kept in. */
 void model_embed_row(const model_weights *m, int tgt, int id, float *out);
+/* What model_out_need builds. */
+enum { MODEL_OUT_PACKED = 1, MODEL_OUT_SCREEN = 2 };
+/* Makes `parts` of the output projection ready (those not ready yet: out's panels from out_src,
+ * the screen where screen_ok), under the model's lock: runs sharing a model may call it at once,
+ * and each reads m->out.packed and m->out_screen only after its own call. The model is
+ * logically const (a cache fills): callers hold it const. p (may be NULL) spreads the work.
+ * Returns 0, or -1 with err when out of memory (nothing half-built is left). */
+int model_out_need(const model_weights *m, int parts, pool *p, char *err, size_t errlen);
+/* MODEL_OUT_* bits of what is built now (under the lock; xlate info, -v, tests). */
+int model_out_built(const model_weights *m);
+/* Bytes model_out_exact's scratch needs (0 when out_src is NULL). */
+size_t model_out_exact_bytes(const model_weights *m);
+/* Logit n of the row x[d] exactly as the packed kernel computes it (gemm_packed_output: the
+ * same FMA chain over the same values, the same bits), from out_src's row n when out is not
+ * packed: the row converted and packed as `out` would hold it into a one-panel scratch
+ * (model_out_exact_bytes, 64-byte aligned). */
+float model_out_exact(const model_weights *m, const float *x, int n, void *scratch);
 void model_free(model_weights *m);
 
 #endif

@@ -274,4 +274,15 @@ env XLATE_FORCE_IS=generic XLATE_SCRENE=0 "$XLATE" -m "$M" "$s1" > "$T/out" 2> "
 if [ "$rc" -eq 0 ] && [ "$(cat "$T/out")" = "$d1" ] && [ "$(grep -c 'warning: the environment variable XLATE_\(FORCE_IS\|SCRENE\) is not one xlate reads (it reads XLATE_MODEL, XLATE_FORCE_ISA, XLATE_SCREEN and XLATE_SPIN_US)' "$T/err")" -eq 2 ]; then
   ok "misspelt XLATE_* names: a warning each, naming the ones xlate reads"
 else notok "misspelt XLATE_* names: a warning each" "exit $rc: $(head -c 400 "$T/err")"; fi
+# What of the output projection a run builds (issue 24; -v's last line): greedy through the
+# screen the screen alone (V 8,000 x d 256: 500 panels x 16 x 256 = 2,048,000 bytes of int8
+# panels, 2 x 32,000 of scale and comp, 2 x 32,000 of absq and bterm: 2.2 MB), beam the f16
+# panels (8,000 x 256 x 2 = 4.1 MB), XLATE_SCREEN=0 the panels alone.
+for c in "1 1 output projection not packed (greedy rescores from the file's rows); int8 screen 2.2 MB" \
+         "2 1 output projection packed, f16 4.1 MB; no screen built" \
+         "1 0 output projection packed, f16 4.1 MB; no screen"; do
+  set -- $c; b=$1; sc=$2; shift 2
+  env XLATE_SCREEN=$sc "$XLATE" -m "$M" -v -q --compute-type f16 --beam-size $b --threads 2 "$s1" > "$T/out" 2> "$T/err"
+  expect_eq "-v, beam $b, XLATE_SCREEN=$sc: $*" "$(grep '^xlate: output projection' "$T/err")" "xlate: $*"
+done
 finish

@@ -5,6 +5,11 @@ plain-C twins (generic), AVX2 and the CPU's best, greedy and beam search, on mod
 not the default one: random MarianMT models (tools/make_marian.py) with SiLU ("swish", d 64)
 and GELU (d 36, FFN 90: K not a multiple of 4 or 16), and the default model (ReLU) at beam 5.
 
+Greedy without scores takes its argmax through the int8 screen, rescoring its candidates from
+the file's rows while the output projection is not packed (issue 24): on a MarianMT and an
+NLLB model (f16 file), f32, f16 and bf16, its ids on every path are those of XLATE_SCREEN=0
+(every logit computed from the packed projection, the path the PyTorch parity tests check).
+
 The oracle is the invariance itself: the paths are meant to run the same float steps
 (src/kernels/gemm.c, src/kernels/simd.c), so any difference is a bug. Before issue 27 the
 plain-C twins of the LayerNorm and softmax sums added in another order than the AVX2 code; f32
@@ -37,6 +42,34 @@ def run(model, inp, isa, *args):
         raise RuntimeError(f"{isa or 'best'} {' '.join(args)}: exit {p.returncode}: "
                            f"{p.stderr.decode()[:300]}")
     return p.stdout.decode().splitlines()
+
+
+def run_ids(model, inp, isa, screen, *args):
+    env = dict(os.environ)
+    env.pop("XLATE_FORCE_ISA", None)
+    env["XLATE_SCREEN"] = screen
+    if isa:
+        env["XLATE_FORCE_ISA"] = isa
+    p = subprocess.run([XLATE, "-m", model, "-q", "--split", "none", "--output-format", "ids",
+                        "--beam-size", "1", "-i", inp, *args], env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        raise RuntimeError(f"{isa or 'best'} {' '.join(args)}: exit {p.returncode}: "
+                           f"{p.stderr.decode()[:300]}")
+    return p.stdout.decode().splitlines()
+
+
+def screened_as_every_logit(model, inp, *args):
+    def fn():
+        ref = run_ids(model, inp, None, "0", *args)
+        for isa in LEVELS:
+            got = run_ids(model, inp, isa, "1", *args)
+            bad = [i for i in range(len(ref)) if i >= len(got) or got[i] != ref[i]]
+            if len(got) != len(ref) or bad:
+                return (f"{isa or 'best'}: {len(got)} lines against {len(ref)}, "
+                        f"{len(bad)} differ")
+        return None
+    return fn
 
 
 def same_on_every_path(model, inp, *args):
@@ -74,6 +107,20 @@ def main():
                     check(f"MarianMT {name}, {ct}, beam {beam}: generic, avx2 and the CPU's "
                           f"best give the same jsonl bytes (24 lines, --scores)",
                           same_on_every_path(d, inp, "--compute-type", ct, "--beam-size", beam))
+        m2m = os.path.join(tmp, "nllb")
+        subprocess.run([sys.executable, "tools/make_m2m100.py", m2m, "--d", "64", "--layers", "2",
+                        "--heads", "4", "--ffn", "128", "--dtype", "f16", "--spm-vocab", "600",
+                        "--seed", "5"], check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        marian = os.path.join(tmp, models[0][0].split()[0])
+        for ct in ("f32", "f16", "bf16"):
+            check(f"MarianMT swish, {ct}, greedy through the screen: generic, avx2 and the CPU's "
+                  f"best give XLATE_SCREEN=0's ids (24 lines)",
+                  screened_as_every_logit(marian, inp, "--compute-type", ct))
+            check(f"NLLB f16 file, {ct}, greedy through the screen: generic, avx2 and the CPU's "
+                  f"best give XLATE_SCREEN=0's ids (24 lines)",
+                  screened_as_every_logit(m2m, inp, "--compute-type", ct, "--source-lang",
+                                          "eng_Latn", "--target-lang", "deu_Latn"))
         inp = os.path.join(tmp, "in10.txt")
         with open(inp, "w") as f:
             f.write("\n".join(lines[:10]) + "\n")
