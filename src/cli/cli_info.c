@@ -11,6 +11,7 @@
 #include "xlate.h"
 #include <cJSON.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,8 @@ typedef struct {
     int have_config;
     st_file f;
     int have_weights;
-    size_t params, per_dtype[N_DTYPES];
+    size_t params, per_dtype[N_DTYPES]; /* each storage counted once (tied names share one) */
+    int shared;                          /* tensors whose bytes another tensor already holds */
     int load_ok;              /* xlate_model_load succeeded */
     xlate_model_info mi;      /* when load_ok */
     xlate_model *model;       /* NULL unless load_ok; mi points into it */
@@ -77,8 +79,12 @@ static void print_text(const info *in)
         printf("%-18s d_model %d; encoder %d heads of %d, ffn %d; decoder %d heads of %d, "
                "ffn %d\n", "size", c->d_model, c->heads, c->d_model / c->heads, c->ffn_dim,
                c->decoder_heads, c->d_model / c->decoder_heads, c->decoder_ffn_dim);
-    printf("%-18s %zu (%.1fM) in %d tensors\n", "parameters", in->params, in->params / 1e6,
-           in->f.n);
+    if (in->shared)
+        printf("%-18s %zu (%.1fM) in %d tensors (%d of them another's storage, counted once)\n",
+               "parameters", in->params, in->params / 1e6, in->f.n, in->shared);
+    else
+        printf("%-18s %zu (%.1fM) in %d tensors\n", "parameters", in->params, in->params / 1e6,
+               in->f.n);
     printf("%-18s", "dtypes");
     for (int t = 0; t < N_DTYPES; t++)
         if (in->per_dtype[t])
@@ -182,6 +188,44 @@ static int print_json(const info *in)
     return ok && s ? 0 : -1;
 }
 
+static int by_data(const void *a, const void *b)
+{
+    const st_tensor *x = *(const st_tensor *const *)a, *y = *(const st_tensor *const *)b;
+    uintptr_t p = (uintptr_t)x->data, q = (uintptr_t)y->data;
+    return p < q ? -1 : p > q ? 1 : x->nbytes < y->nbytes ? -1 : x->nbytes > y->nbytes;
+}
+
+/* The parameters as PyTorch counts a module's (model.parameters(): a tied weight once): a
+ * pytorch_model.bin stores tied names (NLLB's shared, encoder and decoder embed_tokens and
+ * lm_head) as views of one storage, which the reader maps to the same bytes; a tensor at the
+ * same address and size as another is counted once. Safetensors files hold no such aliases. */
+static void count_params(info *in)
+{
+    const st_tensor **t = malloc((size_t)(in->f.n ? in->f.n : 1) * sizeof *t);
+    int n = in->f.n;
+
+    if (!t) { /* counting every name is the fallback: a count, not a failure */
+        for (int i = 0; i < n; i++) {
+            in->per_dtype[in->f.tensors[i].dtype] += (size_t)in->f.tensors[i].numel;
+            in->params += (size_t)in->f.tensors[i].numel;
+        }
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        t[i] = &in->f.tensors[i];
+    qsort(t, (size_t)n, sizeof *t, by_data);
+    for (int i = 0; i < n; i++) {
+        if (i > 0 && t[i]->nbytes && t[i]->data == t[i - 1]->data &&
+            t[i]->nbytes == t[i - 1]->nbytes && t[i]->dtype == t[i - 1]->dtype) {
+            in->shared++;
+            continue;
+        }
+        in->per_dtype[t[i]->dtype] += (size_t)t[i]->numel;
+        in->params += (size_t)t[i]->numel;
+    }
+    free(t);
+}
+
 /* Reads the config and indexes the weights; returns 0 or an exit status with a message. */
 static int gather(info *in)
 {
@@ -201,10 +245,7 @@ static int gather(info *in)
                                    &in->wname, err, sizeof err))
         return cli_load_failed("xlate", in->wpath ? err : "out of memory");
     in->have_weights = 1;
-    for (int i = 0; i < in->f.n; i++) {
-        in->per_dtype[in->f.tensors[i].dtype] += (size_t)in->f.tensors[i].numel;
-        in->params += (size_t)in->f.tensors[i].numel;
-    }
+    count_params(in);
     mp.warn = NULL;
     in->load_ok = xlate_model_load(&m, in->dir, &mp, in->load_err, sizeof in->load_err) == 0;
     if (in->load_ok)

@@ -83,6 +83,27 @@ expect_grep "missing weights: named" "$T/err" "$T/bad/model.safetensors: cannot 
 expect_rc "missing directory: exit 2" $? 2
 "$XLATE" info "$M" extra > "$T/out" 2> "$T/err"
 expect_rc "two directories: usage error" $? 1
+# Tied names in a pytorch_model.bin (NLLB: model.shared, encoder and decoder embed_tokens,
+# lm_head) are views of one storage: counted once, as PyTorch's loader holds them (the sum over
+# distinct storages of what torch.load returns)
+"$PYTHON" tools/make_m2m100.py "$T/nllb" --d 16 --layers 1 --heads 2 --ffn 32 --format bin \
+  --spm-vocab 300 > /dev/null 2>&1 || notok "make_m2m100.py: a tiny NLLB" "failed"
+"$PYTHON" - "$T/nllb/pytorch_model.bin" > "$T/want" <<'EOF2'
+import sys, torch
+sd = torch.load(sys.argv[1])
+seen = {}
+for v in sd.values():
+    seen.setdefault((v.storage().data_ptr(), v.storage_offset(), v.numel()), v.numel())
+print(sum(seen.values()), len(sd), len(sd) - len(seen))
+EOF2
+read -r n all shared < "$T/want"
+"$XLATE" info "$T/nllb" > "$T/out" 2> "$T/err"
+expect_grep "tied names in a .bin: each storage counted once ($n, torch.load's distinct storages; $shared of $all names alias)" \
+  "$T/out" "^parameters +$n \\([0-9.]*M\\) in $all tensors \\($shared of them another's storage, counted once\\)\$"
+[ "$shared" -gt 0 ] || notok "the tiny NLLB ties its embeddings" "no alias in $T/nllb"
+"$XLATE" info --json "$T/nllb" > "$T/out.json" 2> "$T/err"
+expect_eq "--json: the tied count" "$("$PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))["parameters"])' "$T/out.json")" "$n"
+
 "$XLATE" info --help > "$T/out"
 expect_grep "info --help" "$T/out" '^Usage: xlate info'
 finish
