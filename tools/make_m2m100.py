@@ -52,6 +52,7 @@ import torch
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 from convert import tensor_bytes, write_safetensors  # noqa: E402
+import make_common as mc  # noqa: E402
 
 # tokenization_nllb.py FAIRSEQ_LANGUAGE_CODES (transformers v4.40), in order
 NLLB_CODES = (
@@ -139,31 +140,14 @@ def center(config, sd, V, gen, passes=2, B=8):
     src = torch.randint(4, V - 1, (B, 10), generator=gen).tolist()
     tgt = torch.randint(4, V - 1, (B, 10), generator=gen)
     tgt[:, 0] = m.start
-    sites = [n[: -len(".weight")] for n in sd
-             if n.endswith("out_proj.weight") or n.endswith("fc2.weight")]
-    for _ in range(passes):
-        for site in sites:
-            m.watch, m.seen = site, []
-            for b in range(B):
-                m.logits(m.encode(src[b] + [m.eos]), tgt[b: b + 1].tolist())
-            m.watch = None
-            with torch.no_grad():
-                sd[site + ".bias"] -= torch.cat([y.reshape(-1, y.shape[-1])
-                                                 for y in m.seen]).mean(0)
+    mc.center_biases(m, sd, src, tgt, passes)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("outdir")
+    mc.add_shape_args(ap, ["relu", "gelu"], "relu", GAIN)
     ap.add_argument("--flavor", default="nllb", choices=["nllb", "m2m100"])
-    ap.add_argument("--d", type=int, default=32)
-    ap.add_argument("--layers", type=int, default=2)
-    ap.add_argument("--heads", type=int, default=4)
-    ap.add_argument("--ffn", type=int, default=64)
-    ap.add_argument("--dec-layers", type=int, default=0)
-    ap.add_argument("--dec-heads", type=int, default=0)
-    ap.add_argument("--dec-ffn", type=int, default=0)
-    ap.add_argument("--act", default="relu", choices=["relu", "gelu"])
     ap.add_argument("--dtype", default="f32", choices=["f32", "f16"])
     ap.add_argument("--format", default="safetensors", choices=["safetensors", "bin", "both"])
     ap.add_argument("--spm-vocab", type=int, default=300)
@@ -174,19 +158,8 @@ def main(argv=None):
     ap.add_argument("--legacy", action="store_true", help="NLLB legacy_behaviour")
     ap.add_argument("--emb-std", type=float, default=0.1)
     ap.add_argument("--eos-scale", type=float, default=3.0)
-    ap.add_argument("--gain", action="append", default=[], metavar="NAME=X",
-                    help="override one of GAIN (qkv, out, ffn_out)")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--no-center", action="store_true", help="skip centering (big models)")
     a = ap.parse_args(argv)
-    for g in a.gain:
-        k, x = g.split("=")
-        if k not in GAIN:
-            ap.error(f"--gain {g}: expected one of {', '.join(GAIN)}")
-        GAIN[k] = float(x)
-    a.dec_layers = a.dec_layers or a.layers
-    a.dec_heads = a.dec_heads or a.heads
-    a.dec_ffn = a.dec_ffn or a.ffn
+    mc.finish_args(ap, a, GAIN)
     os.makedirs(a.outdir, exist_ok=True)
     data = os.path.join(TOP, "tests", "data", "multi30k")
     with tempfile.TemporaryDirectory() as tmp:
@@ -250,9 +223,7 @@ def main(argv=None):
         "max_length": a.max_length, "num_beams": a.num_beams, "pad_token_id": pad,
         "transformers_version": "4.40.0"}
     for name, obj in files.items():
-        with open(os.path.join(a.outdir, name), "w", encoding="utf-8") as f:
-            json.dump(obj, f, indent=2, ensure_ascii=False)
-            f.write("\n")
+        mc.write_json(a.outdir, name, obj, ensure_ascii=False)
     gen = torch.Generator().manual_seed(a.seed)
     sd = weights(a, V, pad, eos, gen)
     if not a.no_center:

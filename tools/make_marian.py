@@ -47,6 +47,7 @@ import torch
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 from convert import tensor_bytes, write_safetensors  # noqa: E402
+import make_common as mc  # noqa: E402
 
 LANGS = ["fra", "spa", "ita", "por", "ron"]
 
@@ -168,30 +169,13 @@ def center(config, sd, vs, vt, gen, passes=2, B=16):
     src = torch.randint(3, vs - 1, (B, S), generator=gen).tolist()
     tgt = torch.randint(3, vt - 1, (B, T), generator=gen)
     tgt[:, 0] = m.start
-    sites = [n[: -len(".weight")] for n in sd
-             if n.endswith("out_proj.weight") or n.endswith("fc2.weight")]
-    for _ in range(passes):
-        for site in sites:
-            m.watch, m.seen = site, []
-            for b in range(B):
-                m.logits(m.encode(src[b] + [m.eos]), tgt[b: b + 1].tolist())
-            m.watch = None
-            with torch.no_grad():
-                sd[site + ".bias"] -= torch.cat([y.reshape(-1, y.shape[-1])
-                                                 for y in m.seen]).mean(0)
+    mc.center_biases(m, sd, src, tgt, passes)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("outdir")
-    ap.add_argument("--d", type=int, default=32)
-    ap.add_argument("--layers", type=int, default=2)
-    ap.add_argument("--heads", type=int, default=4)
-    ap.add_argument("--ffn", type=int, default=64)
-    ap.add_argument("--dec-layers", type=int, default=0, help="the decoder's (default: --layers)")
-    ap.add_argument("--dec-heads", type=int, default=0, help="the decoder's (default: --heads)")
-    ap.add_argument("--dec-ffn", type=int, default=0, help="the decoder's (default: --ffn)")
-    ap.add_argument("--act", default="swish", choices=["swish", "gelu", "relu"])
+    mc.add_shape_args(ap, ["swish", "gelu", "relu"], "swish", GAIN)
     ap.add_argument("--untied", action="store_true", help="tie_word_embeddings false, lm_head")
     ap.add_argument("--bias", action="store_true", help="non-zero final_logits_bias")
     ap.add_argument("--multilingual", action="store_true", help=">>xx<< codes in vocab.json")
@@ -210,21 +194,10 @@ def main(argv=None):
                          "<extra_N> fillers of --vocab-size), so that the decoder emits them")
     ap.add_argument("--spread", action="store_true",
                     help="with --vocab-size: the pieces spread over the ids, fillers between")
-    ap.add_argument("--gain", action="append", default=[], metavar="NAME=X",
-                    help="override one of GAIN (qkv, self_out, cross_out, ffn_out, last_gain)")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--no-center", action="store_true", help="skip centering (big models)")
     ap.add_argument("--center-batch", type=int, default=16,
                     help="random sentences centering averages over (fewer: faster)")
     a = ap.parse_args(argv)
-    for g in a.gain:
-        k, x = g.split("=")
-        if k not in GAIN:
-            ap.error(f"--gain {g}: expected one of {', '.join(GAIN)}")
-        GAIN[k] = float(x)
-    a.dec_layers = a.dec_layers or a.layers
-    a.dec_heads = a.dec_heads or a.heads
-    a.dec_ffn = a.dec_ffn or a.ffn
+    mc.finish_args(ap, a, GAIN)
 
     os.makedirs(a.outdir, exist_ok=True)
     data = os.path.join(TOP, "tests", "data", "multi30k")
@@ -241,6 +214,7 @@ def main(argv=None):
     a.real_ids = [i for p, i in (tvocab or vocab).items()
                   if not p.startswith("<extra_") and p not in ("</s>", "<unk>", "<pad>")]
 
+    # written as the hub's are, without the newline at the end the other side files have
     with open(os.path.join(a.outdir, "vocab.json"), "w", encoding="utf-8") as f:
         json.dump(vocab, f, indent=2, ensure_ascii=False)
     if tvocab:
@@ -310,9 +284,7 @@ def main(argv=None):
     }
     for name, obj in (("config.json", config), ("generation_config.json", gen_config),
                       ("tokenizer_config.json", tok_config)):
-        with open(os.path.join(a.outdir, name), "w", encoding="utf-8") as f:
-            json.dump(obj, f, indent=2, sort_keys=True)
-            f.write("\n")
+        mc.write_json(a.outdir, name, obj, sort_keys=True)
 
     gen = torch.Generator().manual_seed(a.seed)
     sd = weights(a, vs, vt, pad, eos, gen)
