@@ -102,6 +102,16 @@ def own_argmax(row, src_len):
     return best
 
 
+def memo_oracle(name, d, oracle):
+    """oracle(src, decoder input, layer) through oracle_memo: PyTorch's float64 attention rows
+    for those ids, keyed by them and the model directory's bytes (JSON keeps a float64 exact)."""
+    def f(src, tgt, layer):
+        return torch.tensor(OM.cached("align oracle " + name, [list(src), list(tgt), layer],
+                                      lambda: oracle(src, tgt, layer).tolist(),
+                                      OM.dir_files(d)), dtype=torch.float64)
+    return f
+
+
 def compare(oracle, start, src, h, layer, worst):
     """None when hypothesis h (align_dump's) agrees with PyTorch's attention
     oracle(src, decoder input, layer); else why not."""
@@ -132,6 +142,7 @@ def compare(oracle, start, src, h, layer, worst):
 
 
 def check_model(name, d, srcs, layers, oracle, start):
+    oracle = memo_oracle(name, d, oracle)
     default = layers - 2 if layers >= 2 else 0
     for beam in (1, 4):
         kind = "greedy" if beam == 1 else "beam 4, 4 best"
