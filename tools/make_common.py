@@ -36,6 +36,39 @@ def finish_args(ap, a, gain):
     a.dec_ffn = a.dec_ffn or a.ffn
 
 
+def random_init(gen, d):
+    """(lin, ln): lin(o, i, g) a linear's weight N(0, g^2 / i) [o, i] and bias N(0, 0.2^2) [o];
+    ln(g) a LayerNorm's gain g * (1 + N(0, 0.3^2)) [d] and bias N(0, 0.2^2) [d], drawn from gen
+    in that order."""
+    def lin(o, i, g=1.0):
+        return (torch.randn(o, i, generator=gen) * g / i ** 0.5,
+                torch.randn(o, generator=gen) * 0.2)
+
+    def ln(g=1.0):
+        return (g * (1 + 0.3 * torch.randn(d, generator=gen)),
+                0.2 * torch.randn(d, generator=gen))
+    return lin, ln
+
+
+def layer_weights(sd, p, blocks, d, F, lin, ln, attn_gain, ffn_gain, final_gain=1.0):
+    """One Transformer layer's tensors under the hub's names at prefix p (model.encoder.layers.N):
+    each attention block of blocks (self_attn, encoder_attn) with its q/k/v/out projections
+    (gain attn_gain(block, projection)) and its LayerNorm, then fc1, fc2 (gain ffn_gain) and
+    final_layer_norm (gain final_gain); F the feed-forward width."""
+    for blk in blocks:
+        for proj in ("q_proj", "k_proj", "v_proj", "out_proj"):
+            w, b = lin(d, d, attn_gain(blk, proj))
+            sd[f"{p}.{blk}.{proj}.weight"], sd[f"{p}.{blk}.{proj}.bias"] = w, b
+        g, b = ln()
+        sd[f"{p}.{blk}_layer_norm.weight"], sd[f"{p}.{blk}_layer_norm.bias"] = g, b
+    w, b = lin(F, d)
+    sd[f"{p}.fc1.weight"], sd[f"{p}.fc1.bias"] = w, b
+    w, b = lin(d, F, ffn_gain)
+    sd[f"{p}.fc2.weight"], sd[f"{p}.fc2.bias"] = w, b
+    g, b = ln(final_gain)
+    sd[f"{p}.final_layer_norm.weight"], sd[f"{p}.final_layer_norm.bias"] = g, b
+
+
 def center_biases(m, sd, src, tgt, passes):
     """Subtract from the bias of every sub-layer output (out_proj, fc2) its mean over the batch
     src [B][S] (ids without eos), tgt [B, T] (decoder inputs): random activations have a large

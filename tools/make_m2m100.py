@@ -97,14 +97,7 @@ def train_spm(inputs, prefix, vocab):
 
 def weights(a, V, pad, eos, gen):
     d = a.d
-
-    def lin(o, i, g=1.0):
-        return (torch.randn(o, i, generator=gen) * g / i ** 0.5,
-                torch.randn(o, generator=gen) * 0.2)
-
-    def ln():
-        return (1 + 0.3 * torch.randn(d, generator=gen), 0.2 * torch.randn(d, generator=gen))
-
+    lin, ln = mc.random_init(gen, d)  # ln's gain 1.0 * (1 + N): the same bits as without it
     sd = collections.OrderedDict()
     emb = torch.randn(V, d, generator=gen) * a.emb_std
     emb[pad] = 0  # nn.Embedding(padding_idx) starts the pad row at zero
@@ -114,18 +107,10 @@ def weights(a, V, pad, eos, gen):
         F, L = (a.ffn, a.layers) if side == "encoder" else (a.dec_ffn, a.dec_layers)
         for l in range(L):
             p = f"model.{side}.layers.{l}"
-            for blk in ["self_attn"] + (["encoder_attn"] if side == "decoder" else []):
-                for proj in ("q_proj", "k_proj", "v_proj", "out_proj"):
-                    w, b = lin(d, d, GAIN["qkv"] if proj != "out_proj" else GAIN["out"])
-                    sd[f"{p}.{blk}.{proj}.weight"], sd[f"{p}.{blk}.{proj}.bias"] = w, b
-                g, b = ln()
-                sd[f"{p}.{blk}_layer_norm.weight"], sd[f"{p}.{blk}_layer_norm.bias"] = g, b
-            w, b = lin(F, d)
-            sd[f"{p}.fc1.weight"], sd[f"{p}.fc1.bias"] = w, b
-            w, b = lin(d, F, GAIN["ffn_out"])
-            sd[f"{p}.fc2.weight"], sd[f"{p}.fc2.bias"] = w, b
-            g, b = ln()
-            sd[f"{p}.final_layer_norm.weight"], sd[f"{p}.final_layer_norm.bias"] = g, b
+            blocks = ["self_attn"] + (["encoder_attn"] if side == "decoder" else [])
+            mc.layer_weights(sd, p, blocks, d, F, lin, ln,
+                             lambda blk, proj: GAIN["qkv"] if proj != "out_proj" else GAIN["out"],
+                             GAIN["ffn_out"])
         g, b = ln()
         sd[f"model.{side}.layer_norm.weight"], sd[f"model.{side}.layer_norm.bias"] = g, b
     return sd

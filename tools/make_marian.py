@@ -109,14 +109,7 @@ GAIN = dict(qkv=2.0, self_out=0.5, cross_out=2.0, ffn_out=2.0, last_gain=6.0)
 
 def weights(a, vs, vt, pad, eos, gen):
     d = a.d
-
-    def lin(o, i, g=1.0):
-        return (torch.randn(o, i, generator=gen) * g / i ** 0.5,
-                torch.randn(o, generator=gen) * 0.2)
-
-    def ln(g=1.0):
-        return (g * (1 + 0.3 * torch.randn(d, generator=gen)),
-                0.2 * torch.randn(d, generator=gen))
+    lin, ln = mc.random_init(gen, d)
 
     sd = {}
     src_emb = torch.randn(vs, d, generator=gen) * a.emb_std
@@ -133,21 +126,11 @@ def weights(a, vs, vt, pad, eos, gen):
         for l in range(L):
             p = f"model.{side}.layers.{l}"
             blocks = ["self_attn"] + (["encoder_attn"] if side == "decoder" else [])
-            for blk in blocks:
-                for proj in ("q_proj", "k_proj", "v_proj", "out_proj"):
-                    g = GAIN["qkv"] if proj != "out_proj" else \
-                        GAIN["self_out" if blk == "self_attn" else "cross_out"]
-                    w, b = lin(d, d, g)
-                    sd[f"{p}.{blk}.{proj}.weight"], sd[f"{p}.{blk}.{proj}.bias"] = w, b
-                g, b = ln()
-                sd[f"{p}.{blk}_layer_norm.weight"], sd[f"{p}.{blk}_layer_norm.bias"] = g, b
-            w, b = lin(F, d)
-            sd[f"{p}.fc1.weight"], sd[f"{p}.fc1.bias"] = w, b
-            w, b = lin(d, F, GAIN["ffn_out"])
-            sd[f"{p}.fc2.weight"], sd[f"{p}.fc2.bias"] = w, b
             last = side == "decoder" and l == L - 1
-            g, b = ln(GAIN["last_gain"] if last else 1.0)
-            sd[f"{p}.final_layer_norm.weight"], sd[f"{p}.final_layer_norm.bias"] = g, b
+            mc.layer_weights(sd, p, blocks, d, F, lin, ln,
+                             lambda blk, proj: GAIN["qkv"] if proj != "out_proj" else
+                             GAIN["self_out" if blk == "self_attn" else "cross_out"],
+                             GAIN["ffn_out"], GAIN["last_gain"] if last else 1.0)
     bias = torch.zeros(1, vt)
     if a.bias:
         bias = 0.5 * torch.randn(1, vt, generator=gen)
