@@ -27,9 +27,10 @@ import tempfile
 import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PY = "/usr/bin/python3"
-
-PEER = r'''
+sys.path.insert(0, os.path.join(TOP, "bench"))
+import greedy_peer as G  # noqa: E402
+PY = G.PY
+PEER = G.peer_script(r'''
 import resource, sys, time
 sys.path.insert(0, sys.argv[1])
 import torch
@@ -40,41 +41,21 @@ m = R.Marian(sys.argv[2])
 tok = R.Tokenizer(sys.argv[2])
 load = time.perf_counter() - t0
 srcs = [tok.encode(l) for l in open(sys.argv[4], encoding="utf-8").read().split("\n")[:-1]]
-B, L = int(sys.argv[5]), int(sys.argv[6])
-t0 = time.perf_counter()
-rows = []
-for i in range(0, len(srcs), B):
-    rows += R.greedy_fixed(m, srcs[i:i + B], L).tolist()
-dt = time.perf_counter() - t0
-with open(sys.argv[7], "w") as f:
-    for r in rows:
-        f.write(" ".join(map(str, r[:-1])) + "\n")
-print(load, dt, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-'''
-
-
-def loadavg():
-    return open("/proc/loadavg").read().split()[0]
+''', "R.greedy_fixed(m, srcs[i:i + B], L)")
 
 
 def run_xlate(a, d, src, B, out, screen=True):
     env = dict(os.environ, XLATE_SCREEN="1" if screen else "0")
-    cmd = ["/usr/bin/time", "-f", "RSS %M", a.xlate, "-v", "-q", "-m", d,
-           "--threads", str(a.threads), "--batch-size", str(B), "--beam-size", "1",
-           "--min-length", str(a.length), "--max-length", str(a.length), "--output-format",
-           "ids", "-i", src, "-o", out]
-    p = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
-    load, tr = map(float, re.search(r"load ([0-9.]+) s, translate ([0-9.]+) s", p.stderr).groups())
-    rss = int(re.search(r"RSS (\d+)", p.stderr).group(1))
-    m = re.search(r"output projection ([0-9.]+) s", p.stderr)
+    load, tr, rss, err = G.run_xlate(
+        [a.xlate, "-v", "-q", "-m", d, "--threads", str(a.threads), "--batch-size", str(B),
+         "--beam-size", "1", "--min-length", str(a.length), "--max-length", str(a.length),
+         "--output-format", "ids", "-i", src, "-o", out], env)
+    m = re.search(r"output projection ([0-9.]+) s", err)
     return load, tr, rss, float(m.group(1)) if m else float("nan")
 
 
 def run_torch(a, d, src, B, out):
-    p = subprocess.run([PY, "-c", PEER, os.path.join(TOP, "tools"), d, str(a.threads), src,
-                        str(B), str(a.length), out], capture_output=True, text=True, check=True)
-    load, tr, rss = p.stdout.split()
-    return float(load), float(tr), int(rss)
+    return G.run_peer(PEER, TOP, d, a.threads, src, B, a.length, out)
 
 
 def main():
@@ -101,7 +82,7 @@ def main():
     src = os.path.join(tmp, "src.en")
     with open(src, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
-    la0 = loadavg()
+    la0 = G.loadavg()
     rows = []
     for B in (1, 32):
         xs, fs, ts = [], [], []
@@ -120,7 +101,7 @@ def main():
     print(f"## OPUS-MT-sized random model ({d})\n")
     print(f"d 512, 6 + 6 layers, 8 heads, ffn 2048, vocabulary 58,101, swish, f16 weights; "
           f"{len(lines)} sentences x {a.length} decoder steps, greedy, {a.threads} threads, best "
-          f"of {a.runs}; load average {la0} before, {loadavg()} after (2 cores shared).\n")
+          f"of {a.runs}; load average {la0} before, {G.loadavg()} after (2 cores shared).\n")
     print("xlate's greedy argmax goes through its int8 screen of the output projection "
           "(src/kernels/screen.h); \"full\" is the same run with `XLATE_SCREEN=0`, every logit "
           "computed. Same ids: lines where xlate, xlate full and PyTorch agree. Projection share: "

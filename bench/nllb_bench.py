@@ -25,17 +25,18 @@ no MKL: 2-3 s a decoder step here).
 """
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PY = "/usr/bin/python3"
+sys.path.insert(0, os.path.join(TOP, "bench"))
+import greedy_peer as G  # noqa: E402
+PY = G.PY
 SRC, TGT = "eng_Latn", "deu_Latn"
 
-PEER = r'''
+PEER = G.peer_script(r'''
 import resource, sys, time
 sys.path.insert(0, sys.argv[1])
 import torch
@@ -54,40 +55,19 @@ srcs = []
 for line in open(sys.argv[4], encoding="utf-8").read().split("\n")[:-1]:
     ids, suffix = tok.encode(line, sys.argv[8])
     srcs.append(ids + [tok.eos] + suffix)
-B, L = int(sys.argv[5]), int(sys.argv[6])
-t0 = time.perf_counter()
-rows = []
-for i in range(0, len(srcs), B):
-    rows += R.greedy_fixed(m, srcs[i:i + B], L + 1, tok.codes[sys.argv[9]]).tolist()
-dt = time.perf_counter() - t0
-with open(sys.argv[7], "w") as f:
-    for r in rows:
-        f.write(" ".join(map(str, r[:-1])) + "\n")
-print(load, dt, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-'''
-
-
-def loadavg():
-    return open("/proc/loadavg").read().split()[0]
+''', "R.greedy_fixed(m, srcs[i:i + B], L + 1, tok.codes[sys.argv[9]])")
 
 
 def run_xlate(a, d, src, B, out, ct):
-    cmd = ["/usr/bin/time", "-f", "RSS %M", os.path.join(TOP, "xlate"), "-v", "-q", "-m", d,
-           "--threads", str(a.threads), "--batch-size", str(B), "--beam-size", "1",
-           "--source-lang", SRC, "--target-lang", TGT, "--compute-type", ct,
-           "--min-length", str(a.length), "--max-length", str(a.length), "--output-format",
-           "ids", "-i", src, "-o", out]
-    p = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    load, tr = map(float, re.search(r"load ([0-9.]+) s, translate ([0-9.]+) s", p.stderr).groups())
-    return load, tr, int(re.search(r"RSS (\d+)", p.stderr).group(1))
+    return G.run_xlate([os.path.join(TOP, "xlate"), "-v", "-q", "-m", d, "--threads",
+                        str(a.threads), "--batch-size", str(B), "--beam-size", "1",
+                        "--source-lang", SRC, "--target-lang", TGT, "--compute-type", ct,
+                        "--min-length", str(a.length), "--max-length", str(a.length),
+                        "--output-format", "ids", "-i", src, "-o", out])[:3]
 
 
 def run_torch(a, d, src, B, out):
-    p = subprocess.run([PY, "-c", PEER, os.path.join(TOP, "tools"), d, str(a.threads), src,
-                        str(B), str(a.length), out, SRC, TGT], capture_output=True, text=True,
-                       check=True)
-    load, tr, rss = p.stdout.split()
-    return float(load), float(tr), int(rss)
+    return G.run_peer(PEER, TOP, d, a.threads, src, B, a.length, out, SRC, TGT)
 
 
 def why_not(d):
@@ -146,7 +126,7 @@ def main():
     with open(src, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
     cts = a.compute_types.split(",")
-    la0 = loadavg()
+    la0 = G.loadavg()
     rows = []
     for B in sorted({1, a.sentences}):
         print(f"nllb_bench: batch {B}", file=sys.stderr)
@@ -165,7 +145,7 @@ def main():
           f"pytorch_model.bin of {size / 1e6:.0f} MB; {len(lines)} sentences x "
           f"{a.length + 1} decoder steps (eos included), {SRC} -> {TGT}, greedy, "
           f"{a.threads} threads, one run each; load "
-          f"average {la0} before, {loadavg()} after (2 cores shared). Same ids: lines equal "
+          f"average {la0} before, {G.loadavg()} after (2 cores shared). Same ids: lines equal "
           f"to PyTorch's.\n")
     print("| batch | program | load s | peak RSS MiB | peak RSS / file | tokens/s | "
           "vs PyTorch | same ids |")

@@ -193,7 +193,31 @@ static void fuzz_st_check_model(const model_weights *m)
     }
 }
 
-static void fuzz_st_check_file(const st_file *f, const uint8_t *data, size_t size)
+/* Where a tensor's bytes may lie: a reader's own rule (fuzz_st_in_image, or torch_bin's with
+ * its copies). */
+typedef int (*fuzz_st_inside_fn)(const st_file *f, const st_tensor *t, const uint8_t *img,
+                                 size_t size);
+
+/* [p, p + n) inside [lo, hi) */
+static int fuzz_st_within(const uint8_t *p, size_t n, const uint8_t *lo, const uint8_t *hi)
+{
+    return p >= lo && p <= hi && n <= (size_t)(hi - p);
+}
+
+/* safetensors: in the image's data, past the 8-byte header size */
+static int fuzz_st_in_image(const st_file *f, const st_tensor *t, const uint8_t *img,
+                            size_t size)
+{
+    (void)f;
+    return t->nbytes == 0 || fuzz_st_within(t->data, t->nbytes, img + 8, img + size);
+}
+
+/* The properties every reader's indexed tensors keep: a name st_find finds, sorted and unique;
+ * numel the shape's product and nbytes numel times the dtype's size; the bytes where `inside`
+ * allows, each read (ASan checks them) up to max_read bytes a tensor; small integer and float
+ * tensors converted. */
+static void fuzz_st_check_tensors(const st_file *f, const uint8_t *img, size_t size,
+                                  fuzz_st_inside_fn inside, size_t max_read)
 {
     for (int i = 0; i < f->n; i++) {
         const st_tensor *t = &f->tensors[i];
@@ -210,10 +234,8 @@ static void fuzz_st_check_file(const st_file *f, const uint8_t *data, size_t siz
         FUZZ_CHECK((uint64_t)t->numel * st_dtype_size(t->dtype) == t->nbytes,
                    "\"%s\": nbytes %zu for %lld elements", t->name, t->nbytes,
                    (long long)t->numel);
-        FUZZ_CHECK(t->nbytes == 0 || (p >= data + 8 && p <= data + size &&
-                                      t->nbytes <= (size_t)(data + size - p)),
-                   "\"%s\": data outside the image", t->name);
-        { /* read every byte: ASan checks that they are inside the caller's image */
+        FUZZ_CHECK(inside(f, t, img, size), "\"%s\": data outside the image", t->name);
+        if (t->nbytes <= max_read) {
             volatile uint8_t x = 0;
             for (size_t k = 0; k < t->nbytes; k++)
                 x ^= p[k];
@@ -229,6 +251,32 @@ static void fuzz_st_check_file(const st_file *f, const uint8_t *data, size_t siz
             st_to_f32(tmp, t->data, t->dtype, (size_t)t->numel);
             free(tmp);
         }
+    }
+}
+
+/* The image parsed again (parse: st_parse, tb_parse) and bound against each tiny config: a
+ * failure leaves a message, a bound model keeps fuzz_st_check_model's properties. */
+static void fuzz_st_bind_each(const uint8_t *img, size_t size, st_parser parse,
+                              const char *name)
+{
+    char err[512];
+    for (size_t k = 0; k < sizeof fuzz_st_configs / sizeof fuzz_st_configs[0]; k++) {
+        model_config cfg;
+        model_weights m;
+        st_file f;
+        int rc = config_parse(&cfg, fuzz_st_configs[k], strlen(fuzz_st_configs[k]), "tiny.json",
+                              NULL, NULL, err, sizeof err);
+        FUZZ_CHECK(rc == 0, "tiny config %zu: %s", k, err);
+        memset(&f, 0, sizeof f);
+        FUZZ_CHECK(parse(&f, img, size, name, err, sizeof err) == 0, "second parse: %s", err);
+        memset(err, 0, sizeof err);
+        /* model_bind takes the file (and the config), on failure too */
+        if (model_bind(&m, &cfg, &f, NULL, NULL, err, sizeof err) != 0) {
+            FUZZ_CHECK(fuzz_msg_ok(err, sizeof err), "bind failure without a message");
+            continue;
+        }
+        fuzz_st_check_model(&m);
+        model_free(&m);
     }
 }
 
@@ -250,7 +298,7 @@ int fuzz_safetensors(const uint8_t *data, size_t size)
         free(img);
         return 0;
     }
-    fuzz_st_check_file(&f, img, size);
+    fuzz_st_check_tensors(&f, img, size, fuzz_st_in_image, SIZE_MAX);
     {
         /* strict header (docs/FORMAT.md): '{' at byte 8, and after the object only JSON
          * whitespace up to the declared length, so its last other byte is the closing '}' */
@@ -263,24 +311,7 @@ int fuzz_safetensors(const uint8_t *data, size_t size)
                    "accepted a header that is not one object padded with whitespace");
     }
     st_close(&f);
-    for (size_t k = 0; k < sizeof fuzz_st_configs / sizeof fuzz_st_configs[0]; k++) {
-        model_config cfg;
-        model_weights m;
-        int rc = config_parse(&cfg, fuzz_st_configs[k], strlen(fuzz_st_configs[k]), "tiny.json",
-                              NULL, NULL, err, sizeof err);
-        FUZZ_CHECK(rc == 0, "tiny config %zu: %s", k, err);
-        memset(&f, 0, sizeof f);
-        FUZZ_CHECK(st_parse(&f, img, size, "fuzz.safetensors", err, sizeof err) == 0,
-                   "second parse: %s", err);
-        memset(err, 0, sizeof err);
-        /* model_bind takes the file (and the config), on failure too */
-        if (model_bind(&m, &cfg, &f, NULL, NULL, err, sizeof err) != 0) {
-            FUZZ_CHECK(fuzz_msg_ok(err, sizeof err), "bind failure without a message");
-            continue;
-        }
-        fuzz_st_check_model(&m);
-        model_free(&m);
-    }
+    fuzz_st_bind_each(img, size, st_parse, "fuzz.safetensors");
     free(img);
     return 0;
 }

@@ -52,6 +52,7 @@ import torch
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 from convert import tensor_bytes, write_safetensors  # noqa: E402
+import make_common as mc  # noqa: E402
 
 # tokenization_nllb.py FAIRSEQ_LANGUAGE_CODES (transformers v4.40), in order
 NLLB_CODES = (
@@ -96,14 +97,7 @@ def train_spm(inputs, prefix, vocab):
 
 def weights(a, V, pad, eos, gen):
     d = a.d
-
-    def lin(o, i, g=1.0):
-        return (torch.randn(o, i, generator=gen) * g / i ** 0.5,
-                torch.randn(o, generator=gen) * 0.2)
-
-    def ln():
-        return (1 + 0.3 * torch.randn(d, generator=gen), 0.2 * torch.randn(d, generator=gen))
-
+    lin, ln = mc.random_init(gen, d)  # ln's gain 1.0 * (1 + N): the same bits as without it
     sd = collections.OrderedDict()
     emb = torch.randn(V, d, generator=gen) * a.emb_std
     emb[pad] = 0  # nn.Embedding(padding_idx) starts the pad row at zero
@@ -113,18 +107,10 @@ def weights(a, V, pad, eos, gen):
         F, L = (a.ffn, a.layers) if side == "encoder" else (a.dec_ffn, a.dec_layers)
         for l in range(L):
             p = f"model.{side}.layers.{l}"
-            for blk in ["self_attn"] + (["encoder_attn"] if side == "decoder" else []):
-                for proj in ("q_proj", "k_proj", "v_proj", "out_proj"):
-                    w, b = lin(d, d, GAIN["qkv"] if proj != "out_proj" else GAIN["out"])
-                    sd[f"{p}.{blk}.{proj}.weight"], sd[f"{p}.{blk}.{proj}.bias"] = w, b
-                g, b = ln()
-                sd[f"{p}.{blk}_layer_norm.weight"], sd[f"{p}.{blk}_layer_norm.bias"] = g, b
-            w, b = lin(F, d)
-            sd[f"{p}.fc1.weight"], sd[f"{p}.fc1.bias"] = w, b
-            w, b = lin(d, F, GAIN["ffn_out"])
-            sd[f"{p}.fc2.weight"], sd[f"{p}.fc2.bias"] = w, b
-            g, b = ln()
-            sd[f"{p}.final_layer_norm.weight"], sd[f"{p}.final_layer_norm.bias"] = g, b
+            blocks = ["self_attn"] + (["encoder_attn"] if side == "decoder" else [])
+            mc.layer_weights(sd, p, blocks, d, F, lin, ln,
+                             lambda blk, proj: GAIN["qkv"] if proj != "out_proj" else GAIN["out"],
+                             GAIN["ffn_out"])
         g, b = ln()
         sd[f"model.{side}.layer_norm.weight"], sd[f"model.{side}.layer_norm.bias"] = g, b
     return sd
@@ -139,31 +125,14 @@ def center(config, sd, V, gen, passes=2, B=8):
     src = torch.randint(4, V - 1, (B, 10), generator=gen).tolist()
     tgt = torch.randint(4, V - 1, (B, 10), generator=gen)
     tgt[:, 0] = m.start
-    sites = [n[: -len(".weight")] for n in sd
-             if n.endswith("out_proj.weight") or n.endswith("fc2.weight")]
-    for _ in range(passes):
-        for site in sites:
-            m.watch, m.seen = site, []
-            for b in range(B):
-                m.logits(m.encode(src[b] + [m.eos]), tgt[b: b + 1].tolist())
-            m.watch = None
-            with torch.no_grad():
-                sd[site + ".bias"] -= torch.cat([y.reshape(-1, y.shape[-1])
-                                                 for y in m.seen]).mean(0)
+    mc.center_biases(m, sd, src, tgt, passes)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("outdir")
+    mc.add_shape_args(ap, ["relu", "gelu"], "relu", GAIN)
     ap.add_argument("--flavor", default="nllb", choices=["nllb", "m2m100"])
-    ap.add_argument("--d", type=int, default=32)
-    ap.add_argument("--layers", type=int, default=2)
-    ap.add_argument("--heads", type=int, default=4)
-    ap.add_argument("--ffn", type=int, default=64)
-    ap.add_argument("--dec-layers", type=int, default=0)
-    ap.add_argument("--dec-heads", type=int, default=0)
-    ap.add_argument("--dec-ffn", type=int, default=0)
-    ap.add_argument("--act", default="relu", choices=["relu", "gelu"])
     ap.add_argument("--dtype", default="f32", choices=["f32", "f16"])
     ap.add_argument("--format", default="safetensors", choices=["safetensors", "bin", "both"])
     ap.add_argument("--spm-vocab", type=int, default=300)
@@ -174,19 +143,8 @@ def main(argv=None):
     ap.add_argument("--legacy", action="store_true", help="NLLB legacy_behaviour")
     ap.add_argument("--emb-std", type=float, default=0.1)
     ap.add_argument("--eos-scale", type=float, default=3.0)
-    ap.add_argument("--gain", action="append", default=[], metavar="NAME=X",
-                    help="override one of GAIN (qkv, out, ffn_out)")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--no-center", action="store_true", help="skip centering (big models)")
     a = ap.parse_args(argv)
-    for g in a.gain:
-        k, x = g.split("=")
-        if k not in GAIN:
-            ap.error(f"--gain {g}: expected one of {', '.join(GAIN)}")
-        GAIN[k] = float(x)
-    a.dec_layers = a.dec_layers or a.layers
-    a.dec_heads = a.dec_heads or a.heads
-    a.dec_ffn = a.dec_ffn or a.ffn
+    mc.finish_args(ap, a, GAIN)
     os.makedirs(a.outdir, exist_ok=True)
     data = os.path.join(TOP, "tests", "data", "multi30k")
     with tempfile.TemporaryDirectory() as tmp:
@@ -250,9 +208,7 @@ def main(argv=None):
         "max_length": a.max_length, "num_beams": a.num_beams, "pad_token_id": pad,
         "transformers_version": "4.40.0"}
     for name, obj in files.items():
-        with open(os.path.join(a.outdir, name), "w", encoding="utf-8") as f:
-            json.dump(obj, f, indent=2, ensure_ascii=False)
-            f.write("\n")
+        mc.write_json(a.outdir, name, obj, ensure_ascii=False)
     gen = torch.Generator().manual_seed(a.seed)
     sd = weights(a, V, pad, eos, gen)
     if not a.no_center:

@@ -47,6 +47,7 @@ import torch
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 from convert import tensor_bytes, write_safetensors  # noqa: E402
+import make_common as mc  # noqa: E402
 
 LANGS = ["fra", "spa", "ita", "por", "ron"]
 
@@ -108,14 +109,7 @@ GAIN = dict(qkv=2.0, self_out=0.5, cross_out=2.0, ffn_out=2.0, last_gain=6.0)
 
 def weights(a, vs, vt, pad, eos, gen):
     d = a.d
-
-    def lin(o, i, g=1.0):
-        return (torch.randn(o, i, generator=gen) * g / i ** 0.5,
-                torch.randn(o, generator=gen) * 0.2)
-
-    def ln(g=1.0):
-        return (g * (1 + 0.3 * torch.randn(d, generator=gen)),
-                0.2 * torch.randn(d, generator=gen))
+    lin, ln = mc.random_init(gen, d)
 
     sd = {}
     src_emb = torch.randn(vs, d, generator=gen) * a.emb_std
@@ -132,21 +126,11 @@ def weights(a, vs, vt, pad, eos, gen):
         for l in range(L):
             p = f"model.{side}.layers.{l}"
             blocks = ["self_attn"] + (["encoder_attn"] if side == "decoder" else [])
-            for blk in blocks:
-                for proj in ("q_proj", "k_proj", "v_proj", "out_proj"):
-                    g = GAIN["qkv"] if proj != "out_proj" else \
-                        GAIN["self_out" if blk == "self_attn" else "cross_out"]
-                    w, b = lin(d, d, g)
-                    sd[f"{p}.{blk}.{proj}.weight"], sd[f"{p}.{blk}.{proj}.bias"] = w, b
-                g, b = ln()
-                sd[f"{p}.{blk}_layer_norm.weight"], sd[f"{p}.{blk}_layer_norm.bias"] = g, b
-            w, b = lin(F, d)
-            sd[f"{p}.fc1.weight"], sd[f"{p}.fc1.bias"] = w, b
-            w, b = lin(d, F, GAIN["ffn_out"])
-            sd[f"{p}.fc2.weight"], sd[f"{p}.fc2.bias"] = w, b
             last = side == "decoder" and l == L - 1
-            g, b = ln(GAIN["last_gain"] if last else 1.0)
-            sd[f"{p}.final_layer_norm.weight"], sd[f"{p}.final_layer_norm.bias"] = g, b
+            mc.layer_weights(sd, p, blocks, d, F, lin, ln,
+                             lambda blk, proj: GAIN["qkv"] if proj != "out_proj" else
+                             GAIN["self_out" if blk == "self_attn" else "cross_out"],
+                             GAIN["ffn_out"], GAIN["last_gain"] if last else 1.0)
     bias = torch.zeros(1, vt)
     if a.bias:
         bias = 0.5 * torch.randn(1, vt, generator=gen)
@@ -168,30 +152,13 @@ def center(config, sd, vs, vt, gen, passes=2, B=16):
     src = torch.randint(3, vs - 1, (B, S), generator=gen).tolist()
     tgt = torch.randint(3, vt - 1, (B, T), generator=gen)
     tgt[:, 0] = m.start
-    sites = [n[: -len(".weight")] for n in sd
-             if n.endswith("out_proj.weight") or n.endswith("fc2.weight")]
-    for _ in range(passes):
-        for site in sites:
-            m.watch, m.seen = site, []
-            for b in range(B):
-                m.logits(m.encode(src[b] + [m.eos]), tgt[b: b + 1].tolist())
-            m.watch = None
-            with torch.no_grad():
-                sd[site + ".bias"] -= torch.cat([y.reshape(-1, y.shape[-1])
-                                                 for y in m.seen]).mean(0)
+    mc.center_biases(m, sd, src, tgt, passes)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("outdir")
-    ap.add_argument("--d", type=int, default=32)
-    ap.add_argument("--layers", type=int, default=2)
-    ap.add_argument("--heads", type=int, default=4)
-    ap.add_argument("--ffn", type=int, default=64)
-    ap.add_argument("--dec-layers", type=int, default=0, help="the decoder's (default: --layers)")
-    ap.add_argument("--dec-heads", type=int, default=0, help="the decoder's (default: --heads)")
-    ap.add_argument("--dec-ffn", type=int, default=0, help="the decoder's (default: --ffn)")
-    ap.add_argument("--act", default="swish", choices=["swish", "gelu", "relu"])
+    mc.add_shape_args(ap, ["swish", "gelu", "relu"], "swish", GAIN)
     ap.add_argument("--untied", action="store_true", help="tie_word_embeddings false, lm_head")
     ap.add_argument("--bias", action="store_true", help="non-zero final_logits_bias")
     ap.add_argument("--multilingual", action="store_true", help=">>xx<< codes in vocab.json")
@@ -210,21 +177,10 @@ def main(argv=None):
                          "<extra_N> fillers of --vocab-size), so that the decoder emits them")
     ap.add_argument("--spread", action="store_true",
                     help="with --vocab-size: the pieces spread over the ids, fillers between")
-    ap.add_argument("--gain", action="append", default=[], metavar="NAME=X",
-                    help="override one of GAIN (qkv, self_out, cross_out, ffn_out, last_gain)")
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--no-center", action="store_true", help="skip centering (big models)")
     ap.add_argument("--center-batch", type=int, default=16,
                     help="random sentences centering averages over (fewer: faster)")
     a = ap.parse_args(argv)
-    for g in a.gain:
-        k, x = g.split("=")
-        if k not in GAIN:
-            ap.error(f"--gain {g}: expected one of {', '.join(GAIN)}")
-        GAIN[k] = float(x)
-    a.dec_layers = a.dec_layers or a.layers
-    a.dec_heads = a.dec_heads or a.heads
-    a.dec_ffn = a.dec_ffn or a.ffn
+    mc.finish_args(ap, a, GAIN)
 
     os.makedirs(a.outdir, exist_ok=True)
     data = os.path.join(TOP, "tests", "data", "multi30k")
@@ -241,6 +197,7 @@ def main(argv=None):
     a.real_ids = [i for p, i in (tvocab or vocab).items()
                   if not p.startswith("<extra_") and p not in ("</s>", "<unk>", "<pad>")]
 
+    # written as the hub's are, without the newline at the end the other side files have
     with open(os.path.join(a.outdir, "vocab.json"), "w", encoding="utf-8") as f:
         json.dump(vocab, f, indent=2, ensure_ascii=False)
     if tvocab:
@@ -310,9 +267,7 @@ def main(argv=None):
     }
     for name, obj in (("config.json", config), ("generation_config.json", gen_config),
                       ("tokenizer_config.json", tok_config)):
-        with open(os.path.join(a.outdir, name), "w", encoding="utf-8") as f:
-            json.dump(obj, f, indent=2, sort_keys=True)
-            f.write("\n")
+        mc.write_json(a.outdir, name, obj, sort_keys=True)
 
     gen = torch.Generator().manual_seed(a.seed)
     sd = weights(a, vs, vt, pad, eos, gen)

@@ -80,6 +80,7 @@ class Tokenizer:
 
     def __init__(self, d):
         import sentencepiece as spm
+        self.dir = d
         self.src = spm.SentencePieceProcessor(model_file=os.path.join(d, "source.spm"))
         self.tgt = spm.SentencePieceProcessor(model_file=os.path.join(d, "target.spm"))
         tc = load_json(os.path.join(d, "tokenizer_config.json"), {})

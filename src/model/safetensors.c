@@ -218,14 +218,8 @@ int st_parse(st_file *f, const void *bytes, size_t size, const char *name, char 
             goto done;
         }
     }
-    qsort(f->tensors, f->n, sizeof *f->tensors, cmp_name);
-    for (int i = 1; i < f->n; i++)
-        if (strcmp(f->tensors[i - 1].name, f->tensors[i].name) == 0) {
-            xerr(err, errlen, "%s: tensor \"%s\" appears twice", name, f->tensors[i].name);
-            goto done;
-        }
-    f->map = (void *)bytes;
-    f->size = size;
+    if (st_index_done(f, bytes, size, name, err, errlen))
+        goto done;
     rc = 0;
 done:
     cJSON_Delete(root);
@@ -261,14 +255,39 @@ int st_map(const char *path, void **out, size_t *size, char *err, size_t errlen)
     return 0;
 }
 
+const st_tensor *st_sort_names(st_file *f)
+{
+    qsort(f->tensors, (size_t)f->n, sizeof *f->tensors, cmp_name);
+    for (int i = 1; i < f->n; i++)
+        if (strcmp(f->tensors[i - 1].name, f->tensors[i].name) == 0)
+            return &f->tensors[i];
+    return NULL;
+}
+
+int st_index_done(st_file *f, const void *bytes, size_t size, const char *name, char *err,
+                  size_t errlen)
+{
+    const st_tensor *dup = st_sort_names(f);
+    if (dup)
+        return xerr(err, errlen, "%s: tensor \"%s\" appears twice", name, dup->name);
+    f->map = (void *)bytes;
+    f->size = size;
+    return 0;
+}
+
 int st_open(st_file *f, const char *path, char *err, size_t errlen)
+{
+    return st_open_with(f, path, st_parse, err, errlen);
+}
+
+int st_open_with(st_file *f, const char *path, st_parser parse, char *err, size_t errlen)
 {
     void *map;
     size_t size;
     memset(f, 0, sizeof *f);
     if (st_map(path, &map, &size, err, errlen))
         return -1;
-    if (st_parse(f, map, size, path, err, errlen)) {
+    if (parse(f, map, size, path, err, errlen)) {
         if (map)
             munmap(map, size);
         f->map = NULL;

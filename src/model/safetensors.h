@@ -46,6 +46,18 @@ int st_open(st_file *f, const char *path, char *err, size_t errlen);
 int st_parse(st_file *f, const void *data, size_t size, const char *name, char *err,
              size_t errlen);
 void st_close(st_file *f);
+/* A reader of a file's bytes (st_parse, tb_parse): indexes them into f, or fills err. */
+typedef int (*st_parser)(st_file *f, const void *data, size_t size, const char *name, char *err,
+                         size_t errlen);
+/* Maps path and indexes it with parse; on failure f is closed and the mapping released. */
+int st_open_with(st_file *f, const char *path, st_parser parse, char *err, size_t errlen);
+/* Sorts f's tensors by name (st_find's order); the first tensor whose name the one before it
+ * has too, or NULL when the names are unique. The caller words the message. */
+const st_tensor *st_sort_names(st_file *f);
+/* A reader's last step over bytes [size] it indexed into f: the names sorted and checked unique
+ * ("NAME: tensor \"X\" appears twice"), f's map and size set to the bytes. */
+int st_index_done(st_file *f, const void *bytes, size_t size, const char *name, char *err,
+                  size_t errlen);
 /* Maps a regular file read-only (opened non-blocking: a FIFO fails instead of hanging). An empty
  * file gives *map NULL, *size 0. */
 int st_map(const char *path, void **map, size_t *size, char *err, size_t errlen);

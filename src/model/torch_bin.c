@@ -22,11 +22,6 @@ int tb_is_zip(const void *bytes, size_t size)
     return size >= 4 && memcmp(bytes, "PK\003\004", 4) == 0;
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(((const st_tensor *)a)->name, ((const st_tensor *)b)->name);
-}
-
 /* Whether the view's strides are the row-major ones of its sizes (a size-1 dimension's stride
  * does not matter, as for torch's is_contiguous). */
 static int contiguous(const tp_tensor *t, int64_t numel)
@@ -184,14 +179,8 @@ int tb_parse(st_file *f, const void *bytes, size_t size, const char *name, char 
             t->data = dst;
         }
     }
-    qsort(f->tensors, (size_t)f->n, sizeof *f->tensors, cmp_name);
-    for (int i = 1; i < f->n; i++)
-        if (strcmp(f->tensors[i - 1].name, f->tensors[i].name) == 0) {
-            xerr(err, errlen, "%s: tensor \"%s\" appears twice", name, f->tensors[i].name);
-            goto done;
-        }
-    f->map = (void *)bytes;
-    f->size = size;
+    if (st_index_done(f, bytes, size, name, err, errlen))
+        goto done;
     rc = 0;
 done:
     free(base);

@@ -26,38 +26,18 @@ static int ends_with(const char *s, const char *tail)
     return a >= b && strcmp(s + a - b, tail) == 0;
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(((const st_tensor *)a)->name, ((const st_tensor *)b)->name);
-}
-
 /* One file, not an index: torch.save's zip (its first bytes, or a name ending in .bin) or
- * safetensors. */
-static int open_file(st_file *f, const char *path, char *err, size_t errlen)
+ * safetensors (an st_parser for st_open_with). */
+static int parse_file(st_file *f, const void *map, size_t size, const char *path, char *err,
+                      size_t errlen)
 {
-    void *map;
-    size_t size;
-    int rc;
-    memset(f, 0, sizeof *f);
-    if (st_map(path, &map, &size, err, errlen))
-        return -1;
     if (map && size >= 2 && memcmp(map, "\x80\x02", 2) == 0) /* a pickle: torch < 1.6 */
-        rc = xerr(err, errlen, "%s: a PyTorch checkpoint in the legacy format (torch < 1.6: a "
-                  "pickle, not a zip archive): xlate reads torch.save's zip format; save it "
-                  "again with torch >= 1.6, or convert it with tools/convert.py", path);
-    else
-        rc = (map && tb_is_zip(map, size)) || ends_with(path, ".bin")
-                 ? tb_parse(f, map, size, path, err, errlen)
-                 : st_parse(f, map, size, path, err, errlen);
-    if (rc) {
-        if (map)
-            munmap(map, size);
-        f->map = NULL;
-        st_close(f);
-        return -1;
-    }
-    f->mapped = map != NULL;
-    return 0;
+        return xerr(err, errlen, "%s: a PyTorch checkpoint in the legacy format (torch < 1.6: a "
+                    "pickle, not a zip archive): xlate reads torch.save's zip format; save it "
+                    "again with torch >= 1.6, or convert it with tools/convert.py", path);
+    return (map && tb_is_zip(map, size)) || ends_with(path, ".bin")
+               ? tb_parse(f, map, size, path, err, errlen)
+               : st_parse(f, map, size, path, err, errlen);
 }
 
 /* Moves shard s's tensors and memory into out (s is left empty). */
@@ -93,6 +73,7 @@ static int open_index(st_file *out, const char *path, char *err, size_t errlen)
     const cJSON *wm, *meta, *e;
     const char **files = NULL;
     st_file *shards = NULL;
+    const st_tensor *dup;
     int nfiles = 0, rc = -1;
 
     memset(out, 0, sizeof *out);
@@ -156,7 +137,7 @@ static int open_index(st_file *out, const char *path, char *err, size_t errlen)
         int bad;
         if (!sp)
             goto oom;
-        bad = open_file(&shards[k], sp, err, errlen);
+        bad = st_open_with(&shards[k], sp, parse_file, err, errlen);
         free(sp);
         if (bad)
             goto done;
@@ -177,13 +158,10 @@ static int open_index(st_file *out, const char *path, char *err, size_t errlen)
     for (int k = 0; k < nfiles; k++)
         if (merge(out, &shards[k], err, errlen))
             goto done;
-    qsort(out->tensors, (size_t)out->n, sizeof *out->tensors, cmp_name);
-    for (int i = 1; i < out->n; i++)
-        if (strcmp(out->tensors[i - 1].name, out->tensors[i].name) == 0) {
-            xerr(err, errlen, "%s: tensor \"%s\" is in two shard files", path,
-                 out->tensors[i].name);
-            goto done;
-        }
+    if ((dup = st_sort_names(out))) {
+        xerr(err, errlen, "%s: tensor \"%s\" is in two shard files", path, dup->name);
+        goto done;
+    }
     rc = 0;
     goto done;
 oom:
@@ -204,7 +182,7 @@ done:
 int weights_open_path(st_file *f, const char *path, char *err, size_t errlen)
 {
     return ends_with(path, ".index.json") ? open_index(f, path, err, errlen)
-                                          : open_file(f, path, err, errlen);
+                                          : st_open_with(f, path, parse_file, err, errlen);
 }
 
 int weights_open(st_file *f, const char *dir, const char *name, int hub, const char **used,

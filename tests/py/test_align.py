@@ -42,6 +42,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 import torch_model as tm  # noqa: E402
 from checks import check, done  # noqa: E402
+import oracle_memo as OM  # noqa: E402
 
 DUMP = os.path.join(TOP, os.environ.get("TEST_BUILD", "build/tests"), "align_dump")
 PARITY = os.path.join(TOP, "tests", "fixtures", "parity")
@@ -101,6 +102,16 @@ def own_argmax(row, src_len):
     return best
 
 
+def memo_oracle(name, d, oracle):
+    """oracle(src, decoder input, layer) through oracle_memo: PyTorch's float64 attention rows
+    for those ids, keyed by them and the model directory's bytes (JSON keeps a float64 exact)."""
+    def f(src, tgt, layer):
+        return torch.tensor(OM.cached("align oracle " + name, [list(src), list(tgt), layer],
+                                      lambda: oracle(src, tgt, layer).tolist(),
+                                      OM.dir_files(d)), dtype=torch.float64)
+    return f
+
+
 def compare(oracle, start, src, h, layer, worst):
     """None when hypothesis h (align_dump's) agrees with PyTorch's attention
     oracle(src, decoder input, layer); else why not."""
@@ -131,6 +142,7 @@ def compare(oracle, start, src, h, layer, worst):
 
 
 def check_model(name, d, srcs, layers, oracle, start):
+    oracle = memo_oracle(name, d, oracle)
     default = layers - 2 if layers >= 2 else 0
     for beam in (1, 4):
         kind = "greedy" if beam == 1 else "beam 4, 4 best"
@@ -226,8 +238,8 @@ def marian_models(tmp):
                        ("marian-untied-f16", ["--untied", "--bias", "--act", "gelu", "--dtype",
                                               "f16", "--seed", "2"])):
         d = os.path.join(tmp, name)
-        subprocess.run([sys.executable, os.path.join(TOP, "tools", "make_marian.py"), d] + args,
-                       check=True, stderr=subprocess.DEVNULL)
+        OM.make_model(d, [sys.executable, os.path.join(TOP, "tools", "make_marian.py"), d] +
+                      args)
         m = R.Marian(d)
         m.w = {k: v.double() for k, v in m.w.items()}
         for a in ("src_emb", "tgt_emb", "lm_head", "bias", "pos"):

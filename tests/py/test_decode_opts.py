@@ -48,6 +48,7 @@ import processors_reference as P  # noqa: E402
 import reference_beam as RB  # noqa: E402
 from convert import tensor_bytes, write_safetensors  # noqa: E402
 from checks import check, done, expect_eq, ok, not_ok  # noqa: E402,F401
+import oracle_memo as OM  # noqa: E402
 
 XLATE = os.path.abspath(os.path.join(TOP, os.environ.get("XLATE", "./xlate")))
 DATA = os.path.join(TOP, "tests", "data")
@@ -77,16 +78,41 @@ def share(what, same, total, need=0.99):
 
 # ------------------------------------------------------------------------ MarianMT models
 
+# the repetition penalty's inputs by sign, counted while count_signs wraps it (marian_checks)
+SIGNS = {"pos": 0, "neg": 0}
+
+
+def model_files(m, tok):
+    """What a reference's value depends on besides its inputs: the model's directory and the
+    tokenizer's (oracle_memo's key)."""
+    return OM.dir_files(m.dir) + OM.dir_files(tok.dir)
+
+
+def model_state(m):
+    """The model's settings as they are in memory (a test may change them after loading)."""
+    return [m.gen, m.config, getattr(m, "opts", {})]
+
+
 def marian_ref(m, tok, texts, K, opts):
-    m.opts = opts
-    out = []
-    for t in texts:
-        src = tok.encode(t)
-        ids = m.greedy(src, m.gen["max_length"]) if K == 1 else \
-            m.beam(src, K, m.gen["max_length"])[0][1]
-        out.append(R.strip_eos(ids, m.eos))
-    m.opts = {}
-    return out
+    """The reference's ids of texts (greedy or beam K) with the processors of opts; from
+    oracle_memo when the same model, texts and options were computed before (with the signs
+    the repetition penalty met then, added to SIGNS as if computed again)."""
+    def compute():
+        m.opts = opts
+        before = dict(SIGNS)
+        out = []
+        for t in texts:
+            src = tok.encode(t)
+            ids = m.greedy(src, m.gen["max_length"]) if K == 1 else \
+                m.beam(src, K, m.gen["max_length"])[0][1]
+            out.append(R.strip_eos(ids, m.eos))
+        m.opts = {}
+        return {"ids": out, "signs": {k: SIGNS[k] - before[k] for k in SIGNS}}
+    before = dict(SIGNS)
+    r = OM.cached("marian_ref", [texts, K, opts, model_state(m)], compute, model_files(m, tok))
+    for k in SIGNS:
+        SIGNS[k] = before[k] + r["signs"][k]
+    return r["ids"]
 
 
 def marian_case(name, d, m, tok, texts, K, args, opts, base):
@@ -110,21 +136,20 @@ def target_ids(d, text):
 
 
 def count_signs(fn):
-    """The repetition penalty's inputs by sign, counted as the reference applies it."""
-    seen = {"pos": 0, "neg": 0}
-
+    """The repetition penalty's inputs by sign, counted into SIGNS as the reference applies
+    it."""
     def wrapped(input_ids, scores, penalty):
         g = torch.gather(scores, 1, torch.tensor(input_ids))
-        seen["pos"] += int((g > 0).sum())
-        seen["neg"] += int((g < 0).sum())
+        SIGNS["pos"] += int((g > 0).sum())
+        SIGNS["neg"] += int((g < 0).sum())
         return fn(input_ids, scores, penalty)
-    return wrapped, seen
+    return wrapped, SIGNS
 
 
 def marian_checks(tmp):
     d = os.path.join(tmp, "tied")
-    subprocess.run([sys.executable, os.path.join(TOP, "tools", "make_marian.py"), d,
-                    "--max-positions", "1024"], check=True, stderr=subprocess.DEVNULL)
+    OM.make_model(d, [sys.executable, os.path.join(TOP, "tools", "make_marian.py"), d,
+                      "--max-positions", "1024"])
     m, tok = R.Marian(d), R.Tokenizer(d)
     m.memo = {}  # the searches of a source share their steps (marian_reference.rows_step)
     texts = {1: TEST_EN[:40], 4: TEST_EN[40:60]}
@@ -172,13 +197,9 @@ def marian_checks(tmp):
     alternatives_checks_marian(tmp, d, m, tok, base)
 
 
-def alternatives_checks_marian(tmp, d, m, tok, base):
-    """--return-alternatives 3: the 3 most probable tokens after the prefix (the reference's
-    processed logits, ties to the lower id; never eos: CTranslate2's decode_alternatives
-    expands them with a BeamSearch of min_length 1, src/decoding.cc 1187-1195, which bans the
-    end token at that step, apply_min_length 404), each continued greedily with it forced."""
-    texts = TEST_EN[:12]
-    pres = [tok.decode(base[1][i][:1]) if i % 2 else "" for i in range(len(texts))]
+def marian_alternatives(m, tok, d, texts, pres):
+    """The reference's 3 alternatives of each line after its prefix, each continued greedily
+    (see alternatives_checks_marian)."""
     want = []
     for t, p in zip(texts, pres):
         pi = target_ids(d, p) if p else []
@@ -194,20 +215,14 @@ def alternatives_checks_marian(tmp, d, m, tok, base):
             alts.append(R.strip_eos(m.greedy(src, m.gen["max_length"]), m.eos))
         m.opts = {}
         want.append(alts)
-    js = [json.loads(l) for l in run(["-m", d, "--target-prefix-column", "--output-format",
-                                      "jsonl", "--return-alternatives", "3", "--beam-size", "1"],
-                                     "".join(f"{t}\t{p}\n" for t, p in zip(texts, pres))
-                                     ).stdout.decode().split("\n")[:-1]]
-    got = [[h["ids"] for h in j["hypotheses"]] for j in js]
-    share("MarianMT --return-alternatives 3 (half the lines with a prefix): the 3 hypotheses "
-          "of each line vs the reference", sum(a == b for a, b in zip(got, want)), len(texts))
-    differ = sum(len(set(map(tuple, w))) == 3 for w in want)
-    check(f"the alternatives differ from each other ({differ} of {len(texts)} lines)",
-          lambda: None if differ == len(texts) else "some equal")
-    # with beam 4: each alternative token starts generate()'s beam search (marian_reference's
-    # beam from that hypothesis, its log-prob the processed log-softmax's, as _beam_search
-    # scores tokens), whose best is the alternative
-    K, ml = 4, m.gen["max_length"]
+    return want
+
+
+def marian_alternatives_beam(m, tok, d, texts, pres, K):
+    """Each alternative token the start of generate()'s beam search of K (marian_reference's
+    beam from that hypothesis, its log-prob the processed log-softmax's, as _beam_search
+    scores tokens), whose best is the alternative."""
+    ml = m.gen["max_length"]
     want_b = []
     for t, p in zip(texts, pres):
         pi = target_ids(d, p) if p else []
@@ -225,6 +240,32 @@ def alternatives_checks_marian(tmp, d, m, tok, base):
                                     m.eos))
         m.opts = {}
         want_b.append(alts)
+    return want_b
+
+
+def alternatives_checks_marian(tmp, d, m, tok, base):
+    """--return-alternatives 3: the 3 most probable tokens after the prefix (the reference's
+    processed logits, ties to the lower id; never eos: CTranslate2's decode_alternatives
+    expands them with a BeamSearch of min_length 1, src/decoding.cc 1187-1195, which bans the
+    end token at that step, apply_min_length 404), each continued greedily with it forced."""
+    texts = TEST_EN[:12]
+    pres = [tok.decode(base[1][i][:1]) if i % 2 else "" for i in range(len(texts))]
+    want = OM.cached("marian alternatives greedy", [texts, pres, model_state(m)],
+                     lambda: marian_alternatives(m, tok, d, texts, pres), model_files(m, tok))
+    js = [json.loads(l) for l in run(["-m", d, "--target-prefix-column", "--output-format",
+                                      "jsonl", "--return-alternatives", "3", "--beam-size", "1"],
+                                     "".join(f"{t}\t{p}\n" for t, p in zip(texts, pres))
+                                     ).stdout.decode().split("\n")[:-1]]
+    got = [[h["ids"] for h in j["hypotheses"]] for j in js]
+    share("MarianMT --return-alternatives 3 (half the lines with a prefix): the 3 hypotheses "
+          "of each line vs the reference", sum(a == b for a, b in zip(got, want)), len(texts))
+    differ = sum(len(set(map(tuple, w))) == 3 for w in want)
+    check(f"the alternatives differ from each other ({differ} of {len(texts)} lines)",
+          lambda: None if differ == len(texts) else "some equal")
+    K = 4
+    want_b = OM.cached("marian alternatives beam", [texts, pres, K, model_state(m)],
+                       lambda: marian_alternatives_beam(m, tok, d, texts, pres, K),
+                       model_files(m, tok))
     js = [json.loads(l) for l in run(["-m", d, "--target-prefix-column", "--output-format",
                                       "jsonl", "--return-alternatives", "3", "--beam-size",
                                       str(K)],
@@ -245,14 +286,7 @@ def prefix_checks_marian(tmp, d, m, tok, base):
         # a prefix unlike the search's own start: the text of tokens 1-2 of another line's output
         pres = [tok.decode(base[K][(i + 1) % len(texts)][:2]) for i in range(len(texts))]
         pre_ids = [target_ids(d, p) for p in pres]
-        want = []
-        for t, pi in zip(texts, pre_ids):
-            m.opts = {"prefix": pi}
-            src = tok.encode(t)
-            ids = m.greedy(src, m.gen["max_length"]) if K == 1 else \
-                m.beam(src, K, m.gen["max_length"])[0][1]
-            want.append(R.strip_eos(ids, m.eos))
-        m.opts = {}
+        want = [marian_ref(m, tok, [t], K, {"prefix": pi})[0] for t, pi in zip(texts, pre_ids)]
         pf = os.path.join(tmp, f"prefix{K}.txt")
         open(pf, "w", encoding="utf-8").write("\n".join(pres) + "\n")
         got = ids_of(run(["-m", d, "--beam-size", str(K), "--output-format", "ids",
@@ -382,26 +416,44 @@ def generation_checks(tmp, d, base):
 MEMO = {}
 
 
+def en_de():
+    """models/en-de in PyTorch (model, max positions), loaded at the first reference computed
+    (none when oracle_memo has them all)."""
+    if "model" not in MEMO:
+        MEMO["model"] = RB.load_model(EN_DE)
+    return MEMO["model"]
+
+
+def rb_best(s, K, opts, n=1, what="best"):
+    """reference_beam's best hypothesis (n = 2: the second) of source ids s with the processors
+    of opts, from oracle_memo when computed before."""
+    def compute():
+        model, maxpos = en_de()
+        pr = P.Processors(opts, RB.tm.EOS)
+        fin = RB.search(model, s, K, RB.default_max_length(len(s), maxpos),
+                        process=(lambda ids, lg: pr(ids, lg)) if opts else None, batched=True,
+                        memo=MEMO.setdefault(tuple(s), {}))
+        return RB.n_best(fin, n, 1.0, greedy=K == 1)[-1][0].ids
+    return OM.cached("reference_beam " + what, [s, K, opts, n], compute,
+                     OM.dir_files(EN_DE))
+
+
 def default_model_checks():
-    model, maxpos = RB.load_model(EN_DE)
     sp = spm.SentencePieceProcessor(model_file=os.path.join(EN_DE, "spm.model"))
     # the longest of 200 lines: the most room for repeated tokens
     texts = sorted(TEST_EN[200:400], key=lambda t: -len(t))[:10]
     srcs = [sp.encode(t) for t in texts]
     inp = "\n".join(" ".join(map(str, s)) for s in srcs) + "\n"
-    def best(s, K, proc=None):
-        fin = RB.search(model, s, K, RB.default_max_length(len(s), maxpos), process=proc,
-                        batched=True,
-                        memo=MEMO.setdefault(tuple(s), {}))
-        return RB.n_best(fin, 1, 1.0, greedy=K == 1)[0][0].ids
+
+    def best(s, K, opts=None):
+        return rb_best(s, K, opts or {})
 
     for K, n in ((1, 10), (4, 6)):
         base = [best(s, K) for s in srcs[:n]]  # without the option: the same for each
         for args, opts in ((["--repetition-penalty", "1.5"], {"repetition_penalty": 1.5}),
                            (["--no-repeat-ngram-size", "1"], {"no_repeat_ngram_size": 1}),
                            (["--suppress", "Mann"], {"suppress": [sp.encode("Mann")]})):
-            pr = P.Processors(opts, RB.tm.EOS)
-            want = [best(s, K, lambda ids, lg: pr(ids, lg)) for s in srcs[:n]]
+            want = [best(s, K, opts) for s in srcs[:n]]
             got = ids_of(run(["--input-format", "ids", "--output-format", "ids",
                               "--beam-size", str(K)] + args, inp))[:n]
             changed = sum(a != b for a, b in zip(want, base))
@@ -414,14 +466,8 @@ def default_model_checks():
     for K, n in ((1, 10), (4, 4)):
         pres, want = [], []
         for s in srcs[:n]:
-            fin = RB.search(model, s, 2, RB.default_max_length(len(s), maxpos), batched=True,
-                            memo=MEMO.setdefault(tuple(s), {}))
-            pres.append(RB.n_best(fin, 2, 1.0)[-1][0].ids[:2])
-            pr = P.Processors({"prefix": pres[-1]}, RB.tm.EOS)
-            fin = RB.search(model, s, K, RB.default_max_length(len(s), maxpos),
-                            process=lambda ids, lg: pr(ids, lg), batched=True,
-                            memo=MEMO.setdefault(tuple(s), {}))
-            want.append(RB.n_best(fin, 1, 1.0, greedy=K == 1)[0][0].ids)
+            pres.append(rb_best(s, 2, {}, n=2)[:2])
+            want.append(best(s, K, {"prefix": pres[-1]}))
         tmpf = tempfile.NamedTemporaryFile("w", suffix=".ids", delete=False)
         tmpf.write("\n".join(" ".join(map(str, p)) for p in pres) + "\n")
         tmpf.close()
@@ -438,23 +484,8 @@ def default_model_checks():
     # CTranslate2 bans eos there, see alternatives_checks_marian), each then
     # continued greedily (reference_beam's K = 1) with it forced
     for with_prefix in (0, 1):
-        want = []
-        for s, pr0 in zip(srcs[:4], pres[:4]):
-            pi = list(pr0) if with_prefix else []
-            src = torch.tensor([list(s) + [RB.tm.EOS]], dtype=torch.long)
-            mask = torch.zeros_like(src, dtype=torch.bool)
-            mem = RB.tm.encode(model, src, mask, False)
-            lp = RB.step_log_probs(model, mem, mask, [[RB.tm.BOS] + pi], False)[0]
-            order = sorted((v for v in range(lp.shape[0]) if v != RB.tm.EOS),
-                           key=lambda v: (-float(lp[v]), v))[:4]
-            alts = []
-            for v in order:
-                pr = P.Processors({"prefix": pi + [v]}, RB.tm.EOS)
-                fin = RB.search(model, s, 1, RB.default_max_length(len(s), maxpos),
-                                process=lambda ids, lg: pr(ids, lg), batched=True,
-                                memo=MEMO.setdefault(tuple(s), {}))
-                alts.append(RB.n_best(fin, 1, 1.0, greedy=True)[0][0].ids)
-            want.append(alts)
+        want = [rb_alternatives(s, list(pr0) if with_prefix else [], 4, 1)
+                for s, pr0 in zip(srcs[:4], pres[:4])]
         tmpf = tempfile.NamedTemporaryFile("w", suffix=".ids", delete=False)
         tmpf.write("\n".join(" ".join(map(str, p)) if with_prefix else "" for p in pres[:4]) +
                    "\n")
@@ -471,34 +502,46 @@ def default_model_checks():
         share(f"default model: --return-alternatives 4{' after a prefix' if with_prefix else ''}"
               ": the hypotheses vs tools/reference_beam.py", sum(a == b for a, b in
                                                               zip(got, want)), 4)
-        alt_beam_default(model, maxpos, srcs[:4], pres[:4] if with_prefix else [[]] * 4, want)
+        alt_beam_default(srcs[:4], pres[:4] if with_prefix else [[]] * 4, want)
     MEMO.clear()
 
 
-def alt_beam_default(model, maxpos, srcs, pres, greedy_alts, A=4, K=4):
-    """--return-alternatives 4 --beam-size 4 on the default model: the A most probable tokens
-    after the prefix but eos (reference log-probs, ties to the lower id), each the start of
-    reference_beam's search (K beams; the start's log-prob the prefix's, 0 each, plus the
-    token's), whose best by logprob / length is the alternative."""
-    want = []
-    for s, pi in zip(srcs, pres):
-        pi = list(pi)
+def rb_alternatives(s, pi, A, K):
+    """The A most probable tokens after the prefix pi but eos (reference log-probs, ties to
+    the lower id), each the start of reference_beam's search of K (greedy's K = 1 with the
+    token forced; beam: the start's log-prob the prefix's, 0 each, plus the token's), the best
+    of each; from oracle_memo when computed before."""
+    def compute():
+        model, maxpos = en_de()
         src = torch.tensor([list(s) + [RB.tm.EOS]], dtype=torch.long)
         mask = torch.zeros_like(src, dtype=torch.bool)
         mem = RB.tm.encode(model, src, mask, False)
         lp = RB.step_log_probs(model, mem, mask, [[RB.tm.BOS] + pi], False)[0]
         order = sorted((v for v in range(lp.shape[0]) if v != RB.tm.EOS),
                        key=lambda v: (-float(lp[v]), v))[:A]
-        pr = P.Processors({"prefix": pi}, RB.tm.EOS)
         alts = []
         for v in order:
-            start = RB.Hyp(pi + [v], RB.np.float32(lp[v]), [RB.np.float32(0)] * len(pi) +
-                           [RB.np.float32(lp[v])])
+            if K == 1:
+                pr = P.Processors({"prefix": pi + [v]}, RB.tm.EOS)
+                start = None
+            else:
+                pr = P.Processors({"prefix": pi}, RB.tm.EOS)
+                start = RB.Hyp(pi + [v], RB.np.float32(lp[v]), [RB.np.float32(0)] * len(pi) +
+                               [RB.np.float32(lp[v])])
             fin = RB.search(model, s, K, RB.default_max_length(len(s), maxpos),
                             process=lambda ids, lg: pr(ids, lg), start=start, batched=True,
                             memo=MEMO.setdefault(tuple(s), {}))
-            alts.append(RB.n_best(fin, 1, 1.0)[0][0].ids)
-        want.append(alts)
+            alts.append(RB.n_best(fin, 1, 1.0, greedy=K == 1)[0][0].ids)
+        return alts
+    return OM.cached("reference_beam alternatives", [s, pi, A, K], compute, OM.dir_files(EN_DE))
+
+
+def alt_beam_default(srcs, pres, greedy_alts, A=4, K=4):
+    """--return-alternatives 4 --beam-size 4 on the default model: the A most probable tokens
+    after the prefix but eos (reference log-probs, ties to the lower id), each the start of
+    reference_beam's search (K beams; the start's log-prob the prefix's, 0 each, plus the
+    token's), whose best by logprob / length is the alternative."""
+    want = [rb_alternatives(s, list(pi), A, K) for s, pi in zip(srcs, pres)]
     tmpf = tempfile.NamedTemporaryFile("w", suffix=".ids", delete=False)
     tmpf.write("\n".join(" ".join(map(str, p)) for p in pres) + "\n")
     tmpf.close()

@@ -44,6 +44,7 @@ sys.path.insert(0, os.path.join(TOP, "tools"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import marian_reference as R  # noqa: E402
 from checks import check, done, expect_eq, ok, not_ok  # noqa: E402,F401
+import oracle_memo as OM  # noqa: E402
 
 XLATE = os.path.abspath(os.path.join(TOP, os.environ.get("XLATE", "./xlate")))
 DATA = os.path.join(TOP, "tests", "data")
@@ -81,8 +82,8 @@ def ids_lines(p):
 
 def make(tmp, name):
     d = os.path.join(tmp, name)
-    subprocess.run([sys.executable, os.path.join(TOP, "tools", "make_marian.py"), d] +
-                   VARIANTS[name], check=True, stderr=subprocess.DEVNULL)
+    OM.make_model(d, [sys.executable, os.path.join(TOP, "tools", "make_marian.py"), d] +
+                  VARIANTS[name])
     return d
 
 
@@ -158,18 +159,23 @@ def metaspace_checks(d, tok):
 
 
 def reference(m, tok, texts, K, lang=None):
-    """(ids, text) per line as generate() + batch_decode(skip_special_tokens=True)."""
-    out = []
-    ml = m.gen["max_length"]
-    for t in texts:
-        if not t.strip():
-            out.append(([], ""))
-            continue
-        src = tok.encode((f">>{lang}<< " if lang else "") + t)
-        ids = m.greedy(src, ml) if K == 1 else m.beam(src, K, ml)[0][1]
-        ids = R.strip_eos(ids, m.eos)
-        out.append((ids, tok.decode(ids)))
-    return out
+    """[ids, text] per line as generate() + batch_decode(skip_special_tokens=True); from
+    oracle_memo when the same model, tokenizer and texts were computed before."""
+    def compute():
+        out = []
+        ml = m.gen["max_length"]
+        for t in texts:
+            if not t.strip():
+                out.append(([], ""))
+                continue
+            src = tok.encode((f">>{lang}<< " if lang else "") + t)
+            ids = m.greedy(src, ml) if K == 1 else m.beam(src, K, ml)[0][1]
+            ids = R.strip_eos(ids, m.eos)
+            out.append((ids, tok.decode(ids)))
+        return out
+    # m.gen and m.config as the test may have changed them in memory, beside the files
+    return OM.cached("marian reference", [texts, K, lang, m.gen, m.config], compute,
+                     OM.dir_files(m.dir) + OM.dir_files(tok.dir))
 
 
 def parity(name, d, m, tok, texts, K, need, lang=None, what="Multi30k"):

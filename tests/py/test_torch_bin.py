@@ -44,6 +44,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, done, ok, not_ok  # noqa: E402
+import oracle_memo as OM  # noqa: E402
 from convert import tensor_bytes, write_safetensors  # noqa: E402
 from torch_model import read_safetensors  # noqa: E402
 
@@ -307,8 +308,7 @@ def pickle_checks(tmp, good):
 
 def marian_dir(tmp, name, args):
     d = os.path.join(tmp, name)
-    subprocess.run([sys.executable, os.path.join(TOP, "tools", "make_marian.py"), d] + args,
-                   check=True, stderr=subprocess.DEVNULL)
+    OM.make_model(d, [sys.executable, os.path.join(TOP, "tools", "make_marian.py"), d] + args)
     return d
 
 
