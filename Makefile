@@ -63,11 +63,13 @@ $(BUILD)/obj/%.o: src/%.c $(HEADERS) | $(BUILD)
 # The product kernels are built at -O2 whatever OPT is: their register tiles (acc[R][P] under
 # "#pragma GCC unroll") become registers only when unrolled, and at -O1 (make sanitize) they
 # stayed arrays in memory, every FMA's operands bounds-checked by UBSan, with ASan's shadow
-# check on every weight load (gemm.c leaves the vector tiles out of ASan): the sanitized suite's
-# products ran 8x slower than with both (issue 27: 9.6 s of CPU for a 500-sentence line, 1.2 s
+# check on every weight load (gemm_avx2.c and gemm_avx512.c leave the vector tiles out of ASan):
+# the sanitized suite's products ran 8x slower than with both (issue 27: 9.6 s of CPU for a 500-sentence line, 1.2 s
 # now; the plain build's 0.44 s).
 KERNEL_OPT ?= -O2
-$(BUILD)/obj/kernels/gemm.o: FILE_OPT = $(KERNEL_OPT)
+KERNEL_OBJ := $(BUILD)/obj/kernels/gemm.o $(BUILD)/obj/kernels/gemm_avx2.o \
+              $(BUILD)/obj/kernels/gemm_avx512.o
+$(KERNEL_OBJ): FILE_OPT = $(KERNEL_OPT)
 
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libxlate.a $(HEADERS) $(wildcard tests/*.h) | $(BUILD)/tests
 	$(CC) $(XCFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libxlate.a $(LDLIBS)
