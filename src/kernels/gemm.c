@@ -539,6 +539,8 @@ void gemm_packed(pool *p, float *y, const float *x, const linear *l, int M, enum
         /* int8 holds two widened registers of weights and two accumulators a panel: 4 panels
          * for a lone row keep all of them in the 32 registers */
         j.RT = 4, j.PT = l->type == WT_INT8 ? 2 : 4, j.P1 = l->type == WT_INT8 ? 4 : 8;
+        if (l->type == WT_F32 || l->type == WT_F16)
+            j.RT = 6; /* gemm_avx512.c: CASES_512_TALL */
         quant = quantize_row_512;
         if (isa >= ISA_AVX512_VNNI && l->type == WT_INT8)
             j.tile = tile_vnni;

@@ -13,7 +13,7 @@
 #endif
 
 #define PANEL 16
-#define MAXR 4  /* rows of a tile at most */
+#define MAXR 6  /* rows of a tile at most */
 #define MAXP 8  /* panels of a tile at most */
 
 static inline int k4(int K) { return (K + 3) & ~3; }
