@@ -234,6 +234,43 @@ static void bf16_tiny(void)
     free(mem);
 }
 
+/* GEMM_ACT with ReLU is y = v > 0 ? v : +0 for the GEMM_SET result v (torch.relu's values;
+ * NaN to 0 as simd_relu's max_ps and its twin): rows with a NaN, and negative, zero and positive
+ * outputs, with and without bias, on every path */
+static void relu_act(void)
+{
+    int N = 37, K = 19, M = 7, bad = 0, neg = 0, pos = 0;
+    unsigned seed = 5;
+    float w[37 * 19], b[37], x[7 * 19], set[7 * 37], y[7 * 37];
+    void *mem = aligned_alloc(64, linear_packed_bytes(WT_F32, N, K));
+    linear l = {.out = N, .in = K};
+    for (int i = 0; i < N * K; i++)
+        w[i] = frand(&seed);
+    for (int i = 0; i < N; i++)
+        b[i] = i % 3 == 0 ? 0.0f : frand(&seed);
+    for (int i = 0; i < M * K; i++)
+        x[i] = i / K == 1 ? 0.0f : frand(&seed); /* row 1: x = 0, outputs the bias */
+    x[3 * K + 4] = NAN;
+    memset(mem, 0, linear_packed_bytes(WT_F32, N, K));
+    linear_pack_rows(&l, mem, WT_F32, 0, N, w);
+    for (int withb = 0; withb < 2; withb++) {
+        l.b = withb ? b : NULL;
+        for (int isa = ISA_GENERIC; isa <= (int)cpu_isa_detected(); isa++) {
+            gemm_packed(NULL, set, x, &l, M, GEMM_SET, NO_ACT, (enum cpu_isa)isa);
+            gemm_packed(NULL, y, x, &l, M, GEMM_ACT, ACT_RELU, (enum cpu_isa)isa);
+            for (int i = 0; i < M * N; i++) {
+                float want = set[i] > 0 ? set[i] : 0.0f;
+                bad |= memcmp(&want, &y[i], sizeof want) != 0;
+                neg += set[i] < 0 || isnan(set[i]);
+                pos += set[i] > 0;
+            }
+        }
+    }
+    check(!bad && neg > 0 && pos > 0, "GEMM_ACT relu: v > 0 ? v : +0 of GEMM_SET's v, bit for bit",
+          "differs");
+    free(mem);
+}
+
 /* Weights too large for the cache (over 16 MB packed, gemm.c then takes blocks of 128 rows
  * instead of 64: a vocabulary's output projection at beam search's 128 rows a step): 130 rows
  * at once give, on every path and thread count, the bits of the plain-C path, and so does each
@@ -290,6 +327,7 @@ static void big_rows(void)
 int main(void)
 {
     bf16_tiny();
+    relu_act();
     big_rows();
     int shapes[][2] = {{16, 16}, {37, 53}, {100, 257}, {768, 256}, {33, 1024}, {5, 3}};
     weight_type types[] = {WT_F32, WT_INT8, WT_BF16, WT_F16};
