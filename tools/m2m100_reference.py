@@ -118,8 +118,19 @@ class Tokenizer:
             os.path.join(d, "vocab.json"))
         self.cleanup = tc.get("clean_up_tokenization_spaces", True)
         self.legacy = bool(tc.get("legacy_behaviour", False)) and self.nllb
-        toks = tc.get("additional_special_tokens") or stm.get("additional_special_tokens")
-        toks = [t["content"] if isinstance(t, dict) else t for t in toks]
+        # tokenization_utils_base.py _from_pretrained (v4.40): special_tokens_map.json is read
+        # only when tokenizer_config.json has no added_tokens_decoder ("# begin legacy"), its
+        # additional_special_tokens merged into the config's: "additional_special_tokens =
+        # init_kwargs.pop("additional_special_tokens", []) or []", "if token not in
+        # additional_special_tokens: additional_special_tokens.append(token)". (Neither list:
+        # the classes' FAIRSEQ_LANGUAGE_CODES, which xlate replaces by the map's list.)
+        def texts(lst):
+            return [t["content"] if isinstance(t, dict) else t for t in lst or []]
+        toks = texts(tc.get("additional_special_tokens"))
+        if "added_tokens_decoder" not in tc or not toks:
+            for t in texts(stm.get("additional_special_tokens")):
+                if t not in toks:
+                    toks.append(t)
         self.bos, self.pad, self.eos, self.unk = 0, 1, 2, 3
         if self.nllb:
             first = len(self.sp) + 1

@@ -90,36 +90,90 @@ static int added_id(const cJSON *dec, const char *text)
     return -1;
 }
 
+/* Whether texts[0, n) holds s. */
+static int listed_in(const char *const *texts, int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(texts[i], s) == 0)
+            return 1;
+    return 0;
+}
+
+/* The additional_special_tokens (the language codes) as transformers v4.40 collects them
+ * (tokenization_utils_base.py PreTrainedTokenizerBase._from_pretrained): tokenizer_config.json's
+ * list; special_tokens_map.json is read only in the legacy branch, when tokenizer_config.json
+ * has no added_tokens_decoder ("# begin legacy: read the added_tokens_file and update kwargs
+ * with special_tokens_map if modified"), and there its list is merged into the config's:
+ * "additional_special_tokens = init_kwargs.pop(\"additional_special_tokens\", []) or []; for
+ * token in value: ... if token not in additional_special_tokens:
+ * additional_special_tokens.append(token)". Where neither gives a list, the tokenizer classes
+ * default to their FAIRSEQ_LANGUAGE_CODES, which xlate does not carry: then
+ * special_tokens_map.json's list is taken whatever the branch (hub directories hold it), else
+ * the directory is refused. */
 static int load_langs(m2m_tok *t, const cJSON *cfg, const cJSON *map, const char *dir,
                       char *err, size_t errlen)
 {
     const cJSON *list = cfg ? cJSON_GetObjectItemCaseSensitive(cfg, "additional_special_tokens")
                             : NULL, *e;
     const cJSON *dec = cfg ? cJSON_GetObjectItemCaseSensitive(cfg, "added_tokens_decoder") : NULL;
-    int n, k = 0, first = t->nllb ? t->sp_size + 1 : t->v.n;
+    const cJSON *more = map ? cJSON_GetObjectItemCaseSensitive(map, "additional_special_tokens")
+                            : NULL;
+    const char **texts = NULL;
+    int n = 0, k = 0, first = t->nllb ? t->sp_size + 1 : t->v.n, rc = -1;
     if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) == 0)
-        list = map ? cJSON_GetObjectItemCaseSensitive(map, "additional_special_tokens") : NULL;
-    if (!cJSON_IsArray(list) || (n = cJSON_GetArraySize(list)) == 0)
+        list = NULL;
+    if (!cJSON_IsArray(more) || (list && dec))
+        more = NULL;
+    n = (list ? cJSON_GetArraySize(list) : 0) + (more ? cJSON_GetArraySize(more) : 0);
+    if (n == 0)
         return xerr(err, errlen, "%s: no language codes: neither tokenizer_config.json nor "
                     "special_tokens_map.json lists additional_special_tokens", dir);
-    if (n > MAX_LANGS)
-        return xerr(err, errlen, "%s: %d language codes (at most %d)", dir, n, MAX_LANGS);
+    if (n > 2 * MAX_LANGS)
+        return xerr(err, errlen, "%s: %d additional_special_tokens (at most %d)", dir, n,
+                    MAX_LANGS);
+    if (!(texts = calloc((size_t)n, sizeof *texts)))
+        return xerr(err, errlen, "out of memory");
+    n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        const cJSON *l = pass ? more : list;
+        cJSON_ArrayForEach(e, l) {
+            const char *s = token_text(e);
+            if (!s || !*s) {
+                xerr(err, errlen, "%s/%s: additional_special_tokens[%d]: not a language code",
+                     dir, pass ? "special_tokens_map.json" : "tokenizer_config.json", k);
+                goto done;
+            }
+            if (!pass || !listed_in(texts, n, s))
+                texts[n++] = s;
+            k++;
+        }
+        k = 0;
+    }
+    if (n > MAX_LANGS) {
+        xerr(err, errlen, "%s: %d language codes (at most %d)", dir, n, MAX_LANGS);
+        goto done;
+    }
     t->lang = calloc((size_t)n, sizeof *t->lang);
     t->lang_id = calloc((size_t)n, sizeof *t->lang_id);
     t->lang_ptr = calloc((size_t)n, sizeof *t->lang_ptr);
-    if (!t->lang || !t->lang_id || !t->lang_ptr)
-        return xerr(err, errlen, "out of memory");
-    cJSON_ArrayForEach(e, list) {
-        const char *s = token_text(e);
-        size_t l = s ? strlen(s) : 0;
+    if (!t->lang || !t->lang_id || !t->lang_ptr) {
+        xerr(err, errlen, "out of memory");
+        goto done;
+    }
+    for (k = 0; k < n; k++) {
+        const char *s = texts[k];
+        size_t l = strlen(s);
         int id;
-        if (!s || l == 0 || l >= sizeof t->lang[0] + (t->nllb ? 0 : 4))
-            return xerr(err, errlen, "%s: additional_special_tokens[%d]: not a language code",
-                        dir, k);
+        if (l >= sizeof t->lang[0] + (t->nllb ? 0 : 4)) {
+            xerr(err, errlen, "%s: additional_special_tokens[%d]: not a language code", dir, k);
+            goto done;
+        }
         if (!t->nllb) { /* "__en__" -> "en" */
-            if (l < 5 || strncmp(s, "__", 2) != 0 || strcmp(s + l - 2, "__") != 0)
-                return xerr(err, errlen, "%s: additional_special_tokens[%d]: \"%.40s\" is not "
-                            "a language token \"__xx__\"", dir, k, s);
+            if (l < 5 || strncmp(s, "__", 2) != 0 || strcmp(s + l - 2, "__") != 0) {
+                xerr(err, errlen, "%s: additional_special_tokens[%d]: \"%.40s\" is not a "
+                     "language token \"__xx__\"", dir, k, s);
+                goto done;
+            }
             snprintf(t->lang[k], sizeof t->lang[k], "%.*s", (int)(l - 4), s + 2);
         } else {
             snprintf(t->lang[k], sizeof t->lang[k], "%s", s);
@@ -127,20 +181,24 @@ static int load_langs(m2m_tok *t, const cJSON *cfg, const cJSON *map, const char
         id = dec ? added_id(dec, s) : -1;
         if (id < 0)
             id = first + k;
-        if (id >= t->n_ids || (t->nllb && id <= t->sp_size) || (!t->nllb && id < t->v.n))
-            return xerr(err, errlen, "%s: language token \"%.40s\": id %d is not past the "
-                        "pieces and inside the model's vocabulary (%d)", dir, s, id, t->n_ids);
+        if (id >= t->n_ids || (t->nllb && id <= t->sp_size) || (!t->nllb && id < t->v.n)) {
+            xerr(err, errlen, "%s: language token \"%.40s\": id %d is not past the pieces and "
+                 "inside the model's vocabulary (%d)", dir, s, id, t->n_ids);
+            goto done;
+        }
         t->lang_id[k] = id;
         t->lang_ptr[k] = t->lang[k];
-        k++;
     }
-    t->n_langs = k;
+    t->n_langs = n;
     if (t->nllb) {
         t->mask = dec ? added_id(dec, "<mask>") : -1;
         if (t->mask < 0)
-            t->mask = first + k;
+            t->mask = first + n;
     }
-    return 0;
+    rc = 0;
+done:
+    free(texts);
+    return rc;
 }
 
 /* Adds (or, when its text is there already, replaces) an added token. */

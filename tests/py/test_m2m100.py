@@ -273,6 +273,43 @@ def decode_added_checks(name, layout, d, tok, r):
           len(seqs), 1.0)
 
 
+def special_map_checks(tmp, base):
+    """special_tokens_map.json's additional_special_tokens as transformers' _from_pretrained
+    reads them (tools/m2m100_reference.py Tokenizer.__init__ cites the lines): merged after
+    tokenizer_config.json's list when the config has no added_tokens_decoder (a code the config
+    lacks is then a language token, numbered after the config's), ignored when it has one."""
+    codes = json.load(open(os.path.join(base, "special_tokens_map.json")))[
+        "additional_special_tokens"]
+    cases = {"merged (no added_tokens_decoder)": None,
+             "ignored (added_tokens_decoder present)": {
+                 "2": {"content": "</s>", "lstrip": False, "rstrip": False,
+                       "single_word": False, "normalized": False, "special": True}}}
+    for what, dec in cases.items():
+        d = os.path.join(tmp, "map_" + ("ignored" if dec else "merged"))
+        shutil.copytree(base, d)
+
+        def edit(c):
+            c["additional_special_tokens"] = codes[100:]
+            if dec:
+                c["added_tokens_decoder"] = dec
+        edit_json(os.path.join(d, "tokenizer_config.json"), edit)
+        tok = R.Tokenizer(d)
+        lines = [f"{c} A dog {c2}." for c, c2 in zip(codes[:100:7], codes[100::7])]
+        want = [" ".join(map(str, tok.tokenize(x))) for x in lines]
+        got = run(["encode", "-m", d], "\n".join(lines) + "\n")
+        share(f"nllb, tokenizer_config.json listing codes[100:], special_tokens_map.json all "
+              f"202: {what}: xlate encode of lines holding codes = the reference's "
+              f"({len(tok.codes)} codes)", sum(a == b for a, b in zip(got, want))
+              if len(got) == len(want) else 0, len(lines), 1.0)
+        p = subprocess.run([XLATE, "-m", d, "--source-lang", codes[0], "--target-lang",
+                            codes[150]], input=b"A dog.\n", capture_output=True)
+        check(f"nllb, {what}: --source-lang {codes[0]} (a code of the map alone) "
+              + ("accepted" if not dec else "a usage error"),
+              lambda: None if (p.returncode == 0) == (dec is None) and
+              (dec is None or codes[0].encode() in p.stderr)
+              else f"exit {p.returncode}: {p.stderr.decode()}")
+
+
 def added_token_checks(tmp, base, name):
     """Added tokens (tokenizer.json's added_tokens; added_tokens.json; tokenizer_config.json's
     added_tokens_decoder) against the reference's tokenize (tools/m2m100_reference.py, from
@@ -352,6 +389,7 @@ def main():
         tok = R.Tokenizer(dirs["m2m"])
         text_parity("m2m, German source", dirs["m2m"], tok, "de", "ro", TEST_DE[:60], beams=(1,))
         cli_checks(dirs["nllb"])
+        special_map_checks(tmp, dirs["nllb"])
         added_token_checks(tmp, dirs["nllb"], "nllb")
         added_token_checks(tmp, dirs["m2m"], "m2m")
         for name, d in dirs.items():
