@@ -39,7 +39,8 @@
 #define MAX_LANGS 4096
 #define MAX_ADDED 65536
 #define MAX_ADDED_LEN 1024
-#define MAX_SIDE_FILE ((size_t)64 << 20) /* tokenizer.json: NLLB's is 17 MB */
+#define MAX_SIDE_FILE ((size_t)64 << 20) /* tokenizer.json's added_tokens (NLLB's: 32 kB of a
+                                             17 MB file) */
 
 /* dir/name as a JSON object (NULL with *absent 1 when there is no such file); at most max
  * bytes. */
@@ -255,6 +256,33 @@ static int add_entry(m2m_tok *t, const cJSON *e, int id, const char *where, char
                      cJSON_IsString(e) ? 0 : flag(e, "special"), where, err, errlen);
 }
 
+/* tokenizer.json's "added_tokens" as *out (NULL when there is no file or no such member):
+ * the member alone read and parsed (json_member_file), never the rest: the "model" of NLLB's
+ * tokenizer.json is 17 MB, whose tree would take ~10x that. */
+static int added_tokens_member(const char *dir, cJSON **out, char *err, size_t errlen)
+{
+    char *path = path_join(dir, "tokenizer.json"), *text = NULL, what[600];
+    size_t len, at;
+    int rc = -1;
+    *out = NULL;
+    if (!path)
+        return xerr(err, errlen, "out of memory");
+    if (access(path, F_OK) != 0) {
+        free(path);
+        return 0;
+    }
+    if (json_member_file(path, "added_tokens", MAX_SIDE_FILE, &text, &len, &at, err, errlen))
+        goto done;
+    snprintf(what, sizeof what, "%s: \"added_tokens\" (from byte %zu)", path, at);
+    if (text && !(*out = json_parse_strict(text, len, what, err, errlen)))
+        goto done;
+    rc = 0;
+done:
+    free(text);
+    free(path);
+    return rc;
+}
+
 /* The added tokens as transformers v4.40 collects them for a slow tokenizer:
  *  - the tokenizer's own (NllbTokenizer.__init__: `_added_tokens_decoder = {0: bos_token,
  *    1: pad_token, 2: eos_token, 3: unk_token}`, AddedToken(normalized=False, special=True);
@@ -327,13 +355,13 @@ static int load_added(m2m_tok *t, const cJSON *cfg, const char *dir, char *err, 
         }
     }
     cJSON_Delete(side);
-    side = read_json_max(dir, "tokenizer.json", MAX_SIDE_FILE, &absent, err, errlen);
-    if (!side && !absent)
+    side = NULL;
+    if (added_tokens_member(dir, &side, err, errlen))
         return -1;
     if (side) {
-        const cJSON *list = cJSON_GetObjectItemCaseSensitive(side, "added_tokens");
+        const cJSON *list = side;
         int k = 0;
-        if (list && !cJSON_IsArray(list)) {
+        if (!cJSON_IsArray(list)) {
             xerr(err, errlen, "%s/tokenizer.json: \"added_tokens\": expected an array, got %s",
                  dir, json_type_name(list));
             goto done;
