@@ -98,14 +98,23 @@ static int ended(skim *s, const char *what, const char *expect, char *err, size_
                 expect);
 }
 
-/* A string, its opening quote read: skipped, or its first SKIM_KEY bytes (escapes kept as
- * written) into key (NUL-terminated; *klen past SKIM_KEY when longer). */
+static int hexval(int c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* A string, its opening quote read: skipped, or with key != NULL its first SKIM_KEY bytes
+ * unescaped into key (NUL-terminated; *klen the unescaped length): "\\u005f" is "_" as for any
+ * JSON reader. An escape that gives a code point past ASCII is one byte 0xff here: the keys
+ * looked for are ASCII, so such a key is never one of them, whatever its length. */
 static int skim_string(skim *s, char *key, size_t *klen, const char *what, char *err,
                        size_t errlen)
 {
     size_t n = 0;
     int c;
     for (;;) {
+        int b;
         if ((c = next(s)) < 0)
             return ended(s, what, "the end of a string (\")", err, errlen);
         if (c == '"')
@@ -113,16 +122,36 @@ static int skim_string(skim *s, char *key, size_t *klen, const char *what, char 
         if (c < 0x20)
             return xerr(err, errlen, "%s: byte %zu: a control character (0x%02x) in a string",
                         what, s->off - 1, c);
-        if (key && n < SKIM_KEY)
-            key[n] = (char)c;
-        n++;
+        b = c;
         if (c == '\\') {
             if ((c = next(s)) < 0)
                 return ended(s, what, "an escape", err, errlen);
-            if (key && n < SKIM_KEY)
-                key[n] = (char)c;
-            n++;
+            switch (c) {
+            case 'b': b = '\b'; break;
+            case 'f': b = '\f'; break;
+            case 'n': b = '\n'; break;
+            case 'r': b = '\r'; break;
+            case 't': b = '\t'; break;
+            case 'u': {
+                int v = 0;
+                for (int i = 0; i < 4; i++) {
+                    int h;
+                    if ((c = next(s)) < 0)
+                        return ended(s, what, "an escape's hex digit", err, errlen);
+                    if ((h = hexval(c)) < 0)
+                        return xerr(err, errlen, "%s: byte %zu: \\u needs 4 hex digits", what,
+                                    s->off - 1);
+                    v = v * 16 + h;
+                }
+                b = v < 0x80 ? v : 0xff;
+                break;
+            }
+            default: b = c; /* \" \\ \/ and, loosely, any other */
+            }
         }
+        if (key && n < SKIM_KEY)
+            key[n] = (char)b;
+        n++;
     }
     if (key) {
         key[n < SKIM_KEY ? n : SKIM_KEY] = 0;
