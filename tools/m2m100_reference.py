@@ -147,6 +147,15 @@ class Tokenizer:
                 set(self.codes.values())
         self.src_lang = tc.get("src_lang") or ("eng_Latn" if self.nllb else "en")
         self.added = self.load_added(d, tc, stm)
+        if self.nllb:
+            # NllbTokenizer reads a code's and <mask>'s id with convert_tokens_to_ids, which
+            # looks in _added_tokens_encoder first (tokenization_utils.py
+            # _convert_token_to_id_with_added_voc: "if token in self._added_tokens_encoder:
+            # return self._added_tokens_encoder[token]"): the files' ids, where they give one,
+            # for set_src_lang_special_tokens and all_special_ids alike
+            self.codes = {t: self.added[t]["id"] for t in self.codes}
+            self.mask = self.added["<mask>"]["id"]
+            self.special = {0, 1, 2, 3, self.mask} | set(self.codes.values())
 
     def load_added(self, d, tc, stm):
         """{text: AddedToken fields + "id"}, as transformers v4.40 collects a slow tokenizer's

@@ -484,6 +484,21 @@ int m2m_tok_load(m2m_tok *t, const char *dir, int nllb, int n_ids, int eos_id, i
     }
     if (load_langs(t, cfg, map, dir, err, errlen) || load_added(t, cfg, dir, err, errlen))
         goto done;
+    if (nllb) {
+        /* NLLB: the id the files give a code or <mask> (tokenizer.json, added_tokens.json) is
+         * the code's everywhere, as NllbTokenizer reads it through convert_tokens_to_ids
+         * (_added_tokens_encoder first): the source's prefix (set_src_lang_special_tokens),
+         * all_special_ids. (M2M100Tokenizer's prefix takes lang_token_to_id, encoder_size + i,
+         * whatever the files say: its ids stay.) */
+        for (int k = 0; k < t->n_added; k++) {
+            const m2m_added *a = &t->added[k];
+            if (strcmp(a->text, "<mask>") == 0)
+                t->mask = a->id;
+            for (int j = 0; j < t->n_langs; j++)
+                if (strcmp(a->text, t->lang[j]) == 0)
+                    t->lang_id[j] = a->id;
+        }
+    }
     if (!t->src_lang[0]) /* NllbTokenizer's default "eng_Latn"; M2M100Tokenizer's "en" */
         snprintf(t->src_lang, sizeof t->src_lang, "%s", nllb ? "eng_Latn" : "en");
     rc = 0;
@@ -670,8 +685,9 @@ int m2m_tok_decode(const m2m_tok *t, const int *ids, int n, char **text, char *e
             }
             if (is_special(t, ids[i])) /* rule 1 */
                 continue;
+            /* the listed tokens' ids are all_special_ids, skipped above */
             for (int a = t->n_added - 1; a >= 0 && k < 0; a--)
-                if (t->added[a].id == ids[i])
+                if (!t->added[a].listed && t->added[a].id == ids[i])
                     k = a;
             if (k >= 0)
                 p = t->added[k].text;
