@@ -99,8 +99,10 @@ int main(void)
     bad("empty", "", 0, 100, "t.json: byte 0: the text ends where an object ({) was expected");
     bad("a string never closed", "{\"a\": \"xyz", 10, 100,
         "t.json: byte 10: the text ends where the end of a string (\") was expected");
-    bad("a raw control byte in a string", "{\"a\": \"x\ny\"}", 12, 100,
-        "t.json: byte 8: a control character (0x0a) in a string");
+    good("a string's bytes are not judged before the member (a raw newline)",
+         "{\"a\": \"x\ny\", \"added_tokens\": [8]}", "[8]");
+    good("a \\u without 4 hex digits ends the key as cJSON reads it (\"added\")",
+         "{\"added\\u_tokens\": [0], \"added\\u005Ftokens\": [9]}", "[9]");
     bad("a bracket closing the wrong kind", "{\"a\": [1}", 9, 100,
         "t.json: byte 8: '}' closes an array");
     bad("no colon", "{\"a\" 1}", 7, 100, "t.json: byte 5: expected ':' after the key \"a\"");

@@ -14,7 +14,8 @@
 #define SKIM_BLOCK 65536
 #define SKIM_DEPTH 1024 /* nesting followed; deeper is refused (the strict parser's cJSON
                            refuses past 1000 too) */
-#define SKIM_KEY 64     /* a key's bytes compared; a longer key is not the one looked for */
+#define SKIM_RAW 128    /* a key's bytes as written kept: a longer one is not a key looked for
+                           (at most 6 written bytes a character, \\u0061: 21 characters) */
 
 /* The bytes: a file read in blocks, or a text in memory. */
 typedef struct {
@@ -104,28 +105,17 @@ static int hexval(int c)
          : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
-/* A string, its opening quote read: skipped, or with key != NULL its first SKIM_KEY bytes
- * unescaped into key (NUL-terminated; *klen the unescaped length): "\\u005f" is "_" as for any
- * JSON reader. An escape that gives a code point past ASCII is one byte 0xff here: the keys
- * looked for are ASCII, so such a key is never one of them, whatever its length. */
-static int skim_string(skim *s, char *key, size_t *klen, const char *what, char *err,
-                       size_t errlen)
+/* A key as cJSON reads it, from its text as written (raw[0, n)), into key: the escapes
+ * decoded, a \\u escape past ASCII as one byte 0xff (the keys looked for are ASCII, so such a
+ * key is never one of them), a \\u without 4 hex digits as cJSON's code point 0, which ends
+ * its C string. Returns the key's length. */
+static size_t unescape_key(const char *raw, size_t n, char *key)
 {
-    size_t n = 0;
-    int c;
-    for (;;) {
-        int b;
-        if ((c = next(s)) < 0)
-            return ended(s, what, "the end of a string (\")", err, errlen);
-        if (c == '"')
-            break;
-        if (c < 0x20)
-            return xerr(err, errlen, "%s: byte %zu: a control character (0x%02x) in a string",
-                        what, s->off - 1, c);
-        b = c;
-        if (c == '\\') {
-            if ((c = next(s)) < 0)
-                return ended(s, what, "an escape", err, errlen);
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        int b = (unsigned char)raw[i];
+        if (b == '\\' && i + 1 < n) {
+            int c = (unsigned char)raw[++i];
             switch (c) {
             case 'b': b = '\b'; break;
             case 'f': b = '\f'; break;
@@ -133,30 +123,51 @@ static int skim_string(skim *s, char *key, size_t *klen, const char *what, char 
             case 'r': b = '\r'; break;
             case 't': b = '\t'; break;
             case 'u': {
-                int v = 0;
-                for (int i = 0; i < 4; i++) {
-                    int h;
-                    if ((c = next(s)) < 0)
-                        return ended(s, what, "an escape's hex digit", err, errlen);
-                    if ((h = hexval(c)) < 0)
-                        return xerr(err, errlen, "%s: byte %zu: \\u needs 4 hex digits", what,
-                                    s->off - 1);
-                    v = v * 16 + h;
-                }
+                int v = 0, h = 0;
+                for (size_t d = i + 1; d < i + 5 && h >= 0; d++)
+                    if ((h = d < n ? hexval((unsigned char)raw[d]) : -1) >= 0)
+                        v = v * 16 + h;
+                if (h < 0 || v == 0)
+                    return o;
+                i += 4;
                 b = v < 0x80 ? v : 0xff;
                 break;
             }
-            default: b = c; /* \" \\ \/ and, loosely, any other */
+            default: b = c; /* \" \\ \/ */
             }
         }
-        if (key && n < SKIM_KEY)
-            key[n] = (char)b;
+        key[o++] = (char)b;
+    }
+    return o;
+}
+
+/* A string, its opening quote read: to the quote that closes it (a backslash escapes the byte
+ * after it, as cJSON finds a string's end), nothing checked (the member's value is parsed
+ * strictly after; the rest is not the skim's to judge). With raw != NULL its first SKIM_RAW
+ * bytes as written go there, *rlen its length as written. */
+static int skim_string(skim *s, char *raw, size_t *rlen, const char *what, char *err,
+                       size_t errlen)
+{
+    size_t n = 0;
+    int c;
+    for (;;) {
+        if ((c = next(s)) < 0)
+            return ended(s, what, "the end of a string (\")", err, errlen);
+        if (c == '"')
+            break;
+        if (raw && n < SKIM_RAW)
+            raw[n] = (char)c;
         n++;
+        if (c == '\\') {
+            if ((c = next(s)) < 0)
+                return ended(s, what, "an escape", err, errlen);
+            if (raw && n < SKIM_RAW)
+                raw[n] = (char)c;
+            n++;
+        }
     }
-    if (key) {
-        key[n < SKIM_KEY ? n : SKIM_KEY] = 0;
-        *klen = n;
-    }
+    if (rlen)
+        *rlen = n;
     return 0;
 }
 
@@ -221,16 +232,18 @@ static int skim_top(skim *s, const char *key, size_t max, int *found, size_t *of
     if ((c = next_nonws(s)) == '}')
         return 0;
     for (;;) {
-        char k[SKIM_KEY + 1];
-        size_t klen = 0;
+        char raw[SKIM_RAW], k[SKIM_RAW + 1];
+        size_t rlen = 0, klen;
         int after, hit;
         if (c != '"')
             return c < 0 ? ended(s, what, "a key", err, errlen)
                          : xerr(err, errlen, "%s: byte %zu: expected a key (a string)", what,
                                 s->off - 1);
-        if (skim_string(s, k, &klen, what, err, errlen))
+        if (skim_string(s, raw, &rlen, what, err, errlen))
             return -1;
-        hit = klen == want && memcmp(k, key, want) == 0;
+        klen = unescape_key(raw, rlen < SKIM_RAW ? rlen : SKIM_RAW, k);
+        k[klen] = 0;
+        hit = rlen <= SKIM_RAW && klen == want && memcmp(k, key, want) == 0;
         if ((c = next_nonws(s)) != ':')
             return c < 0 ? ended(s, what, "':'", err, errlen)
                          : xerr(err, errlen, "%s: byte %zu: expected ':' after the key \"%.40s\"",
