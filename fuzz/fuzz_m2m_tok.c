@@ -9,11 +9,13 @@
  * one temporary directory (made once, removed at exit).
  * Properties: a failure leaves a message and nothing allocated (LeakSanitizer); a success has
  * a language code, and every language, <mask> and added-token id inside the vocabulary, each
- * added token 1 to 1024 bytes; the text encodes to ids inside the vocabulary with spans inside
+ * added token 1 to 1024 bytes; tokenizer.json's "added_tokens" read by json_member_mem is the
+ * strict parse's, where the whole file parses (fuzz_m2m_member); the text encodes to ids inside the vocabulary with spans inside
  * the text, in order, not overlapping (with and without spans: the same ids); each added token
  * alone encodes to its own id (nothing to strip beside it, no longer token fits); the ids
  * decode. */
 #include "text/m2m_tok.h"
+#include "base/json.h"
 #include "fuzz.h"
 #include <limits.h>
 #include <unistd.h>
@@ -59,6 +61,36 @@ static const char *fuzz_m2m_setup(void)
     return fuzz_m2m_dir;
 }
 
+/* tokenizer.json's part through json_member_mem (src/base/json_member.c), against the strict
+ * parse of the whole: where the whole is valid JSON (no key twice), the member is found
+ * exactly when the whole has it, and parses to the same value; else a failure has a message. */
+static void fuzz_m2m_member(const char *json, size_t len)
+{
+    char err[512] = "", err2[512] = "", *text = NULL;
+    size_t n = 0, at = 0;
+    cJSON *whole = json_parse_object(json, len, "whole", err2, sizeof err2), *part = NULL;
+    const cJSON *want = whole ? cJSON_GetObjectItemCaseSensitive(whole, "added_tokens") : NULL;
+    int rc = json_member_mem(json, len, "added_tokens", (size_t)64 << 20, &text, &n, &at,
+                             "tokenizer.json", err, sizeof err);
+    if (rc)
+        FUZZ_CHECK(!text && fuzz_msg_ok(err, sizeof err), "member: failure without a message");
+    if (whole) {
+        FUZZ_CHECK(rc == 0, "member: the whole parses, the skim fails: %s", err);
+        FUZZ_CHECK(!want == !text, "member: the whole %s it, the skim %s it",
+                   want ? "has" : "lacks", text ? "found" : "did not find");
+        if (want && text) {
+            FUZZ_CHECK(at < len && at + n <= len && memcmp(json + at, text, n) == 0,
+                       "member: its text is not the file's bytes at %zu", at);
+            part = json_parse_strict(text, n, "part", err, sizeof err);
+            FUZZ_CHECK(part && cJSON_Compare(part, want, 1), "member: parses otherwise: %s",
+                       part ? "a different value" : err);
+        }
+    }
+    cJSON_Delete(part);
+    cJSON_Delete(whole);
+    free(text);
+}
+
 int fuzz_m2m_tok(const uint8_t *data, size_t size)
 {
     const char *dir = fuzz_m2m_setup(), *text = "";
@@ -74,6 +106,8 @@ int fuzz_m2m_tok(const uint8_t *data, size_t size)
     for (size_t i = 0; i < 6; i++) {
         const uint8_t *end = at < size ? memchr(data + at, 0, size - at) : NULL;
         size_t len = at < size ? (end ? (size_t)(end - data) : size) - at : 0;
+        if (i == 4 && len)
+            fuzz_m2m_member((const char *)data + at, len);
         if (i == 5) {
             text = (const char *)data + (at < size ? at : size);
             text_len = len;

@@ -379,8 +379,8 @@ def m2m_tok_seeds():
     tokenizer_config.json, special_tokens_map.json, vocab.json, added_tokens.json,
     tokenizer.json and a text, NUL-separated (an empty part: no such file)."""
     def seed(name, first, cfg=None, stm=None, vocab=None, added=None, tj=None, text=""):
-        parts = [json.dumps(x, ensure_ascii=False) if x is not None else ""
-                 for x in (cfg, stm, vocab, added, tj)]
+        parts = [x if isinstance(x, str) else json.dumps(x, ensure_ascii=False)
+                 if x is not None else "" for x in (cfg, stm, vocab, added, tj)]
         put("m2m_tok", bytes([first]) + b"\0".join(p.encode() for p in parts) + b"\0" +
             text.encode(), name)
     codes = ["eng_Latn", "deu_Latn", "fra_Latn"]
@@ -420,6 +420,25 @@ def m2m_tok_seeds():
     seed("bad-list", nllb, {"additional_special_tokens": codes}, None, None, None,
          {"added_tokens": 5})
     seed("bad-no-codes", nllb, {"src_lang": "eng_Latn"})
+    # tokenizer.json skimmed for its added_tokens (src/base/json_member.c): a model before it
+    # with brackets, quotes and escapes in its strings; a broken tail after it (never read);
+    # cut before it; nested deeper than the skim follows; the key spelled with an escape (the
+    # skim reads it as the key it spells); the key twice
+    model = ('{"version": "1.0", "truncation": null, "model": {"type": "BPE", "vocab": '
+             '{"\\u2581a": 4, "]}": 5, "\\"[{": 6, "\\\\": 7}, "merges": ["a b", "} {"]}, ')
+    ent = '"added_tokens": [{"id": 705, "content": "<ent>", "rstrip": true}]'
+    cfg = {"additional_special_tokens": codes}
+    seed("tj-model-first", nllb, cfg, None, None, None, model + ent + "}", "a<ent> b]}")
+    seed("tj-broken-tail", nllb, cfg, None, None, None,
+         '{"added_tokens": [{"id": 706, "content": "xy"}], "model": {"vocab": [["a", 1', "axyb")
+    seed("tj-cut-before", nllb, cfg, None, None, None, model[:70], "x")
+    seed("tj-deep", nllb, cfg, None, None, None, '{"a": ' + "[" * 1100 + "]" * 1100 + ", " +
+         ent + "}", "x")
+    seed("tj-escaped-key", nllb, cfg, None, None, None,
+         '{"added\\u005ftokens": [{"id": 707, "content": "q"}], ' + ent + "}", "q<ent>")
+    seed("tj-twice", nllb, cfg, None, None, None,
+         "{" + ent + ', "added_tokens": [{"id": 708, "content": "zz"}]}', "zz<ent>")
+    seed("tj-literal", nllb, cfg, None, None, None, '{"added_tokens": 12}', "x")
 
 
 def main():

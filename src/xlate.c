@@ -329,6 +329,21 @@ int xlate_decode_params_check(const xlate_model *m, const xlate_decode_params *p
                     "vocabulary (%d), got %d", m->w.cfg.tgt_vocab, p->forced_bos_id);
     if (check_alignment_layer(m, p->alignment_layer, err, errlen))
         return -1;
+    if (p->return_alternatives > 1) {
+        /* the search's rows for one sentence: K beams for each of the N alternatives, each a
+         * row of logits over the vocabulary (search_needs, search_beam.c) */
+        long long rows = (long long)p->return_alternatives * (p->beam_size > 1 ? p->beam_size : 1);
+        long long bytes = rows * m->w.cfg.tgt_vocab * (long long)sizeof(float);
+        if (bytes > XLATE_MAX_SENTENCE_LOGITS)
+            return xerr(err, errlen, "return_alternatives %d with beam_size %d: %lld hypotheses "
+                        "a sentence, whose logits alone need %.2f GB (%lld x %d-token "
+                        "vocabulary x 4 bytes); at most %.2f GB (%lld hypotheses with this "
+                        "model): lower return_alternatives or beam_size",
+                        p->return_alternatives, p->beam_size, rows, (double)bytes / 1e9, rows,
+                        m->w.cfg.tgt_vocab, (double)XLATE_MAX_SENTENCE_LOGITS / 1e9,
+                        XLATE_MAX_SENTENCE_LOGITS / ((long long)sizeof(float) *
+                                                     m->w.cfg.tgt_vocab));
+    }
     return decode_rules_check(m->w.cfg.tgt_vocab, p, err, errlen);
 }
 
@@ -699,6 +714,27 @@ int xlate_translate_ex(xlate_ctx *ctx, int n, const int *const *src, const int *
         return 0;
     if (xlate_decode_params_check(ctx->m, p, err, errlen))
         return -1;
+    {
+        /* a batch whose rows of logits (K x N a sentence) would pass the bound of one sentence
+         * runs in slices that keep within it: a sentence's result never depends on its batch */
+        long long per = (long long)(p->beam_size > 1 ? p->beam_size : 1) *
+                        (p->return_alternatives > 1 ? p->return_alternatives : 1) *
+                        c->tgt_vocab * (long long)sizeof(float);
+        int step = (int)(XLATE_MAX_SENTENCE_LOGITS / per);
+        if (step < 1)
+            step = 1;
+        if (n > step) {
+            for (int i = 0; i < n; i += step) {
+                int k = n - i < step ? n - i : step;
+                if (xlate_translate_ex(ctx, k, src + i, src_len + i, opts ? opts + i : NULL, p,
+                                       out + i, err, errlen)) {
+                    xlate_results_free(out, i);
+                    return -1;
+                }
+            }
+            return 0;
+        }
+    }
     memset(&sp, 0, sizeof sp);
     sp.beam_size = p->beam_size;
     sp.n_best = p->n_best;

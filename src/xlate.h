@@ -22,6 +22,12 @@
 
 #define XLATE_VERSION "0.1.0"
 #define XLATE_ERRLEN 512
+/* The most bytes of logits the search holds for one sentence (beam_size x return_alternatives
+ * rows over the target vocabulary, 4 bytes each): xlate_decode_params_check refuses more, and
+ * xlate_translate runs a larger batch in slices within it. 1 GiB: NLLB-200's 256,206-token
+ * vocabulary allows 1,047 rows (e.g. --return-alternatives 256 with --beam-size 4),
+ * OPUS-MT's ~58,000 about 4,600. */
+#define XLATE_MAX_SENTENCE_LOGITS (1LL << 30)
 
 typedef struct xlate_model xlate_model;
 typedef struct xlate_ctx xlate_ctx;

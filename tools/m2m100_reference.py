@@ -52,8 +52,15 @@ The tokenizers (class Tokenizer), v4.40:
     tokens through "self.sp_model.decode(current_sub_tokens)", ".strip()";
     set_src_lang_special_tokens: prefix [lang_code_id], suffix [eos];
   tokenization_utils.py: decode(skip_special_tokens=True) drops all_special_ids (the specials,
-    the language codes, <mask>) in convert_ids_to_tokens, then clean_up_tokenization when
-    clean_up_tokenization_spaces (the same replacements as marian_reference.Tokenizer.decode).
+    the language codes, <mask>) in convert_ids_to_tokens, gives an added token's id its text
+    (_added_tokens_decoder), and _decode writes each token that is a non-special added token's
+    text ("legacy_added_tokens") as a text of its own between the runs of pieces
+    (convert_tokens_to_string), joined with spaces (spaces_between_special_tokens=True), then
+    clean_up_tokenization when clean_up_tokenization_spaces (the same replacements as
+    marian_reference.Tokenizer.decode); Tokenizer.decode quotes the lines. An AddedToken's
+    lstrip / rstrip / normalized / special flags play no part in the slow tokenizer's decode:
+    only all_special_ids / all_special_tokens do (a tokenizer.json token with "special": true
+    that no special attribute or additional_special_tokens names is written like any other).
 
 Usage: m2m100_reference.py DIR [--beam K] [--max-length N] [--forced-bos ID] < id lines
 (source ids as the tokenizer gives them, without the eos, which is appended); prints target ids.
@@ -111,8 +118,19 @@ class Tokenizer:
             os.path.join(d, "vocab.json"))
         self.cleanup = tc.get("clean_up_tokenization_spaces", True)
         self.legacy = bool(tc.get("legacy_behaviour", False)) and self.nllb
-        toks = tc.get("additional_special_tokens") or stm.get("additional_special_tokens")
-        toks = [t["content"] if isinstance(t, dict) else t for t in toks]
+        # tokenization_utils_base.py _from_pretrained (v4.40): special_tokens_map.json is read
+        # only when tokenizer_config.json has no added_tokens_decoder ("# begin legacy"), its
+        # additional_special_tokens merged into the config's: "additional_special_tokens =
+        # init_kwargs.pop("additional_special_tokens", []) or []", "if token not in
+        # additional_special_tokens: additional_special_tokens.append(token)". (Neither list:
+        # the classes' FAIRSEQ_LANGUAGE_CODES, which xlate replaces by the map's list.)
+        def texts(lst):
+            return [t["content"] if isinstance(t, dict) else t for t in lst or []]
+        toks = texts(tc.get("additional_special_tokens"))
+        if "added_tokens_decoder" not in tc or not toks:
+            for t in texts(stm.get("additional_special_tokens")):
+                if t not in toks:
+                    toks.append(t)
         self.bos, self.pad, self.eos, self.unk = 0, 1, 2, 3
         if self.nllb:
             first = len(self.sp) + 1
@@ -129,6 +147,15 @@ class Tokenizer:
                 set(self.codes.values())
         self.src_lang = tc.get("src_lang") or ("eng_Latn" if self.nllb else "en")
         self.added = self.load_added(d, tc, stm)
+        if self.nllb:
+            # NllbTokenizer reads a code's and <mask>'s id with convert_tokens_to_ids, which
+            # looks in _added_tokens_encoder first (tokenization_utils.py
+            # _convert_token_to_id_with_added_voc: "if token in self._added_tokens_encoder:
+            # return self._added_tokens_encoder[token]"): the files' ids, where they give one,
+            # for set_src_lang_special_tokens and all_special_ids alike
+            self.codes = {t: self.added[t]["id"] for t in self.codes}
+            self.mask = self.added["<mask>"]["id"]
+            self.special = {0, 1, 2, 3, self.mask} | set(self.codes.values())
 
     def load_added(self, d, tc, stm):
         """{text: AddedToken fields + "id"}, as transformers v4.40 collects a slow tokenizer's
@@ -239,24 +266,68 @@ class Tokenizer:
         lang = self.codes[src_lang]
         return (ids, [lang]) if self.legacy else ([lang] + ids, [])
 
-    def decode(self, ids):
-        ids = [i for i in ids if i not in self.special]
+    def all_special_tokens(self):
+        """all_special_tokens: the specials' texts (bos, eos, unk, sep, pad, cls, mask), the
+        additional_special_tokens (the language codes)."""
+        sp = {"<s>", "<pad>", "</s>", "<unk>"} | ({"<mask>"} if self.nllb else set())
+        return sp | {t if self.nllb else f"__{t}__" for t in self.codes}
+
+    def convert_tokens_to_string(self, tokens):
         if self.nllb:
-            s = "".join(self.sp.IdToPiece(i - 1) for i in ids).replace("\u2581", " ").strip()
-        else:
-            # _convert_id_to_token: "self.decoder.get(index, self.unk_token)" (an id past
-            # vocab.json and the language tokens: a madeup word, a padding row); then
-            # convert_tokens_to_string: "if token in self.all_special_tokens: out_string +=
-            # self.sp_model.decode(current_sub_tokens) + token" (the "<unk>" text itself)
-            out, cur = "", []
-            for t in (self.decoder.get(i, "<unk>") for i in ids):
-                if t in ("<s>", "<pad>", "</s>", "<unk>"):
-                    out += self.sp.decode(cur) + t
+            # tokenization_nllb.py: '"".join(tokens).replace(SPIECE_UNDERLINE, " ").strip()'
+            return "".join(tokens).replace("\u2581", " ").strip()
+        # tokenization_m2m_100.py: "if token in self.all_special_tokens: out_string +=
+        # self.sp_model.decode(current_sub_tokens) + token" (the "<unk>" text of an id past
+        # vocab.json and the language tokens: a madeup word, a padding row), "out_string +=
+        # self.sp_model.decode(current_sub_tokens)", "return out_string.strip()"
+        special, out, cur = self.all_special_tokens(), "", []
+        for t in tokens:
+            if t in special:
+                out += self.sp.decode(cur) + t
+                cur = []
+            else:
+                cur.append(t)
+        return (out + self.sp.decode(cur)).strip()
+
+    def decode(self, ids):
+        """tokenization_utils.py (v4.40) PreTrainedTokenizer.decode(ids,
+        skip_special_tokens=True) with its defaults, as _decode runs it."""
+        # convert_ids_to_tokens: "if skip_special_tokens and index in self.all_special_ids:
+        # continue"; "if index in self._added_tokens_decoder:
+        # tokens.append(self._added_tokens_decoder[index].content)", "else:
+        # tokens.append(self._convert_id_to_token(index))" (NLLB: "self.sp_model.IdToPiece(
+        # index - self.fairseq_offset)"; M2M100: "self.decoder.get(index, self.unk_token)")
+        added_dec = {e["id"]: t for t, e in self.added.items()}
+        tokens = []
+        for i in ids:
+            if i in self.special:
+                continue
+            if i in added_dec:
+                tokens.append(added_dec[i])
+            elif self.nllb:
+                if i - 1 < len(self.sp):  # past the pieces: no token (IdToPiece would raise)
+                    tokens.append(self.sp.IdToPiece(i - 1))
+            else:
+                tokens.append(self.decoder.get(i, "<unk>"))
+        # _decode: "legacy_added_tokens = set(self._added_tokens_encoder.keys()) -
+        # set(self.all_special_tokens) | {token for token in self.additional_special_tokens if
+        # self.convert_tokens_to_ids(token) >= self.vocab_size}" (the latter skipped above)
+        legacy = set(self.added) - self.all_special_tokens()
+        sub_texts, cur = [], []
+        for t in tokens:
+            if t in legacy:
+                if cur:
+                    string = self.convert_tokens_to_string(cur)
+                    if len(string) > 0:
+                        sub_texts.append(string)
                     cur = []
-                else:
-                    cur.append(t)
-            s = (out + self.sp.decode(cur)).strip()
-        if self.cleanup:
+                sub_texts.append(t)
+            else:
+                cur.append(t)
+        if cur:
+            sub_texts.append(self.convert_tokens_to_string(cur))
+        s = " ".join(sub_texts)  # spaces_between_special_tokens=True
+        if self.cleanup:  # clean_up_tokenization
             for a, b in CLEANUP:
                 s = s.replace(a, b)
         return s

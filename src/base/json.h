@@ -48,4 +48,20 @@ const char *json_type_name(const cJSON *v);
 const char *json_what(const cJSON *v, char *buf, size_t n);
 #define JSON_GOT(v) json_what((v), (char[96]){0}, 96)
 
+/* The value of the top object's member `key` in the JSON file at path, read without parsing the
+ * rest of the file (json_member.c): the file is read in 64 KB blocks and skimmed up to the key
+ * (strings and their escapes, the nesting of arrays and objects followed, at most 1024 deep;
+ * nothing checked further: the value is for json_parse_strict), the value's text copied out (at
+ * most max bytes), the reading stopped at its end. The first member with the key is taken (keys
+ * compared unescaped; transformers' json.load would take the last of two). Returns 0 with *text (malloc'd, NUL-terminated,
+ * *len bytes, *offset its first byte in the file), or *text NULL when the object has no such
+ * member; -1 and "<path>: byte B: <why>" (B a 0-based offset into the file) when the text ends
+ * or goes wrong before the value's end, or the value passes max bytes. */
+int json_member_file(const char *path, const char *key, size_t max, char **text, size_t *len,
+                     size_t *offset, char *err, size_t errlen);
+/* The same over json[0, json_len) in memory; messages name `what`. */
+int json_member_mem(const char *json, size_t json_len, const char *key, size_t max,
+                    char **text, size_t *len, size_t *offset, const char *what, char *err,
+                    size_t errlen);
+
 #endif

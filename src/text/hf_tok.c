@@ -408,6 +408,11 @@ static size_t metaspace_to_space(char *s, size_t n)
     return w;
 }
 
+size_t hf_tok_cleanup(char *s, size_t n)
+{
+    return cleanup(s, n);
+}
+
 size_t hf_tok_finish_text(char *s, size_t n, int clean)
 {
     size_t a = 0, l;

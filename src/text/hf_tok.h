@@ -52,6 +52,9 @@ int hf_tok_decode(const hf_tok *t, const int *ids, int n, char **text, char *err
  * str.strip (Unicode whitespace), then clean_up_tokenization when clean; in place, returns the
  * new length. (Shared with the M2M100 / NLLB tokenizers, m2m_tok.c.) */
 size_t hf_tok_finish_text(char *s, size_t n, int clean);
+/* clean_up_tokenization alone (tokenization_utils_base.py: the ten replacements), in place;
+ * returns the new length. */
+size_t hf_tok_cleanup(char *s, size_t n);
 /* The id of ">>lang<<" in vocab.json, or -1. */
 int hf_tok_lang(const hf_tok *t, const char *lang);
 

@@ -23,8 +23,9 @@
  *   convert_tokens_to_string: runs of pieces through `self.sp_model.decode(...)`, `.strip()`;
  *   set_src_lang_special_tokens: prefix [lang_code_id], suffix [eos].
  * Both decode with skip_special_tokens (tokenization_utils.py convert_ids_to_tokens: every
- * id in all_special_ids is dropped: the specials, the language codes, <mask>) and then
- * clean_up_tokenization when clean_up_tokenization_spaces (default true). */
+ * id in all_special_ids is dropped: the specials, the language codes, <mask>), the files'
+ * added tokens written apart (_decode's legacy_added_tokens; m2m_tok_decode has the rules) and
+ * then clean_up_tokenization when clean_up_tokenization_spaces (default true). */
 #include "text/m2m_tok.h"
 #include "text/hf_tok.h"
 #include "base/json.h"
@@ -38,7 +39,8 @@
 #define MAX_LANGS 4096
 #define MAX_ADDED 65536
 #define MAX_ADDED_LEN 1024
-#define MAX_SIDE_FILE ((size_t)64 << 20) /* tokenizer.json: NLLB's is 17 MB */
+#define MAX_SIDE_FILE ((size_t)64 << 20) /* tokenizer.json's added_tokens (NLLB's: 32 kB of a
+                                             17 MB file) */
 
 /* dir/name as a JSON object (NULL with *absent 1 when there is no such file); at most max
  * bytes. */
@@ -89,36 +91,90 @@ static int added_id(const cJSON *dec, const char *text)
     return -1;
 }
 
+/* Whether texts[0, n) holds s. */
+static int listed_in(const char *const *texts, int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(texts[i], s) == 0)
+            return 1;
+    return 0;
+}
+
+/* The additional_special_tokens (the language codes) as transformers v4.40 collects them
+ * (tokenization_utils_base.py PreTrainedTokenizerBase._from_pretrained): tokenizer_config.json's
+ * list; special_tokens_map.json is read only in the legacy branch, when tokenizer_config.json
+ * has no added_tokens_decoder ("# begin legacy: read the added_tokens_file and update kwargs
+ * with special_tokens_map if modified"), and there its list is merged into the config's:
+ * "additional_special_tokens = init_kwargs.pop(\"additional_special_tokens\", []) or []; for
+ * token in value: ... if token not in additional_special_tokens:
+ * additional_special_tokens.append(token)". Where neither gives a list, the tokenizer classes
+ * default to their FAIRSEQ_LANGUAGE_CODES, which xlate does not carry: then
+ * special_tokens_map.json's list is taken whatever the branch (hub directories hold it), else
+ * the directory is refused. */
 static int load_langs(m2m_tok *t, const cJSON *cfg, const cJSON *map, const char *dir,
                       char *err, size_t errlen)
 {
     const cJSON *list = cfg ? cJSON_GetObjectItemCaseSensitive(cfg, "additional_special_tokens")
                             : NULL, *e;
     const cJSON *dec = cfg ? cJSON_GetObjectItemCaseSensitive(cfg, "added_tokens_decoder") : NULL;
-    int n, k = 0, first = t->nllb ? t->sp_size + 1 : t->v.n;
+    const cJSON *more = map ? cJSON_GetObjectItemCaseSensitive(map, "additional_special_tokens")
+                            : NULL;
+    const char **texts = NULL;
+    int n = 0, k = 0, first = t->nllb ? t->sp_size + 1 : t->v.n, rc = -1;
     if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) == 0)
-        list = map ? cJSON_GetObjectItemCaseSensitive(map, "additional_special_tokens") : NULL;
-    if (!cJSON_IsArray(list) || (n = cJSON_GetArraySize(list)) == 0)
+        list = NULL;
+    if (!cJSON_IsArray(more) || (list && dec))
+        more = NULL;
+    n = (list ? cJSON_GetArraySize(list) : 0) + (more ? cJSON_GetArraySize(more) : 0);
+    if (n == 0)
         return xerr(err, errlen, "%s: no language codes: neither tokenizer_config.json nor "
                     "special_tokens_map.json lists additional_special_tokens", dir);
-    if (n > MAX_LANGS)
-        return xerr(err, errlen, "%s: %d language codes (at most %d)", dir, n, MAX_LANGS);
+    if (n > 2 * MAX_LANGS)
+        return xerr(err, errlen, "%s: %d additional_special_tokens (at most %d)", dir, n,
+                    MAX_LANGS);
+    if (!(texts = calloc((size_t)n, sizeof *texts)))
+        return xerr(err, errlen, "out of memory");
+    n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        const cJSON *l = pass ? more : list;
+        cJSON_ArrayForEach(e, l) {
+            const char *s = token_text(e);
+            if (!s || !*s) {
+                xerr(err, errlen, "%s/%s: additional_special_tokens[%d]: not a language code",
+                     dir, pass ? "special_tokens_map.json" : "tokenizer_config.json", k);
+                goto done;
+            }
+            if (!pass || !listed_in(texts, n, s))
+                texts[n++] = s;
+            k++;
+        }
+        k = 0;
+    }
+    if (n > MAX_LANGS) {
+        xerr(err, errlen, "%s: %d language codes (at most %d)", dir, n, MAX_LANGS);
+        goto done;
+    }
     t->lang = calloc((size_t)n, sizeof *t->lang);
     t->lang_id = calloc((size_t)n, sizeof *t->lang_id);
     t->lang_ptr = calloc((size_t)n, sizeof *t->lang_ptr);
-    if (!t->lang || !t->lang_id || !t->lang_ptr)
-        return xerr(err, errlen, "out of memory");
-    cJSON_ArrayForEach(e, list) {
-        const char *s = token_text(e);
-        size_t l = s ? strlen(s) : 0;
+    if (!t->lang || !t->lang_id || !t->lang_ptr) {
+        xerr(err, errlen, "out of memory");
+        goto done;
+    }
+    for (k = 0; k < n; k++) {
+        const char *s = texts[k];
+        size_t l = strlen(s);
         int id;
-        if (!s || l == 0 || l >= sizeof t->lang[0] + (t->nllb ? 0 : 4))
-            return xerr(err, errlen, "%s: additional_special_tokens[%d]: not a language code",
-                        dir, k);
+        if (l >= sizeof t->lang[0] + (t->nllb ? 0 : 4)) {
+            xerr(err, errlen, "%s: additional_special_tokens[%d]: not a language code", dir, k);
+            goto done;
+        }
         if (!t->nllb) { /* "__en__" -> "en" */
-            if (l < 5 || strncmp(s, "__", 2) != 0 || strcmp(s + l - 2, "__") != 0)
-                return xerr(err, errlen, "%s: additional_special_tokens[%d]: \"%.40s\" is not "
-                            "a language token \"__xx__\"", dir, k, s);
+            if (l < 5 || strncmp(s, "__", 2) != 0 || strcmp(s + l - 2, "__") != 0) {
+                xerr(err, errlen, "%s: additional_special_tokens[%d]: \"%.40s\" is not a "
+                     "language token \"__xx__\"", dir, k, s);
+                goto done;
+            }
             snprintf(t->lang[k], sizeof t->lang[k], "%.*s", (int)(l - 4), s + 2);
         } else {
             snprintf(t->lang[k], sizeof t->lang[k], "%s", s);
@@ -126,20 +182,24 @@ static int load_langs(m2m_tok *t, const cJSON *cfg, const cJSON *map, const char
         id = dec ? added_id(dec, s) : -1;
         if (id < 0)
             id = first + k;
-        if (id >= t->n_ids || (t->nllb && id <= t->sp_size) || (!t->nllb && id < t->v.n))
-            return xerr(err, errlen, "%s: language token \"%.40s\": id %d is not past the "
-                        "pieces and inside the model's vocabulary (%d)", dir, s, id, t->n_ids);
+        if (id >= t->n_ids || (t->nllb && id <= t->sp_size) || (!t->nllb && id < t->v.n)) {
+            xerr(err, errlen, "%s: language token \"%.40s\": id %d is not past the pieces and "
+                 "inside the model's vocabulary (%d)", dir, s, id, t->n_ids);
+            goto done;
+        }
         t->lang_id[k] = id;
         t->lang_ptr[k] = t->lang[k];
-        k++;
     }
-    t->n_langs = k;
+    t->n_langs = n;
     if (t->nllb) {
         t->mask = dec ? added_id(dec, "<mask>") : -1;
         if (t->mask < 0)
-            t->mask = first + k;
+            t->mask = first + n;
     }
-    return 0;
+    rc = 0;
+done:
+    free(texts);
+    return rc;
 }
 
 /* Adds (or, when its text is there already, replaces) an added token. */
@@ -166,6 +226,7 @@ static int add_token(m2m_tok *t, const char *text, int id, int lstrip, int rstri
         if (!(a[k].text = strdup(text)))
             return xerr(err, errlen, "out of memory");
         a[k].len = (int)len;
+        a[k].listed = 0;
         t->n_added++;
     }
     t->added[k].id = id;
@@ -193,6 +254,33 @@ static int add_entry(m2m_tok *t, const cJSON *e, int id, const char *where, char
                     "string \"content\")", where);
     return add_token(t, text, id, flag(e, "lstrip"), flag(e, "rstrip"), flag(e, "single_word"),
                      cJSON_IsString(e) ? 0 : flag(e, "special"), where, err, errlen);
+}
+
+/* tokenizer.json's "added_tokens" as *out (NULL when there is no file or no such member):
+ * the member alone read and parsed (json_member_file), never the rest: the "model" of NLLB's
+ * tokenizer.json is 17 MB, whose tree would take ~10x that. */
+static int added_tokens_member(const char *dir, cJSON **out, char *err, size_t errlen)
+{
+    char *path = path_join(dir, "tokenizer.json"), *text = NULL, what[600];
+    size_t len, at;
+    int rc = -1;
+    *out = NULL;
+    if (!path)
+        return xerr(err, errlen, "out of memory");
+    if (access(path, F_OK) != 0) {
+        free(path);
+        return 0;
+    }
+    if (json_member_file(path, "added_tokens", MAX_SIDE_FILE, &text, &len, &at, err, errlen))
+        goto done;
+    snprintf(what, sizeof what, "%s: \"added_tokens\" (from byte %zu)", path, at);
+    if (text && !(*out = json_parse_strict(text, len, what, err, errlen)))
+        goto done;
+    rc = 0;
+done:
+    free(text);
+    free(path);
+    return rc;
 }
 
 /* The added tokens as transformers v4.40 collects them for a slow tokenizer:
@@ -232,6 +320,8 @@ static int load_added(m2m_tok *t, const cJSON *cfg, const char *dir, char *err, 
     }
     if (t->mask >= 0 && add_token(t, "<mask>", t->mask, 1, 0, 0, 1, dir, err, errlen))
         return -1;
+    for (int k = 0; k < t->n_added; k++) /* all_special_tokens; the files' tokens are not */
+        t->added[k].listed = 1;
     if (cJSON_IsObject(dec)) {
         cJSON_ArrayForEach(e, dec) {
             char *end;
@@ -265,13 +355,13 @@ static int load_added(m2m_tok *t, const cJSON *cfg, const char *dir, char *err, 
         }
     }
     cJSON_Delete(side);
-    side = read_json_max(dir, "tokenizer.json", MAX_SIDE_FILE, &absent, err, errlen);
-    if (!side && !absent)
+    side = NULL;
+    if (added_tokens_member(dir, &side, err, errlen))
         return -1;
     if (side) {
-        const cJSON *list = cJSON_GetObjectItemCaseSensitive(side, "added_tokens");
+        const cJSON *list = side;
         int k = 0;
-        if (list && !cJSON_IsArray(list)) {
+        if (!cJSON_IsArray(list)) {
             xerr(err, errlen, "%s/tokenizer.json: \"added_tokens\": expected an array, got %s",
                  dir, json_type_name(list));
             goto done;
@@ -394,6 +484,21 @@ int m2m_tok_load(m2m_tok *t, const char *dir, int nllb, int n_ids, int eos_id, i
     }
     if (load_langs(t, cfg, map, dir, err, errlen) || load_added(t, cfg, dir, err, errlen))
         goto done;
+    if (nllb) {
+        /* NLLB: the id the files give a code or <mask> (tokenizer.json, added_tokens.json) is
+         * the code's everywhere, as NllbTokenizer reads it through convert_tokens_to_ids
+         * (_added_tokens_encoder first): the source's prefix (set_src_lang_special_tokens),
+         * all_special_ids. (M2M100Tokenizer's prefix takes lang_token_to_id, encoder_size + i,
+         * whatever the files say: its ids stay.) */
+        for (int k = 0; k < t->n_added; k++) {
+            const m2m_added *a = &t->added[k];
+            if (strcmp(a->text, "<mask>") == 0)
+                t->mask = a->id;
+            for (int j = 0; j < t->n_langs; j++)
+                if (strcmp(a->text, t->lang[j]) == 0)
+                    t->lang_id[j] = a->id;
+        }
+    }
     if (!t->src_lang[0]) /* NllbTokenizer's default "eng_Latn"; M2M100Tokenizer's "en" */
         snprintf(t->src_lang, sizeof t->src_lang, "%s", nllb ? "eng_Latn" : "en");
     rc = 0;
@@ -469,149 +574,170 @@ static int is_special(const m2m_tok *t, int id)
     return 0;
 }
 
-/* M2M100's convert_tokens_to_string when an id has no piece (past vocab.json and the language
- * tokens: a madeup word, a padding row): _convert_id_to_token gives "<unk>", a special
- * token's text, which cuts the pieces: each run through DecodePieces, then "<unk>" itself. */
-static int m2m_decode_runs(const m2m_tok *t, const int *ids, int n, char **text, size_t *len,
-                           char *err, size_t errlen)
+/* The added token (index into t->added) that is text[0, l) and `listed` as asked (-1: either),
+ * or -1. */
+static int added_text(const m2m_tok *t, const char *text, size_t l, int listed)
 {
-    size_t cap = 64, on = 0;
-    char *out = malloc(cap);
-    int i = 0;
-    if (!out)
-        return xerr(err, errlen, "out of memory");
-    while (i <= n) {
-        int j = i;
-        char *part = NULL, *pieces = NULL;
-        size_t pl = 0, bn = 0, *offs = malloc((size_t)(n + 1) * sizeof *offs);
-        int np = 0, cut;
-        if (!offs || !(pieces = malloc(1))) {
-            free(offs);
-            free(out);
-            return xerr(err, errlen, "out of memory");
-        }
-        for (; j < n; j++) { /* the run up to the next id without a piece */
-            const char *p;
-            size_t l;
-            char *q;
-            if (is_special(t, ids[j]))
-                continue;
-            if (ids[j] >= t->v.n || !(p = t->v.piece[ids[j]]))
-                break;
-            l = strlen(p);
-            if (!(q = realloc(pieces, bn + l + 1))) {
-                free(pieces);
-                free(offs);
-                free(out);
-                return xerr(err, errlen, "out of memory");
-            }
-            pieces = q;
-            offs[np++] = bn;
-            memcpy(pieces + bn, p, l);
-            bn += l;
-        }
-        offs[np] = bn;
-        cut = j < n;
-        if (spm_decode_pieces(t->spm, pieces, offs, np, &part, &pl, err, errlen)) {
-            free(pieces);
-            free(offs);
-            free(out);
+    for (int k = 0; k < t->n_added; k++)
+        if ((size_t)t->added[k].len == l && t->added[k].text[0] == text[0] &&
+            (listed < 0 || t->added[k].listed == listed) && memcmp(t->added[k].text, text, l) == 0)
+            return k;
+    return -1;
+}
+
+/* A growing byte string. */
+typedef struct {
+    char *s;
+    size_t n, cap;
+} sbuf;
+
+static int sb_put(sbuf *b, const char *p, size_t l)
+{
+    if (b->n + l + 1 > b->cap) {
+        size_t c = b->cap ? b->cap : 64;
+        char *q;
+        while (b->n + l + 1 > c)
+            c *= 2;
+        if (!(q = realloc(b->s, c)))
             return -1;
-        }
-        free(pieces);
-        free(offs);
-        if (on + pl + 6 > cap) {
-            char *q;
-            while (on + pl + 6 > cap)
-                cap *= 2;
-            if (!(q = realloc(out, cap))) {
-                free(part);
-                free(out);
-                return xerr(err, errlen, "out of memory");
-            }
-            out = q;
-        }
-        memcpy(out + on, part, pl);
-        on += pl;
-        free(part);
-        if (cut) {
-            memcpy(out + on, "<unk>", 5);
-            on += 5;
-        }
-        i = j + 1;
+        b->s = q;
+        b->cap = c;
     }
-    out[on] = 0;
-    *text = out;
-    *len = on;
+    memcpy(b->s + b->n, p, l);
+    b->n += l;
+    b->s[b->n] = 0;
     return 0;
 }
 
+/* convert_tokens_to_string of a run of tokens (token i: tok[offs[i], offs[i+1])), appended to
+ * out. NLLB: "".join(tokens).replace(SPIECE_UNDERLINE, " ").strip(); M2M100: "if token in
+ * self.all_special_tokens: out_string += self.sp_model.decode(current_sub_tokens) + token"
+ * (the "<unk>" that an id without a piece gives), the rest through sp_model.decode, .strip().
+ * Returns the bytes appended, or -1 (err). */
+static long run_text(const m2m_tok *t, const char *tok, const size_t *offs, int n, sbuf *out,
+                     char *err, size_t errlen)
+{
+    size_t start = out->n;
+    if (t->nllb) {
+        if (sb_put(out, tok, offs[n]))
+            return xerr(err, errlen, "out of memory");
+    } else {
+        int i = 0;
+        while (i <= n) {
+            int j = i;
+            char *part = NULL;
+            size_t pl = 0;
+            while (j < n && added_text(t, tok + offs[j], offs[j + 1] - offs[j], 1) < 0)
+                j++;
+            if (spm_decode_pieces(t->spm, tok, offs + i, j - i, &part, &pl, err, errlen))
+                return -1;
+            if (sb_put(out, part, pl) ||
+                (j < n && sb_put(out, tok + offs[j], offs[j + 1] - offs[j]))) {
+                free(part);
+                return xerr(err, errlen, "out of memory");
+            }
+            free(part);
+            i = j + 1;
+        }
+    }
+    out->n = start + hf_tok_finish_text(out->s + start, out->n - start, 0);
+    out->s[out->n] = 0;
+    return (long)(out->n - start);
+}
+
+/* transformers v4.40 PreTrainedTokenizer._decode(ids, skip_special_tokens=True) with its
+ * defaults (spaces_between_special_tokens=True), rule by rule (tokenization_utils.py):
+ *  1. convert_ids_to_tokens: "if skip_special_tokens and index in self.all_special_ids:
+ *     continue" (the four specials, <mask>, the language codes); "if index in
+ *     self._added_tokens_decoder: tokens.append(self._added_tokens_decoder[index].content)",
+ *     else "self._convert_id_to_token(index)" (NLLB: IdToPiece(index - 1), an id past the
+ *     pieces skipped here; M2M100: vocab.json's piece, else "<unk>");
+ *  2. "legacy_added_tokens = set(self._added_tokens_encoder.keys()) -
+ *     set(self.all_special_tokens) | {...}": the added tokens' texts but the specials' (the
+ *     files' tokens; the set after `|` is of additional special tokens, skipped in 1);
+ *  3. "for token in filtered_tokens: ... if token in legacy_added_tokens: if
+ *     current_sub_text: string = self.convert_tokens_to_string(current_sub_text); if
+ *     len(string) > 0: sub_texts.append(string) ... sub_texts.append(token) else:
+ *     current_sub_text.append(token)": a token whose text is such an added token's (by text:
+ *     a piece spelled so too) ends the run of pieces and is a text of its own;
+ *     "if current_sub_text: sub_texts.append(self.convert_tokens_to_string(...))": the last
+ *     run is kept even when empty;
+ *  4. "if spaces_between_special_tokens: text = \" \".join(sub_texts)" (no strip after);
+ *  5. "if clean_up_tokenization_spaces: clean_text = self.clean_up_tokenization(text)". */
 int m2m_tok_decode(const m2m_tok *t, const int *ids, int n, char **text, char *err,
                    size_t errlen)
 {
-    char *buf = NULL, *out = NULL;
-    size_t bn = 0, bcap = 64, *offs = malloc((size_t)(n + 1) * sizeof *offs), on = 0;
-    int np = 0, rc = -1, unk_cuts = 0;
+    sbuf out = {0}, tok = {0};
+    size_t *offs = malloc((size_t)(n + 1) * sizeof *offs);
+    int np = 0, rc = -1, subs = 0;
     *text = NULL;
-    if (!offs || !(buf = malloc(bcap)))
+    if (!offs || sb_put(&out, "", 0) || sb_put(&tok, "", 0))
         goto oom;
-    for (int i = 0; i < n; i++) {
-        const char *p;
-        size_t pl;
-        if (ids[i] < 0 || ids[i] >= t->n_ids) {
-            xerr(err, errlen, "id %d (at position %d) is out of range [0, %d)", ids[i], i,
-                 t->n_ids);
-            goto done;
+    for (int i = 0; i <= n; i++) {
+        const char *p = NULL;
+        size_t pl = 0;
+        int k = -1, alone;
+        if (i < n) {
+            if (ids[i] < 0 || ids[i] >= t->n_ids) {
+                xerr(err, errlen, "id %d (at position %d) is out of range [0, %d)", ids[i], i,
+                     t->n_ids);
+                goto done;
+            }
+            if (is_special(t, ids[i])) /* rule 1 */
+                continue;
+            /* the listed tokens' ids are all_special_ids, skipped above */
+            for (int a = t->n_added - 1; a >= 0 && k < 0; a--)
+                if (!t->added[a].listed && t->added[a].id == ids[i])
+                    k = a;
+            if (k >= 0)
+                p = t->added[k].text;
+            else if (t->nllb)
+                p = ids[i] - 1 < t->sp_size ? spm_id_to_piece(t->spm, ids[i] - 1) : NULL;
+            else
+                p = ids[i] < t->v.n && t->v.piece[ids[i]] ? t->v.piece[ids[i]] : "<unk>";
+            if (!p)
+                continue;
+            pl = strlen(p);
         }
-        if (is_special(t, ids[i]))
-            continue;
-        /* NLLB: IdToPiece(id - 1) (past the pieces: none, skipped as <unk> would be);
-         * M2M100: vocab.json's piece, else <unk>, a special: skipped */
-        p = t->nllb ? (ids[i] - 1 < t->sp_size ? spm_id_to_piece(t->spm, ids[i] - 1) : NULL)
-                    : (ids[i] < t->v.n ? t->v.piece[ids[i]] : NULL);
-        if (!p) {
-            unk_cuts += !t->nllb;
-            continue;
-        }
-        pl = strlen(p);
-        if (bn + pl + 1 > bcap) {
-            char *q;
-            while (bn + pl + 1 > bcap)
-                bcap *= 2;
-            if (!(q = realloc(buf, bcap)))
+        alone = i < n && added_text(t, p, pl, 0) >= 0; /* rule 2 */
+        if (i == n || alone) {                          /* rule 3 */
+            size_t before = out.n;
+            long l;
+            if (np > 0) {
+                if (subs && sb_put(&out, " ", 1)) /* rule 4 */
+                    goto oom;
+                offs[np] = tok.n;
+                if ((l = run_text(t, tok.s, offs, np, &out, err, errlen)) < 0)
+                    goto done;
+                if (l == 0 && i < n)
+                    out.n = before; /* "if len(string) > 0" */
+                else
+                    subs++;
+                out.s[out.n] = 0;
+            }
+            np = 0;
+            tok.n = 0;
+            if (alone && ((subs && sb_put(&out, " ", 1)) || sb_put(&out, p, pl)))
                 goto oom;
-            buf = q;
+            subs += alone;
+            continue;
         }
-        offs[np++] = bn;
-        memcpy(buf + bn, p, pl);
-        bn += pl;
-    }
-    offs[np] = bn;
-    if (t->nllb) { /* "".join(tokens) */
-        if (!(out = malloc(bn + 1)))
+        offs[np++] = tok.n;
+        if (sb_put(&tok, p, pl))
             goto oom;
-        memcpy(out, buf, bn);
-        on = bn;
-    } else if (spm_decode_pieces(t->spm, buf, offs, np, &out, &on, err, errlen)) {
-        goto done;
     }
-    if (!t->nllb && unk_cuts) { /* the runs between "<unk>" texts decoded one by one */
-        free(out);
-        out = NULL;
-        if (m2m_decode_runs(t, ids, n, &out, &on, err, errlen))
-            goto done;
-    }
-    on = hf_tok_finish_text(out, on, t->cleanup);
-    out[on] = '\0';
-    *text = out;
-    out = NULL;
+    if (t->cleanup) /* rule 5 */
+        out.n = hf_tok_cleanup(out.s, out.n);
+    out.s[out.n] = 0;
+    *text = out.s;
+    out.s = NULL;
     rc = 0;
     goto done;
 oom:
     xerr(err, errlen, "out of memory decoding %d ids", n);
 done:
-    free(out);
-    free(buf);
+    free(out.s);
+    free(tok.s);
     free(offs);
     return rc;
 }

@@ -9,8 +9,9 @@
  *           "__en__" after vocab.json's ids (the user's code is "en").
  * Encoding gives the text's pieces only: the caller puts the source language token in front
  * (or, NLLB legacy_behaviour, after the eos). Decoding skips every special id (the four
- * specials, the language tokens, <mask>, ids without a piece), joins the pieces (NLLB: as
- * text, U+2581 to space; M2M100: spm DecodePieces), strips and cleans up. */
+ * specials, the language tokens, <mask>; NLLB: ids without a piece), joins the pieces (NLLB:
+ * as text, U+2581 to space; M2M100: spm DecodePieces) and strips them, writes each other added
+ * token's text apart, joins these texts with spaces and cleans up (m2m_tok_decode). */
 #ifndef XLATE_M2M_TOK_H
 #define XLATE_M2M_TOK_H
 #include "text/spm.h"
@@ -24,6 +25,9 @@ typedef struct {
     int len;           /* bytes */
     int id;
     unsigned char lstrip, rstrip, single_word, special;
+    unsigned char listed; /* 1: one of transformers' all_special_tokens (the four specials,
+                             <mask>, the additional_special_tokens): decode skips its id;
+                             0: decode writes its text as a text of its own (m2m_tok.c) */
 } m2m_added;
 
 typedef struct {

@@ -230,6 +230,86 @@ def error_checks(tmp, d):
           else f"exit {p.returncode}: {p.stderr.decode()}")
 
 
+def decode_added_checks(name, layout, d, tok, r):
+    """xlate decode = the reference's decode (tools/m2m100_reference.py Tokenizer.decode, from
+    transformers' _decode) on ids holding the layout's added tokens, each rule reached by
+    sequences made for it, then random mixes."""
+    special = tok.all_special_tokens()
+    files = sorted({e["id"] for t, e in tok.added.items() if t not in special})
+    skip = sorted(tok.special)
+
+    def piece(text):  # the id of the piece spelled text, or None
+        if tok.nllb:
+            i = tok.sp.PieceToId(text)
+            return i + 1 if i else None
+        return tok.encoder.get(text)
+    words = [i for i in (piece(w) for w in ("\u2581a", "\u2581man", "s", "\u2581dog", "."))
+             if i is not None]
+    blank = piece("\u2581")  # a run that converts to "" (dropped mid-text, kept at the end)
+    look = [i for i in (piece(t) for t in tok.added if t not in special) if i is not None]
+    rules = {"an added token alone": [[a] for a in files],
+             "at the start": [[a] + words for a in files],
+             "at the end": [words + [a] for a in files],
+             "in the middle": [words[:2] + [a] + words[2:] for a in files],
+             "two together": [[a, b] + words[:1] for a in files for b in files],
+             "beside specials and language codes": [[s, a, s2] + words[:2] + [a, s]
+                                                    for a in files for s, s2 in
+                                                    zip(skip, reversed(skip))][:40],
+             "after an empty run (dropped)": [[blank, a] + words[:1] for a in files]
+             if blank is not None else [],
+             "before an empty run (kept)": [[a, blank] for a in files]
+             if blank is not None else [],
+             "pieces spelled as an added token": [words[:1] + [i] + words[1:2] for i in look]}
+    mix = files + skip + list(range(4, 60)) + words
+    rules["random mixes"] = [[r.choice(mix) for _ in range(r.randrange(0, 12))]
+                             for _ in range(200)]
+    seqs = [x for v in rules.values() for x in v]
+    want = [tok.decode(x) for x in seqs]
+    got = run(["decode", "-m", d], "".join(" ".join(map(str, x)) + "\n" for x in seqs))
+    share(f"{name}, added tokens from {layout}: xlate decode = the reference's decode (the "
+          f"files' tokens written apart, joined with spaces) on {len(seqs)} id sequences: "
+          + ", ".join(f"{k} {len(v)}" for k, v in rules.items()),
+          sum(a == b for a, b in zip(got, want)) if len(got) == len(want) else 0,
+          len(seqs), 1.0)
+
+
+def special_map_checks(tmp, base):
+    """special_tokens_map.json's additional_special_tokens as transformers' _from_pretrained
+    reads them (tools/m2m100_reference.py Tokenizer.__init__ cites the lines): merged after
+    tokenizer_config.json's list when the config has no added_tokens_decoder (a code the config
+    lacks is then a language token, numbered after the config's), ignored when it has one."""
+    codes = json.load(open(os.path.join(base, "special_tokens_map.json")))[
+        "additional_special_tokens"]
+    cases = {"merged (no added_tokens_decoder)": None,
+             "ignored (added_tokens_decoder present)": {
+                 "2": {"content": "</s>", "lstrip": False, "rstrip": False,
+                       "single_word": False, "normalized": False, "special": True}}}
+    for what, dec in cases.items():
+        d = os.path.join(tmp, "map_" + ("ignored" if dec else "merged"))
+        shutil.copytree(base, d)
+
+        def edit(c):
+            c["additional_special_tokens"] = codes[100:]
+            if dec:
+                c["added_tokens_decoder"] = dec
+        edit_json(os.path.join(d, "tokenizer_config.json"), edit)
+        tok = R.Tokenizer(d)
+        lines = [f"{c} A dog {c2}." for c, c2 in zip(codes[:100:7], codes[100::7])]
+        want = [" ".join(map(str, tok.tokenize(x))) for x in lines]
+        got = run(["encode", "-m", d], "\n".join(lines) + "\n")
+        share(f"nllb, tokenizer_config.json listing codes[100:], special_tokens_map.json all "
+              f"202: {what}: xlate encode of lines holding codes = the reference's "
+              f"({len(tok.codes)} codes)", sum(a == b for a, b in zip(got, want))
+              if len(got) == len(want) else 0, len(lines), 1.0)
+        p = subprocess.run([XLATE, "-m", d, "--source-lang", codes[0], "--target-lang",
+                            codes[150]], input=b"A dog.\n", capture_output=True)
+        check(f"nllb, {what}: --source-lang {codes[0]} (a code of the map alone) "
+              + ("accepted" if not dec else "a usage error"),
+              lambda: None if (p.returncode == 0) == (dec is None) and
+              (dec is None or codes[0].encode() in p.stderr)
+              else f"exit {p.returncode}: {p.stderr.decode()}")
+
+
 def added_token_checks(tmp, base, name):
     """Added tokens (tokenizer.json's added_tokens; added_tokens.json; tokenizer_config.json's
     added_tokens_decoder) against the reference's tokenize (tools/m2m100_reference.py, from
@@ -247,7 +327,14 @@ def added_token_checks(tmp, base, name):
             {"id": 11, "content": "Dog", "single_word": False, "lstrip": True, "rstrip": True,
              "normalized": True, "special": False},
             {"id": 13, "content": "<ent><", "single_word": False, "lstrip": False,
-             "rstrip": False, "normalized": False, "special": False}]},
+             "rstrip": False, "normalized": False, "special": False},
+            {"id": 17, "content": "<sp>", "single_word": False, "lstrip": True,
+             "rstrip": True, "normalized": False, "special": True},
+            {"id": 19, "content": "!", "single_word": False, "lstrip": False,
+             "rstrip": False, "normalized": True, "special": False},
+            {"id": 23 if tok0.nllb else 21, "content": code if tok0.nllb else "<y>",
+             "single_word": False, "lstrip": False, "rstrip": False, "normalized": False,
+             "special": True}]},
             open(os.path.join(d, "tokenizer.json"), "w")),
         "added_tokens.json": lambda d: json.dump({"<x>": 12, " y": 14, "</s>": 2},
                                                  open(os.path.join(d, "added_tokens.json"), "w")),
@@ -279,6 +366,7 @@ def added_token_checks(tmp, base, name):
               f"reference's tokenize on {len(lines)} lines holding them",
               sum(a == b for a, b in zip(got, want)) if len(got) == len(want) else 0,
               len(lines), 1.0)
+        decode_added_checks(name, layout, d, tok, r)
     d = os.path.join(tmp, f"{name}_added_bad")
     shutil.copytree(base, d)
     json.dump({"added_tokens": [{"id": 10 ** 6, "content": "<far>"}]},
@@ -304,6 +392,7 @@ def main():
         tok = R.Tokenizer(dirs["m2m"])
         text_parity("m2m, German source", dirs["m2m"], tok, "de", "ro", TEST_DE[:60], beams=(1,))
         cli_checks(dirs["nllb"])
+        special_map_checks(tmp, dirs["nllb"])
         added_token_checks(tmp, dirs["nllb"], "nllb")
         added_token_checks(tmp, dirs["m2m"], "m2m")
         for name, d in dirs.items():
