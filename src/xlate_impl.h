@@ -36,4 +36,8 @@ struct xlate_ctx {
     xlate_time_split times;
 };
 
+/* 0 when layer (-1: the family's default) names a decoder layer of m, else a message naming
+ * alignment_layer (xlate.c; xlate_run.c checks its teacher-forced attention with it too). */
+int xlate_check_alignment_layer(const xlate_model *m, int layer, char *err, size_t errlen);
+
 #endif
