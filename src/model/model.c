@@ -636,8 +636,17 @@ float model_out_exact(const model_weights *m, const float *x, int n, void *scrat
     linear one = {NULL, NULL, 16, m->out.in, m->out.type, NULL, NULL};
     st_to_f32(row, (const char *)t->data + (size_t)n * m->out.in * st_dtype_size(t->dtype),
               t->dtype, (size_t)m->out.in);
-    linear_pack_rows(&one, scratch, one.type, 0, 1, row);
-    acc = gemm_packed_output(&one, x, 0);
+    if (m->out.type == WT_F32 || (m->out.type == WT_F16 && t->dtype == ST_F16)) {
+        /* the panel would hold these very values (f32, or an f16 file's f16): its chain,
+         * fmaf over k in order, without packing the row first (greedy asks for a few
+         * candidates a row: the packing was half of each one's cost) */
+        acc = 0;
+        for (int k = 0; k < m->out.in; k++)
+            acc = fmaf(x[k], row[k], acc);
+    } else {
+        linear_pack_rows(&one, scratch, one.type, 0, 1, row);
+        acc = gemm_packed_output(&one, x, 0);
+    }
     return m->out.b ? acc + m->out.b[n] : acc;
 }
 
