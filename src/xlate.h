@@ -276,6 +276,10 @@ void xlate_ctx_set_batch_invariant(xlate_ctx *ctx, int on);
  * estimates and bounds). The rest of the translate time is the search and the batching. */
 typedef struct {
     double encoder_s, decoder_s, projection_s;
+    /* the output projection's panels or int8 screen built at their first use (model
+     * preparation deferred from the load, xlate_output_desc: part of the load, not of the
+     * translation, as the command line's -v reports it; counted in no other field) */
+    double build_s;
     /* decoder steps (one per call over a batch's live rows) and the rows they computed (beam
      * search: a live hypothesis is a row), for bench/beam_bench.py's steps per sentence */
     long long decoder_steps, decoder_rows;

@@ -352,7 +352,7 @@ int xlate_translate_ex(xlate_ctx *ctx, int n, const int *const *src, const int *
     /* what of the output projection this run needs, built now when it is not yet: the screen
      * for greedy's argmax (its candidates' logits from the file's rows while the panels do not
      * exist), else the panels */
-    t_need = now_seconds(); /* its time is the output projection's */
+    t_need = now_seconds(); /* model preparation deferred to here: build_s, not the run's */
     if (w->screen_ok && search_screened(&sp, NULL)) {
         if (model_out_need(w, MODEL_OUT_SCREEN, ctx->pool, err, errlen))
             goto done;
@@ -373,7 +373,7 @@ int xlate_translate_ex(xlate_ctx *ctx, int n, const int *const *src, const int *
             goto done;
         bind.packed = 1;
     }
-    ctx->times.projection_s += now_seconds() - t_need;
+    ctx->times.build_s += now_seconds() - t_need;
     if (p->sampling && opts) {
         if (!(streams = malloc(n * sizeof *streams))) {
             xerr(err, errlen, "out of memory");
