@@ -96,6 +96,20 @@ const char *xlate_output_desc(const xlate_model *m, char *buf, size_t n)
     return buf;
 }
 
+void xlate_search_params(const xlate_model *m, const xlate_decode_params *p, search_params *sp)
+{
+    memset(sp, 0, sizeof *sp);
+    sp->beam_size = p->beam_size;
+    sp->n_best = p->n_best;
+    sp->length_penalty = p->length_penalty;
+    sp->scores = p->scores;
+    sp->token_scores = p->token_scores;
+    sp->alignments = p->alignments != 0;
+    decode_rules_set(&sp->rules, &m->w.cfg, p);
+    sp->seed = p->seed;
+    sp->alternatives = p->return_alternatives;
+}
+
 int xlate_decode_screened(const xlate_model *m, const xlate_decode_params *p, const char **why)
 {
     search_params sp;
@@ -107,12 +121,7 @@ int xlate_decode_screened(const xlate_model *m, const xlate_decode_params *p, co
     }
     /* as xlate_translate_ex sets them up, less what depends on the batch (prefixes, which
      * only force tokens) */
-    memset(&sp, 0, sizeof sp);
-    sp.beam_size = p->beam_size;
-    sp.scores = p->scores;
-    sp.token_scores = p->token_scores;
-    sp.alternatives = p->return_alternatives;
-    decode_rules_set(&sp.rules, &m->w.cfg, p);
+    xlate_search_params(m, p, &sp);
     return search_screened(&sp, why);
 }
 

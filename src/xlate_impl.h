@@ -40,4 +40,9 @@ struct xlate_ctx {
  * alignment_layer (xlate.c; xlate_run.c checks its teacher-forced attention with it too). */
 int xlate_check_alignment_layer(const xlate_model *m, int layer, char *err, size_t errlen);
 
+/* The search's parameters from a run's decoding parameters (xlate.c), the one setup that
+ * xlate_translate_ex and xlate_decode_screened share; what depends on the batch (prefixes,
+ * sampling streams) is the run's. */
+void xlate_search_params(const xlate_model *m, const xlate_decode_params *p, search_params *sp);
+
 #endif

@@ -339,16 +339,7 @@ int xlate_translate_ex(xlate_ctx *ctx, int n, const int *const *src, const int *
             return 0;
         }
     }
-    memset(&sp, 0, sizeof sp);
-    sp.beam_size = p->beam_size;
-    sp.n_best = p->n_best;
-    sp.length_penalty = p->length_penalty;
-    sp.scores = p->scores;
-    sp.token_scores = p->token_scores;
-    sp.alignments = p->alignments != 0;
-    decode_rules_set(&sp.rules, c, p);
-    sp.seed = p->seed;
-    sp.alternatives = p->return_alternatives;
+    xlate_search_params(ctx->m, p, &sp);
     /* what of the output projection this run needs, built now when it is not yet: the screen
      * for greedy's argmax (its candidates' logits from the file's rows while the panels do not
      * exist), else the panels */
