@@ -16,8 +16,8 @@ of their packages (an upgrade rewrites them) and of the spm_train binary. A chan
 model, input, option or library therefore misses and computes afresh; nothing is ever looked
 up by name alone.
 
-Where: $XLATE_ORACLE_MEMO, else build/oracle-memo/ in the checkout (git ignores /build/);
-XLATE_ORACLE_MEMO=off computes everything. Values are JSON files written to a temporary name
+Where: $TEST_ORACLE_MEMO, else build/oracle-memo/ in the checkout (git ignores /build/);
+TEST_ORACLE_MEMO=off computes everything. Values are JSON files written to a temporary name
 and renamed, so tests running side by side never read half a value. Clear it with
 `rm -rf build/oracle-memo` (make clean does too)."""
 import hashlib
@@ -34,7 +34,7 @@ _env = {}
 
 def where():
     """The memo's directory, or None when it is off."""
-    d = os.environ.get("XLATE_ORACLE_MEMO", os.path.join(TOP, "build", "oracle-memo"))
+    d = os.environ.get("TEST_ORACLE_MEMO", os.path.join(TOP, "build", "oracle-memo"))
     return None if d == "off" else d
 
 
