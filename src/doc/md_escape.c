@@ -17,6 +17,9 @@
  *   # > - + =           a backslash (a heading, quote, list item, setext underline, break)
  *   1. 1)               a backslash before the . or ) (an ordered list item)
  *   a blank             &#32; / &#9; (indented code, or a list item's content moved)
+ *   (                   a backslash; " ' as &quot; / &#39; (after a link reference
+ *                       definition a title may begin on the next line, spec 4.7: the
+ *                       paragraph would become the title)
  * The backslash is CommonMark's "this character itself"; Python-Markdown shows it before | and
  * ~ (it escapes neither), the one difference. */
 #include "doc/doc.h"
@@ -64,8 +67,10 @@ int doc_markdown_escape(const char *s, size_t len, int at_start, write_fn write,
             rep = "&#10;";
         else if (c == '\r')
             rep = "&#13;";
-        else if (start && (c == '>' || c == '-' || c == '+' || c == '='))
+        else if (start && (c == '>' || c == '-' || c == '+' || c == '=' || c == '('))
             bs = 1;
+        else if (start && (c == '"' || c == '\''))
+            rep = c == '"' ? "&quot;" : "&#39;"; /* Python-Markdown has no \" or \' */
         else if (start && (c == ' ' || c == '\t'))
             rep = c == ' ' ? "&#32;" : "&#9;";
         else if (at_start && (c == '.' || c == ')') && i > 0 && i <= 9) {

@@ -262,7 +262,11 @@ def main():
                 "*<a a=\"\">*\n", "__=_ _<a>___\\a_ aa\n", "=___<a>_<_\n", "&AElig;*-*\n",
                 "&gE;*#*\n", "x\u00a0**(a)*\n", "x&nbsp;**(a)*\n", "*[]()*\na\n",
                 "``\nfoo\nbar  \nbaz\n``\n",
-                "`*\\\na*\n"]:
+                "`*\\\na*\n",
+                # a paragraph's first line after a link reference definition, spelled \" so
+                # that it is no title (spec 4.7): its " written bare made it the title
+                '[foo]\n\n[foo]: /!*foo~~~~^\n\\"titl (*Gom physoc[arp*,& syn.\n*Ascl"\n',
+                "[r]\n\n[r]: /u\n\\'a b'\n", "[r]\n\n[r]: /u\n\\(a b)\n"]:
         check(f"fuzz finding {src!r}: written back untranslated, cmark renders the same",
               lambda src=src: same(cmark, full, src, md_write(src)))
 
@@ -290,6 +294,7 @@ def main():
         "ordered item": lambda s: f"1. {s}\n",
         "block quote": lambda s: f"> {s}\n",
         "after a hard break": lambda s: f"> a\\\n> {s}\n",
+        "after a link reference definition": lambda s: f"[d]\n\n[d]: /u\n{s}\n",
         "table cell": lambda s: f"| h |\n|---|\n| {s} |\n",
     }
     def spell_pymd(t):
