@@ -26,7 +26,8 @@ int pool_threads(const pool *p);
  * threads [0, nthreads); nothing when nthreads >= pool_threads(p). */
 void pool_shrink(pool *p, int nthreads);
 /* Runs fn for every task, spread over the threads (the caller takes part); returns when all are
- * done. Not reentrant: fn must not call pool_run on the same pool. */
+ * done. p NULL: every task on the calling thread, as thread 0, in order. Not reentrant: fn must
+ * not call pool_run on the same pool. */
 void pool_run(pool *p, int ntasks, pool_fn fn, void *arg);
 /* A scratch area of at least `bytes` (64-byte aligned), kept and grown with the pool, for the
  * one job that runs at a time (the kernels' quantized rows). NULL when p is NULL or out of

@@ -59,11 +59,7 @@ int screen_build(screen *s, const linear *l, pool *p)
     build_job j = {s, l, 16};
     if (screen_alloc(s, l))
         return -1;
-    if (p)
-        pool_run(p, tasks, build_task, &j);
-    else
-        for (int t = 0; t < tasks; t++)
-            build_task(&j, t, 0);
+    pool_run(p, tasks, build_task, &j);
     return 0;
 }
 
@@ -126,11 +122,7 @@ int screen_build_rows(screen *s, weight_type t, int out, int in, const float *b,
     rows_job j = {s, t, rows, user, 0};
     if (screen_alloc(s, &l))
         return -1;
-    if (p)
-        pool_run(p, tasks, rows_task, &j);
-    else
-        for (int k = 0; k < tasks; k++)
-            rows_task(&j, k, 0);
+    pool_run(p, tasks, rows_task, &j);
     if (j.failed) {
         screen_free(s);
         return -1;
@@ -217,11 +209,7 @@ void screen_estimate(const screen *s, pool *p, const float *x, int M, float *est
 {
     rad_job j = {s, x, est, rad};
     gemm_packed(p, est, x, &s->q, M, GEMM_SET, NO_ACT, cpu_isa());
-    if (p)
-        pool_run(p, M, rad_task, &j);
-    else
-        for (int r = 0; r < M; r++)
-            rad_task(&j, r, 0);
+    pool_run(p, M, rad_task, &j);
 }
 
 static int floor_c(const float *est, const float *rad, int v, int n, float *T, int ok)
