@@ -33,8 +33,9 @@ and batching).
 
 Distance from the limit: the projection's FLOP/s (2 x rows x 512 x 58,101 over -v's projection
 time) against the peak of its instruction on the same threads (bench/peak.c: f32 FMA, int8
-vpdpwssd), and the bytes of its weights read per step (58,101 x 512 x 4 or 1 bytes) against the
-rate the cores read a buffer that size.
+vpdpwssd), and the bytes of its weights read per step (58,101 x 512 x the bytes of a packed
+weight as -v names the projection's panels: 4 f32, 2 f16, 1 int8) against the rate the cores
+read a buffer that size.
 
     /usr/bin/python3 bench/beam_bench.py [--xlate ./xlate --xlate OTHER] [--sentences 100]
         [--length 24] [--compute-types f32,int8] [--batches 1,32] [--beams 4,5] [--no-ct2]
@@ -102,6 +103,9 @@ def run_xlate(exe, a, ids, out, ct, B, K, threads, fixed, env=None, prefix=()):
     m = re.search(r"encoder ([0-9.]+) s, decoder layers ([0-9.]+) s, output projection "
                   r"([0-9.]+) s \(\d+%\), search and batching ([0-9.]+) s", e)
     r["split"] = [float(x) for x in m.groups()] if m else None
+    # the projection's panels: an f16 file stays f16 under f32 arithmetic (2 bytes a weight)
+    m = re.search(r"output projection packed, (f32|f16|bf16|int8) ", e)
+    r["out_bytes"] = {"f32": 4, "f16": 2, "bf16": 2, "int8": 1}[m.group(1)] if m else None
     m = re.search(r"decoder: (\d+) steps, (\d+) rows", e)
     if m:  # a sentence's first step is one row, each later one K rows (module docstring)
         r["steps"], r["rows"] = int(m.group(1)), int(m.group(2))
@@ -330,6 +334,7 @@ def main():
                     prof[(xi, ct, B)] = perf_shares(x, a, pids, ct, B, K, tmp, load_s[x])
     pk = peaks(a.threads, V * D * 4)
     pk8 = peaks(a.threads, V * D)
+    pk16 = peaks(a.threads, V * D * 2)
     la1 = loadavg()
 
     # --- the report ---------------------------------------------------------------------
@@ -426,12 +431,14 @@ def main():
     P("Distance from the limit, the output projection of the same-rule runs: its FLOP/s "
       "(2 × rows × 512 × 58,101 over -v's projection time) against the peak of its instruction "
       f"on {a.threads} threads (bench/peak.c: f32 FMA; int8 vpdpwssd), and its weights read "
-      "once a step (58,101 × 512 × 4 bytes f32, × 1 int8) against the rate the cores read a "
-      "buffer that size.\n")
+      "once a step (58,101 × 512 × the bytes of a packed weight, as -v names the "
+      "projection's panels: 4 f32, 2 f16 (an f16 file keeps its weights f16 under f32 "
+      "arithmetic), 1 int8) against the rate the cores read a buffer that size.\n")
     if pk:
         P(f"Peaks ({a.threads} threads): f32 FMA {pk['fma_gflops']:.0f} GFLOP/s, int8 "
           f"{pk['int8_gops']:.0f} GOP/s, read {pk['read_gbs']:.1f} GB/s over "
-          f"{V * D * 4 / 1e6:.0f} MB, {pk8['read_gbs'] if pk8 else float('nan'):.1f} GB/s over "
+          f"{V * D * 4 / 1e6:.0f} MB, {pk16['read_gbs'] if pk16 else float('nan'):.1f} GB/s "
+          f"over {V * D * 2 / 1e6:.0f} MB, {pk8['read_gbs'] if pk8 else float('nan'):.1f} GB/s over "
           f"{V * D / 1e6:.0f} MB.\n")
     P("| xlate | compute | batch | beam | rows a step | projection GFLOP/s | % of peak | "
       "weights GB/s | % of read rate |")
@@ -444,10 +451,10 @@ def main():
                 continue
             proj = x["split"][2]
             gf = 2 * x["rows"] * D * V / proj / 1e9
-            wb = 4 if r["ct"] == "f32" else 1
+            wb = x["out_bytes"] or (4 if r["ct"] == "f32" else 1)
             gbs = x["steps"] * V * D * wb / proj / 1e9
             peak = (pk["fma_gflops"] if r["ct"] == "f32" else pk["int8_gops"]) if pk else None
-            rd = (pk if r["ct"] == "f32" else pk8 or pk)["read_gbs"] if pk else None
+            rd = ({4: pk, 2: pk16, 1: pk8}.get(wb) or pk)["read_gbs"] if pk else None
             P(f"| xlate{xi + 1} | {r['ct']} | {r['B']} | {r['K']} | "
               f"{x['rows'] / x['steps']:.1f} | {gf:.0f} | "
               f"{100 * gf / peak:.0f}% | {gbs:.1f} | {100 * gbs / rd:.0f}% |"
@@ -457,7 +464,7 @@ def main():
         with open(a.json, "w") as f:
             json.dump({"info": info, "rows": rows, "greedy": greedy,
                        "profile": {f"{k[0]}:{k[1]}:{k[2]}": v for k, v in prof.items()},
-                       "peaks": [pk, pk8]}, f, indent=1, default=str)
+                       "peaks": [pk, pk16, pk8]}, f, indent=1, default=str)
     bad = [g for g in greedy if g[0] == "f32" and g[4] != n]
     return 1 if bad else 0
 

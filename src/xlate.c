@@ -63,8 +63,16 @@ const char *xlate_model_compute_type(const xlate_model *m)
 const char *xlate_kernels_desc(const xlate_model *m, char *buf, size_t n)
 {
     char blas[64];
+    weight_type lt = m->w.cfg.decoder_layers ? m->w.dec[0].fc1.type : m->w.compute;
     ops_blas_core(blas, sizeof blas);
-    if (m->w.packed)
+    /* f32 arithmetic keeps an f16 file's weights f16 in the panels (each converted exactly as
+     * it is read), so the line names both when they differ */
+    if (m->w.packed && lt != m->w.compute)
+        snprintf(buf, n, "own %s kernels, %s weights, %s arithmetic (ISA %s); OpenBLAS %s for "
+                 "attention", gemm_path_name(m->w.compute, cpu_isa()),
+                 weight_type_name(lt), weight_type_name(m->w.compute),
+                 cpu_isa_name(cpu_isa()), blas);
+    else if (m->w.packed)
         snprintf(buf, n, "own %s kernels, %s weights (ISA %s); OpenBLAS %s for attention",
                  gemm_path_name(m->w.compute, cpu_isa()), weight_type_name(m->w.compute),
                  cpu_isa_name(cpu_isa()), blas);
