@@ -152,8 +152,12 @@ def main():
     print("|---|---|---|---|---|---|---|---|")
     for B, name, r, same in rows:
         t = next(q[2] for q in rows if q[0] == B and q[1].startswith("PyTorch"))
+        # xlate -v prints milliseconds: a tiny --dir model can translate in "0.000 s", which
+        # is no rate (below the clock's resolution), not a division by zero
+        rate = f"{steps / r[1]:.1f}" if r[1] > 0 else "- (under 1 ms)"
+        ratio = f"{t[1] / r[1]:.2f}x" if r[1] > 0 else "-"
         print(f"| {B} | {name} | {r[0]:.2f} | {r[2] / 1024:.0f} | {r[2] * 1024 / size:.2f} | "
-              f"{steps / r[1]:.1f} | {t[1] / r[1]:.2f}x | {same}/{len(lines)} |")
+              f"{rate} | {ratio} | {same}/{len(lines)} |")
     return 0 if all(same == len(lines) for B, name, r, same in rows if name == "xlate f16") \
         else 1
 
