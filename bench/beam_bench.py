@@ -145,20 +145,24 @@ def best(runs):
 
 PARTS = ("projection", "log-softmax + top-k", "attention", "rest")
 ATTENTION = {"self_attn_task", "cross_attn_task", "average_heads", "attend"}
-SEARCH = {"search_step", "search_beam", "logsumexp"}
-NOT_SEARCH = {"pool_run", "pk_task", "gemm_packed", "decoder_hidden", "decoder_logits",
-              "binding_step", "binding_hidden", "decoder_copy_slot"}
+SEARCH = {"search_step", "search_step_row", "search_beam", "row_task", "row_best", "logsumexp",
+          "top_insert", "search_best_tokens"}
+NOT_SEARCH = {"pk_task", "gemm_packed", "decoder_hidden", "decoder_logits", "binding_step",
+              "binding_hidden", "decoder_copy_slot", "copy_task"}
 
 
 def classify(frames):
     """frames: a sample's symbols, leaf first. perf's dwarf unwinding stops early under the
-    packed products (pool_run is often the last frame it finds), so the parts are told by the
-    frames near the leaf: attention's tasks call OpenBLAS, the search calls its own passes."""
-    s = set(frames)
-    if s & ATTENTION:
-        return "attention"
-    if s & SEARCH and not s & NOT_SEARCH:
-        return "log-softmax + top-k"
+    packed products (pool_run is often the last frame it finds), so a sample is told by the
+    named frame nearest its leaf: attention's tasks, the search's own passes (row_task runs on
+    the pool, so pool_run lies above them too: it names nothing), or the model's step."""
+    for f in frames:
+        if f in ATTENTION:
+            return "attention"
+        if f in SEARCH:
+            return "log-softmax + top-k"
+        if f in NOT_SEARCH:
+            return "other"
     return "other"
 
 
