@@ -25,6 +25,9 @@ ids: greedy and beam 4 ids equal on >= 99.5% / 99% of 60 random sources for two
 target languages each; the model's own num_beams (4) is the default; early_stopping true with
 beam 5; a model with max_length 12 stops where the reference stops; `xlate info` names the
 family and the sinusoidal-m2m100 positions; bad config.json values refused naming the field.
+The models and the reference's answers (ids, texts, tokenizations) come from
+tests/py/oracle_memo.py when the same files, inputs and code were computed before (32 s cold,
+4 s warm); xlate runs and is compared every time.
 Run by tests/run.sh with env XLATE and Debian's /usr/bin/python3.
 """
 import json
@@ -39,6 +42,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import m2m100_reference as R  # noqa: E402
+import oracle_memo as OM  # noqa: E402
 from checks import check, done, ok, not_ok  # noqa: E402
 
 XLATE = os.path.abspath(os.path.join(TOP, os.environ.get("XLATE", "./xlate")))
@@ -62,9 +66,16 @@ UNICODE = open(os.path.join(DATA, "tokenizer", "unicode.txt"),
 
 def make(tmp, name):
     d = os.path.join(tmp, name)
-    subprocess.run([sys.executable, os.path.join(TOP, "tools", "make_m2m100.py"), d] +
-                   VARIANTS[name], check=True, stderr=subprocess.DEVNULL)
+    OM.make_model(d, [sys.executable, os.path.join(TOP, "tools", "make_m2m100.py"), d] +
+                  VARIANTS[name])
     return d
+
+
+def reference(what, d, inputs, compute):
+    """compute()'s reference value for model directory d, from oracle_memo when the same
+    files, inputs and code were computed before (the reference's answers only: xlate runs and
+    is compared every time)."""
+    return OM.cached("m2m100 " + what, inputs, compute, OM.dir_files(d))
 
 
 def edit_json(path, fn):
@@ -117,11 +128,19 @@ def share(what, same, total, need):
 def parity(name, d, srcs, tgt, beams=(1, 4)):
     edit_json(os.path.join(d, "generation_config.json"),
               lambda g: g.__setitem__("forced_bos_token_id", tgt))
-    m = R.M2M100(d)
-    ml = m.gen["max_length"]
+    ref = []  # the reference model, loaded only when the memo misses
+
+    def model():
+        if not ref:
+            ref.append(R.M2M100(d))
+        return ref[0]
     for K in beams:
-        want = [R.strip_eos(m.greedy(s, ml) if K == 1 else m.beam(s, K, ml)[0][1], m.eos)
-                for s in srcs]
+        def compute():
+            m = model()
+            ml = m.gen["max_length"]
+            return [R.strip_eos(m.greedy(s, ml) if K == 1 else m.beam(s, K, ml)[0][1], m.eos)
+                    for s in srcs]
+        want = reference("parity", d, [srcs, K], compute)
         got = xlate_ids(d, srcs, ["--beam-size", str(K)])
         share(f"{name}, target id {tgt}, {'greedy' if K == 1 else f'beam {K}'}: ids as the "
               f"reference", sum(a == b for a, b in zip(got, want)), len(srcs),
@@ -129,7 +148,6 @@ def parity(name, d, srcs, tgt, beams=(1, 4)):
         if K == 1:
             check(f"{name}, target id {tgt}: the first generated token is the target language",
                   lambda: None if all(g and g[0] == tgt for g in got) else "not forced")
-    return m
 
 
 def run(args, inp):
@@ -144,8 +162,9 @@ def run(args, inp):
 def tokenizer_checks(name, d):
     tok = R.Tokenizer(d)
     lines = TEST_EN + TEST_DE[:300] + [x for x in UNICODE if x.strip()]
-    want = [" ".join(map(str, tok.encode(x, tok.src_lang)[0][0 if tok.legacy else 1:]))
-            for x in lines]
+    want = reference("encode", d, [lines], lambda: [
+        " ".join(map(str, tok.encode(x, tok.src_lang)[0][0 if tok.legacy else 1:]))
+        for x in lines])
     got = run(["encode", "-m", d], "\n".join(lines) + "\n")
     same = sum(a == b for a, b in zip(got, want))
     share(f"{name}: xlate encode = the reference tokenizer (sentencepiece + "
@@ -157,7 +176,7 @@ def tokenizer_checks(name, d):
     seqs = [[r.randrange(0, top) for _ in range(r.randrange(0, 20))] for _ in range(300)]
     seqs += [[4, tok.eos, 5], [tok.codes[list(tok.codes)[0]], 9, 10], [tok.unk] * 3, [],
              [x for x in range(4, 40)]]
-    want = [tok.decode(s) for s in seqs]
+    want = reference("decode", d, [seqs], lambda: [tok.decode(s) for s in seqs])
     got = run(["decode", "-m", d], "".join(" ".join(map(str, s)) + "\n" for s in seqs))
     same = sum(a == b for a, b in zip(got, want))
     share(f"{name}: xlate decode = the reference decode (specials and language codes "
@@ -168,16 +187,25 @@ def tokenizer_checks(name, d):
 
 
 def text_parity(name, d, tok, src_lang, tgt_lang, lines, beams=(1, 4)):
-    m = R.M2M100(d)
-    m.gen["forced_bos_token_id"] = tok.codes[tgt_lang]
-    ml = m.gen["max_length"]
+    ref = []  # the reference model, loaded only when the memo misses
+
+    def model():
+        if not ref:
+            m = R.M2M100(d)
+            m.gen["forced_bos_token_id"] = tok.codes[tgt_lang]
+            ref.append(m)
+        return ref[0]
     for K in beams:
-        want = []
-        for x in lines:
-            src, m.suffix = tok.encode(x, src_lang)
-            ids = m.greedy(src, ml) if K == 1 else m.beam(src, K, ml)[0][1]
-            want.append(tok.decode(R.strip_eos(ids, m.eos)))
-        m.suffix = []
+        def compute():
+            m, want = model(), []
+            for x in lines:
+                src, m.suffix = tok.encode(x, src_lang)
+                ids = m.greedy(src, m.gen["max_length"]) if K == 1 else \
+                    m.beam(src, K, m.gen["max_length"])[0][1]
+                want.append(tok.decode(R.strip_eos(ids, m.eos)))
+            m.suffix = []
+            return want
+        want = reference("text parity", d, [lines, src_lang, tgt_lang, K], compute)
         got = run(["-m", d, "--split", "none", "--beam-size", str(K), "--source-lang",
                    src_lang, "--target-lang", tgt_lang], "\n".join(lines) + "\n")
         share(f"{name}: {src_lang} -> {tgt_lang}, {'greedy' if K == 1 else f'beam {K}'}: "
@@ -360,7 +388,8 @@ def added_token_checks(tmp, base, name):
                     r.choice(["", " ", "  "]) + line[at:]
             lines.append(line)
         lines += ["ent", "entent", " <ent>  x", "Dog Dog", "a man,man", "<ent><ent><", code]
-        want = [" ".join(map(str, tok.tokenize(x))) for x in lines]
+        want = reference("tokenize", d, [lines], lambda: [" ".join(map(str, tok.tokenize(x)))
+                                                          for x in lines])
         got = run(["encode", "-m", d], "\n".join(lines) + "\n")
         share(f"{name}, added tokens from {layout} ({len(tok.added)} in all): xlate encode = the "
               f"reference's tokenize on {len(lines)} lines holding them",
@@ -402,8 +431,10 @@ def main():
                 parity(name, d, srcs, langs[3], beams=(1,))
         d = dirs["nllb"]
         srcs, langs = sources(d, n=30, seed=2)
-        m = R.M2M100(d)
-        want = [R.strip_eos(m.beam(s, 4, m.gen["max_length"])[0][1], m.eos) for s in srcs]
+        def default_beam():
+            m = R.M2M100(d)
+            return [R.strip_eos(m.beam(s, 4, m.gen["max_length"])[0][1], m.eos) for s in srcs]
+        want = reference("default beam", d, [srcs], default_beam)
         got = xlate_ids(d, srcs, [])
         share("nllb: the model's num_beams (4) by default", sum(a == b for a, b in
                                                                 zip(got, want)), len(srcs), 0.99)
