@@ -10,6 +10,7 @@
  * The step's key and value are appended to the slot's cache, so the prefix is never
  * recomputed; attention reads the cache and the memory in place. */
 #include "kernels/ops.h"
+#include "kernels/attend.h"
 #include "decode/transformer.h"
 #include "base/util.h"
 #include <math.h>
@@ -37,13 +38,21 @@ static int ensure(decoder_state *st, int which, float **buf, size_t n, char *err
     return 0;
 }
 
+/* Floats of a thread's attention scratch: a self-attention row's cap scores, or the
+ * probabilities of a cross-attention group of DEC_ATTN_GROUP rows. */
+static size_t scores_stride(int cap, int max_src)
+{
+    size_t g = (size_t)DEC_ATTN_GROUP * max_src;
+    return (size_t)cap > g ? (size_t)cap : g;
+}
+
 int decoder_begin(const model_weights *m, pool *p, decoder_state *st, const float *pos,
                   int n_slots, int cap, int max_rows, int n_src, const int *lens, const float *enc,
                   char *err, size_t errlen)
 {
     const model_config *c = &m->cfg;
     size_t d = c->d_model, L = c->decoder_layers, N = 0, cache;
-    int max_src = 0, *off, *len;
+    int max_src = 0, *off, *len, *runs;
 
     off = realloc(st->src_off, (n_src + 1) * sizeof *off);
     if (off)
@@ -51,7 +60,10 @@ int decoder_begin(const model_weights *m, pool *p, decoder_state *st, const floa
     len = realloc(st->src_len, (n_src ? n_src : 1) * sizeof *len);
     if (len)
         st->src_len = len;
-    if (!off || !len)
+    runs = realloc(st->runs, ((size_t)max_rows + 1) * sizeof *runs);
+    if (runs)
+        st->runs = runs;
+    if (!off || !len || !runs)
         return xerr(err, errlen, "out of memory");
     for (int i = 0; i < n_src; i++) {
         off[i] = (int)N;
@@ -71,7 +83,7 @@ int decoder_begin(const model_weights *m, pool *p, decoder_state *st, const floa
         ensure(st, BUF_QKV, &st->qkv, (size_t)max_rows * 3 * d, err, errlen) ||
         ensure(st, BUF_FF, &st->ff, (size_t)max_rows * c->decoder_ffn_dim, err, errlen) ||
         ensure(st, BUF_SCORES, &st->scores,
-               (size_t)pool_threads(p) * (cap > max_src ? cap : max_src), err, errlen))
+               (size_t)pool_threads(p) * scores_stride(cap, max_src), err, errlen))
         return -1;
     st->n_slots = n_slots;
     st->cap = cap;
@@ -121,25 +133,40 @@ static void self_attn_task(void *arg, int task, int thread)
     decoder_state *st = j->st;
     int H = c->decoder_heads, d = c->d_model, dh = d / H, r = task / H, h = task % H;
     size_t at = cache_at(st, c, j->layer, j->slots[r], h);
-    attend(st->ctx + (size_t)r * d + h * dh, st->qkv + (size_t)r * 3 * d + h * dh, st->k + at, dh,
-           st->v + at, dh, j->pos + 1, dh, 1.0f / sqrtf((float)dh),
-           st->scores + j->stride * thread);
+    attn_rows(st->ctx + (size_t)r * d + h * dh, d, st->qkv + (size_t)r * 3 * d + h * dh, 3 * d,
+              1, st->k + at, dh, st->v + at, dh, j->pos + 1, dh, 1.0f / sqrtf((float)dh),
+              st->scores + j->stride * thread, 0);
 }
 
+/* One head of one group of rows (st->runs) that attend to the same source: the memory's keys
+ * and values of that head are read once for all of them. */
 static void cross_attn_task(void *arg, int task, int thread)
 {
     const step_job *j = arg;
     const model_config *c = &j->m->cfg;
     decoder_state *st = j->st;
-    int H = c->decoder_heads, d = c->d_model, dh = d / H, r = task / H, h = task % H;
-    int ld = 2 * d * c->decoder_layers, s = j->srcs[r];
+    int H = c->decoder_heads, d = c->d_model, dh = d / H, g = task / H, h = task % H;
+    int r0 = st->runs[g], n = st->runs[g + 1] - r0;
+    int ld = 2 * d * c->decoder_layers, s = j->srcs[r0], T = st->src_len[s];
     const float *k = st->mem_kv + (size_t)st->src_off[s] * ld + (size_t)j->layer * 2 * d + h * dh;
     float *p = st->scores + j->stride * thread;
-    attend(st->ctx + (size_t)r * d + h * dh, st->qkv + (size_t)r * d + h * dh, k, ld, k + d, ld,
-           st->src_len[s], dh, 1.0f / sqrtf((float)dh), p);
-    if (j->layer == st->attn_layer) /* attend leaves the probabilities in its scratch */
-        memcpy(st->attn_heads + ((size_t)r * c->heads + h) * st->max_src, p,
-               st->src_len[s] * sizeof *p);
+    attn_rows(st->ctx + (size_t)r0 * d + h * dh, d, st->qkv + (size_t)r0 * d + h * dh, d, n, k,
+              ld, k + d, ld, T, dh, 1.0f / sqrtf((float)dh), p, T);
+    if (j->layer == st->attn_layer) /* attn_rows leaves the probabilities in its scratch */
+        for (int i = 0; i < n; i++)
+            memcpy(st->attn_heads + ((size_t)(r0 + i) * c->heads + h) * st->max_src,
+                   p + (size_t)i * T, T * sizeof *p);
+}
+
+/* st->runs: consecutive rows with the same source, DEC_ATTN_GROUP at most a group. */
+static void group_rows(decoder_state *st, int rows, const int *srcs)
+{
+    int n = 0;
+    for (int r = 0; r < rows; r++)
+        if (r == 0 || srcs[r] != srcs[r - 1] || r - st->runs[n - 1] == DEC_ATTN_GROUP)
+            st->runs[n++] = r;
+    st->runs[n] = rows;
+    st->n_runs = n;
 }
 
 /* st->attn's rows: the heads' probabilities summed in head order, then divided by H. */
@@ -166,9 +193,9 @@ const float *decoder_hidden(const model_weights *m, pool *p, decoder_state *st, 
     int d = c->d_model, dh = d / c->decoder_heads, H = c->decoder_heads;
     float eps = c->layer_norm_eps;
     const gemm_fn gemm = st->whole_batch ? gemm_whole : gemm_rows;
-    step_job job = {m, st, slots, srcs, 0, pos,
-                    (size_t)(st->cap > st->max_src ? st->cap : st->max_src)};
+    step_job job = {m, st, slots, srcs, 0, pos, scores_stride(st->cap, st->max_src)};
 
+    group_rows(st, rows, srcs);
     for (int r = 0; r < rows; r++) {
         const float *pe = st->pos + (size_t)pos * d;
         float *x = st->x + (size_t)r * d;
@@ -209,7 +236,7 @@ const float *decoder_hidden(const model_weights *m, pool *p, decoder_state *st, 
             in = st->h;
         }
         gemm(p, st->qkv, in, &L->cross_q, rows, GEMM_SET, NO_ACT);
-        pool_run(p, rows * H, cross_attn_task, &job);
+        pool_run(p, st->n_runs * H, cross_attn_task, &job);
         if (l == st->attn_layer)
             average_heads(st, H, rows, srcs);
         gemm(p, st->x, st->ctx, &L->cross_o, rows, GEMM_ADD, NO_ACT);
@@ -278,5 +305,6 @@ void decoder_state_free(decoder_state *st)
     free(st->attn);
     free(st->src_off);
     free(st->src_len);
+    free(st->runs);
     memset(st, 0, sizeof *st);
 }

@@ -28,6 +28,10 @@ int encoder_forward(const model_weights *m, pool *p, encoder_scratch *s, const f
                     const int *const *ids, const int *lens, float *out, char *err, size_t errlen);
 void encoder_scratch_free(encoder_scratch *s);
 
+/* Rows of one source that one cross-attention task takes at a time (the hypotheses of a
+ * beam read the same memory rows; each query's arithmetic is the same whatever the group). */
+#define DEC_ATTN_GROUP 8
+
 /* The decoder's run state: the self-attention KV cache of every slot (a hypothesis being
  * decoded), the cross-attention keys/values of every source sentence, step scratch. */
 typedef struct {
@@ -38,6 +42,9 @@ typedef struct {
     float *mem_kv;  /* [N_src, L*2d]: per source row, every layer's cross k then v */
     int *src_off;   /* [n_src + 1] first row of source i in mem_kv; [n_src] = N */
     int *src_len;   /* [n_src] */
+    int *runs;      /* [max_rows + 1] a step's cross-attention groups: rows runs[g] ..
+                       runs[g + 1] - 1 attend to the same source (at most DEC_ATTN_GROUP) */
+    int n_runs;
     int max_src;    /* longest source */
     int max_rows;   /* rows a step can take */
     const float *pos; /* position table, at least cap rows of d */
@@ -49,7 +56,7 @@ typedef struct {
                        the cross-attention q as [rows, d] (row stride d, not 3d) */
     float *ctx;     /* [rows, d] attention output before the o projection */
     float *ff;      /* [rows, F] */
-    float *scores;  /* [threads, max(cap, max_src)] */
+    float *scores;  /* [threads, max(cap, DEC_ATTN_GROUP * max_src)] */
     /* Alignments (decoder_capture): the cross-attention probabilities of decoder layer
        attn_layer (-1: none captured, the default after decoder_begin) */
     int attn_layer;

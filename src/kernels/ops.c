@@ -1,4 +1,4 @@
-/* ops.c — gemm (the one door to OpenBLAS), attention products, LayerNorm, softmax,
+/* ops.c — gemm (the one door to OpenBLAS), the encoder's attention products, LayerNorm, softmax,
  * activations. */
 #include "kernels/ops.h"
 #include "kernels/simd.h"
@@ -446,14 +446,6 @@ float logsumexp(const float *x, int n)
 {
     float mx = simd_max(x, n);
     return mx + logf(simd_exp_sum(NULL, x, n, mx));
-}
-
-void attend(float *out, const float *q, const float *K, int ldk, const float *V, int ldv, int T,
-            int dh, float scale, float *scores)
-{
-    cblas_sgemv(CblasRowMajor, CblasNoTrans, T, dh, scale, K, ldk, q, 1, 0.0f, scores, 1);
-    softmax(scores, T);
-    cblas_sgemv(CblasRowMajor, CblasTrans, T, dh, 1.0f, V, ldv, scores, 1, 0.0f, out, 1);
 }
 
 void attend_block(float *out, int ldo, const float *Q, const float *K, const float *V, int ld,

@@ -96,14 +96,8 @@ int argmax(const float *x, int n);
 /* log(sum(exp(x))) over n values. */
 float logsumexp(const float *x, int n);
 
-/* Attention of one query row over T keys/values of one head, all read in place:
- * out[dh] = softmax(scale * K q) V, K and V rows at stride ldk / ldv.
- * scores: scratch of T floats; holds softmax(scale * K q) on return (the decoder's
- * alignments read it). */
-void attend(float *out, const float *q, const float *K, int ldk, const float *V, int ldv, int T,
-            int dh, float scale, float *scores);
-
-/* Self-attention of S query rows over the same S keys (an encoder sentence), one head:
+/* Self-attention of S query rows over the same S keys (an encoder sentence), one head, on
+ * OpenBLAS (the decoder's attention is kernels/attend.h):
  * out[S, dh] (stride ldo) = softmax(scale * Q K^T) V with Q, K, V rows at stride ld.
  * scores: scratch of S*S floats. */
 void attend_block(float *out, int ldo, const float *Q, const float *K, const float *V, int ld,
