@@ -144,7 +144,9 @@ def best(runs):
 # --- profile: perf's call chains sorted into the parts of a step ---------------------------
 
 PARTS = ("projection", "log-softmax + top-k", "attention", "rest")
-ATTENTION = {"self_attn_task", "cross_attn_task", "average_heads", "attend"}
+ATTENTION = {"self_attn_task", "cross_attn_task", "average_heads", "attend", "attn_rows",
+             "attn_rows_isa", "scores_512", "mix_512", "scores_avx2", "mix_avx2", "scores_c",
+             "mix_c"}
 SEARCH = {"search_step", "search_step_row", "search_beam", "row_task", "row_best", "logsumexp",
           "top_insert", "search_best_tokens"}
 NOT_SEARCH = {"pk_task", "gemm_packed", "decoder_hidden", "decoder_logits", "binding_step",
