@@ -31,6 +31,11 @@ typedef struct {
     int finite[NS][4]; /* clean, inf at the last element, NaN at the first, inf mid-vector */
     float relu[NS][MAXN];
     int above[NS][5];  /* first_above: mid, last, absent, a tie and a NaN, a sum rounded away */
+    int mf[NS][4];     /* max_finite: as finite[] */
+    float mf_max[NS];  /* max_finite of the clean values, and where */
+    int mf_at[NS];
+    float z_max[NS], z_ref[NS]; /* max_finite and simd_max of -1s with a -0 and a +0 */
+    int z_at[NS];
 } results;
 
 /* Deterministic values in [-4, 4). */
@@ -75,6 +80,28 @@ static void compute(results *r)
         t[0] = x[0];
         t[n / 2] = -INFINITY;
         r->finite[s][3] = simd_all_finite(t, n);
+        r->mf[s][0] = simd_max_finite(x, n, &r->mf_max[s], &r->mf_at[s]);
+        {
+            float m0;
+            int a0;
+            memcpy(t, x, n * sizeof *t);
+            t[n - 1] = INFINITY;
+            r->mf[s][1] = simd_max_finite(t, n, &m0, &a0);
+            t[n - 1] = x[n - 1];
+            t[0] = NAN;
+            r->mf[s][2] = simd_max_finite(t, n, &m0, &a0);
+            t[0] = x[0];
+            t[n / 2] = -INFINITY;
+            r->mf[s][3] = simd_max_finite(t, n, &m0, &a0);
+            for (int i = 0; i < n; i++) /* the largest is a zero: its sign is the lanes' */
+                t[i] = -1.0f;
+            t[n / 2] = -0.0f;
+            t[n - 1] = 0.0f;
+            r->z_at[s] = -1;
+            if (!simd_max_finite(t, n, &r->z_max[s], &r->z_at[s]))
+                r->z_at[s] = -2;
+            r->z_ref[s] = simd_max(t, n);
+        }
         memcpy(r->relu[s], x, n * sizeof *x);
         simd_relu(r->relu[s], n);
         /* x is below 4, so base 0.5 + x is below 4.5 < thr 5.25 but at the 5.0s planted */
@@ -117,6 +144,17 @@ static int against_double(const results *r, char *why, size_t len)
         }
         if (r->max[s] != (float)mx)
             return snprintf(why, len, "n=%d max %g, want %g", n, r->max[s], mx), 0;
+        if (r->mf[s][0] != 1 || r->mf[s][1] || r->mf[s][2] || r->mf[s][3] ||
+            r->mf_max[s] != (float)mx || r->mf_at[s] < 0 || r->mf_at[s] >= n ||
+            x[r->mf_at[s]] != (float)mx)
+            return snprintf(why, len, "n=%d max_finite %d %d %d %d max %g at %d, want 1 0 0 0 "
+                            "max %g", n, r->mf[s][0], r->mf[s][1], r->mf[s][2], r->mf[s][3],
+                            r->mf_max[s], r->mf_at[s], mx), 0;
+        /* the zeros: simd_max's very bits, at a zero (index n / 2 or n - 1) */
+        if (memcmp(&r->z_max[s], &r->z_ref[s], sizeof(float)) || r->z_max[s] != 0 ||
+            (r->z_at[s] != n / 2 && r->z_at[s] != n - 1))
+            return snprintf(why, len, "n=%d max_finite of zeros %g at %d, simd_max %g", n,
+                            r->z_max[s], r->z_at[s], r->z_ref[s]), 0;
         /* the second copy is gone when it was the first (n / 2 == n - 1) */
         last = n / 2 == n - 1 ? n : n - 1;
         if (r->find[s][0] != n / 2 || r->find[s][1] != last || r->find[s][2] != n)
@@ -221,8 +259,13 @@ int main(void)
             same &= memcmp(best.scale[s], plain.scale[s], n * sizeof(float)) == 0;
             same &= memcmp(best.relu[s], plain.relu[s], n * sizeof(float)) == 0;
             same &= memcmp(best.above[s], plain.above[s], sizeof best.above[s]) == 0;
+            same &= memcmp(best.mf[s], plain.mf[s], sizeof best.mf[s]) == 0;
+            same &= memcmp(&best.mf_max[s], &plain.mf_max[s], sizeof(float)) == 0;
+            same &= best.mf_at[s] == plain.mf_at[s];
+            same &= memcmp(&best.z_max[s], &plain.z_max[s], sizeof(float)) == 0;
         }
-        check(same, "max, find, all_finite, scale, relu, first_above: both paths bit for bit",
+        check(same, "max, find, all_finite, scale, relu, first_above, max_finite: both paths "
+              "bit for bit",
               "differ");
     }
     {
