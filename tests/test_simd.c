@@ -202,23 +202,22 @@ static int against_double(const results *r, char *why, size_t len)
     return 1;
 }
 
-int main(void)
+/* Fills r with compute() run in a child forked before any vector code ran, under
+ * XLATE_FORCE_ISA=isa (cpu_isa() decides once per process). Returns 1 when it came back. */
+static int in_child(const char *isa, results *r)
 {
-    static results best, plain;
     int fd[2], status = 0;
     pid_t pid;
-    char why[256] = "";
-
-    /* the plain-C twins, in a child that has not asked cpu_isa() yet */
+    size_t off = 0;
+    ssize_t got;
     if (pipe(fd) || (pid = fork()) < 0)
-        return check(0, "fork a child for the plain-C path", "pipe or fork failed"), 1;
+        return 0;
     if (pid == 0) {
-        size_t off = 0;
-        setenv("XLATE_FORCE_ISA", "generic", 1);
+        setenv("XLATE_FORCE_ISA", isa, 1);
         close(fd[0]);
-        compute(&plain);
-        while (off < sizeof plain) {
-            ssize_t w = write(fd[1], (char *)&plain + off, sizeof plain - off);
+        compute(r);
+        while (off < sizeof *r) {
+            ssize_t w = write(fd[1], (char *)r + off, sizeof *r - off);
             if (w <= 0)
                 _exit(1);
             off += w;
@@ -226,19 +225,68 @@ int main(void)
         _exit(0);
     }
     close(fd[1]);
-    {
-        size_t off = 0;
-        ssize_t got;
-        while (off < sizeof plain && (got = read(fd[0], (char *)&plain + off,
-                                                  sizeof plain - off)) > 0)
-            off += got;
-        close(fd[0]);
-        waitpid(pid, &status, 0);
-        if (!check(off == sizeof plain && WIFEXITED(status) && WEXITSTATUS(status) == 0,
-                   "the child computed the plain-C path", "read %zu of %zu bytes", off,
-                   sizeof plain))
-            return check_done();
+    while (off < sizeof *r && (got = read(fd[0], (char *)r + off, sizeof *r - off)) > 0)
+        off += got;
+    close(fd[0]);
+    waitpid(pid, &status, 0);
+    return off == sizeof *r && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* Path a against the plain-C twins p, bit for bit. */
+static void same_bits(const results *a, const results *p, const char *name)
+{
+    int same = 1, bad = -1;
+    const char *what = "";
+    for (int s = 0; s < NS; s++) {
+        int n = sizes[s];
+        same &= a->max[s] == p->max[s];
+        same &= memcmp(a->find[s], p->find[s], sizeof a->find[s]) == 0;
+        same &= memcmp(a->finite[s], p->finite[s], sizeof a->finite[s]) == 0;
+        same &= memcmp(a->scale[s], p->scale[s], n * sizeof(float)) == 0;
+        same &= memcmp(a->relu[s], p->relu[s], n * sizeof(float)) == 0;
+        same &= memcmp(a->above[s], p->above[s], sizeof a->above[s]) == 0;
+        same &= memcmp(a->mf[s], p->mf[s], sizeof a->mf[s]) == 0;
+        same &= memcmp(&a->mf_max[s], &p->mf_max[s], sizeof(float)) == 0;
+        same &= a->mf_at[s] == p->mf_at[s];
+        same &= memcmp(&a->z_max[s], &p->z_max[s], sizeof(float)) == 0;
     }
+    check(same, "max, find, all_finite, scale, relu, first_above, max_finite: the plain-C "
+          "twins' bits", "%s differs", name);
+    /* the loops that sum (softmax's exp sum, LayerNorm's mean and variance) and the
+     * normalization: the plain-C twins add in the vector path's order (8 lanes, then the
+     * lanes' tree, then the tail) with the same exp polynomial and FMAs, so a model's numbers
+     * do not depend on XLATE_FORCE_ISA (issue 27: int8 and bf16 translations did, through
+     * activations rounded to int16 or bf16 after a LayerNorm) */
+    for (int s = 0; s < NS && bad < 0; s++) {
+        int n = sizes[s];
+        if (memcmp(&a->exp_sum[s], &p->exp_sum[s], sizeof(float)) ||
+            memcmp(a->exp_out[s], p->exp_out[s], n * sizeof(float)))
+            bad = s, what = "exp_sum";
+        else if (memcmp(&a->sum[s], &p->sum[s], sizeof(float)))
+            bad = s, what = "sum";
+        else if (memcmp(&a->sqdev[s], &p->sqdev[s], sizeof(float)))
+            bad = s, what = "sqdev";
+        else if (memcmp(a->norm[s], p->norm[s], n * sizeof(float)))
+            bad = s, what = "norm";
+    }
+    check(bad < 0, "exp_sum, sum, sqdev, norm: the plain-C twins' bits", "%s: %s differs at n=%d",
+          name, what, bad < 0 ? 0 : sizes[bad]);
+}
+
+int main(void)
+{
+    static results best, plain, avx2;
+    char why[256] = "";
+
+    /* the plain-C twins, and the AVX2 path where the CPU's best is above it (simd.c's AVX-512
+     * exp_sum), each in a child that has not asked cpu_isa() yet */
+    if (!check(in_child("generic", &plain), "the child computed the plain-C path",
+               "pipe, fork or read failed"))
+        return check_done();
+    if (cpu_isa_detected() > ISA_AVX2 &&
+        !check(in_child("avx2", &avx2), "the child computed the AVX2 path",
+               "pipe, fork or read failed"))
+        return check_done();
     compute(&best);
 
     check(plain.isa == ISA_GENERIC, "child: XLATE_FORCE_ISA=generic selects the plain-C twins",
@@ -249,47 +297,11 @@ int main(void)
           "sums", "%s", why);
     check(against_double(&best, why, sizeof why), "vector path: within float rounding of "
           "double sums", "%s", why);
-    {
-        int same = 1;
-        for (int s = 0; s < NS; s++) {
-            int n = sizes[s];
-            same &= best.max[s] == plain.max[s];
-            same &= memcmp(best.find[s], plain.find[s], sizeof best.find[s]) == 0;
-            same &= memcmp(best.finite[s], plain.finite[s], sizeof best.finite[s]) == 0;
-            same &= memcmp(best.scale[s], plain.scale[s], n * sizeof(float)) == 0;
-            same &= memcmp(best.relu[s], plain.relu[s], n * sizeof(float)) == 0;
-            same &= memcmp(best.above[s], plain.above[s], sizeof best.above[s]) == 0;
-            same &= memcmp(best.mf[s], plain.mf[s], sizeof best.mf[s]) == 0;
-            same &= memcmp(&best.mf_max[s], &plain.mf_max[s], sizeof(float)) == 0;
-            same &= best.mf_at[s] == plain.mf_at[s];
-            same &= memcmp(&best.z_max[s], &plain.z_max[s], sizeof(float)) == 0;
-        }
-        check(same, "max, find, all_finite, scale, relu, first_above, max_finite: both paths "
-              "bit for bit",
-              "differ");
-    }
-    {
-        /* the loops that sum (softmax's exp sum, LayerNorm's mean and variance) and the
-         * normalization: the plain-C twins add in the vector path's order (8 lanes, then the
-         * lanes' tree, then the tail) with the same exp polynomial and FMAs, so a model's numbers
-         * do not depend on XLATE_FORCE_ISA (issue 27: int8 and bf16 translations did, through
-         * activations rounded to int16 or bf16 after a LayerNorm) */
-        int bad = -1;
-        const char *what = "";
-        for (int s = 0; s < NS && bad < 0; s++) {
-            int n = sizes[s];
-            if (memcmp(&best.exp_sum[s], &plain.exp_sum[s], sizeof(float)) ||
-                memcmp(best.exp_out[s], plain.exp_out[s], n * sizeof(float)))
-                bad = s, what = "exp_sum";
-            else if (memcmp(&best.sum[s], &plain.sum[s], sizeof(float)))
-                bad = s, what = "sum";
-            else if (memcmp(&best.sqdev[s], &plain.sqdev[s], sizeof(float)))
-                bad = s, what = "sqdev";
-            else if (memcmp(best.norm[s], plain.norm[s], n * sizeof(float)))
-                bad = s, what = "norm";
-        }
-        check(bad < 0, "exp_sum, sum, sqdev, norm: both paths bit for bit", "%s differs at n=%d",
-              what, bad < 0 ? 0 : sizes[bad]);
+    same_bits(&best, &plain, cpu_isa_name(best.isa));
+    if (cpu_isa_detected() > ISA_AVX2) {
+        check(avx2.isa == ISA_AVX2, "child: XLATE_FORCE_ISA=avx2 selects the AVX2 path",
+              "isa %s", cpu_isa_name(avx2.isa));
+        same_bits(&avx2, &plain, "avx2");
     }
     return check_done();
 }

@@ -19,8 +19,10 @@
 #include <immintrin.h>
 #define HAVE_X86 1
 #define AVX2 __attribute__((target("avx2,fma")))
+#define AVX512 __attribute__((target("avx512f,avx512dq,avx2,fma")))
 
 static int has_avx2(void) { return cpu_isa() >= ISA_AVX2; }
+static int has_avx512(void) { return cpu_isa() >= ISA_AVX512; }
 
 AVX2 static float hmax8(__m256 v)
 {
@@ -112,6 +114,73 @@ AVX2 static float exp_sum_avx2(float *out, const float *x, int n, float shift)
         __m256 e;
         memcpy(tail, x + i, (n - i) * sizeof(float));
         e = exp8(_mm256_sub_ps(_mm256_loadu_ps(tail), sh));
+        _mm256_storeu_ps(tail, e);
+        for (int k = 0; k < n - i; k++) {
+            if (out)
+                out[i + k] = tail[k];
+            r += tail[k];
+        }
+    }
+    return r;
+}
+
+/* exp8 on 16 lanes: the same clamp, reduction, polynomial and two-factor scaling, lane by lane
+ * (roundscale with imm 8 is round_ps's nearest-even without exceptions). */
+AVX512 static __m512 exp16(__m512 x)
+{
+    const __m512 lo = _mm512_set1_ps(-87.33654f), hi = _mm512_set1_ps(88.72283f);
+    __m512 n, r, p;
+    __m512i e, e1, e2;
+    x = _mm512_min_ps(_mm512_max_ps(x, lo), hi);
+    n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.428606765330187045e-06f), r);
+    p = _mm512_set1_ps(1.98393347766250e-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.38925306964666e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.33336077630520e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.16666232049465e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.66666671633720e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    e = _mm512_cvtps_epi32(n);
+    e1 = _mm512_srai_epi32(e, 1);
+    e2 = _mm512_sub_epi32(e, e1);
+    return _mm512_mul_ps(
+        _mm512_mul_ps(p, _mm512_castsi512_ps(_mm512_slli_epi32(
+                             _mm512_add_epi32(e1, _mm512_set1_epi32(127)), 23))),
+        _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(e2, _mm512_set1_epi32(127)), 23)));
+}
+
+/* exp_sum_avx2's 8 partial sums in its order: 16 values a round, the low 8 added before the
+ * high 8, so lane l still takes x[l], x[l + 8], x[l + 16]... in turn. */
+AVX512 static float exp_sum_avx512(float *out, const float *x, int n, float shift)
+{
+    __m256 s = _mm256_setzero_ps();
+    __m512 sh = _mm512_set1_ps(shift);
+    int i = 0;
+    float r;
+    for (; i + 16 <= n; i += 16) {
+        __m512 e = exp16(_mm512_sub_ps(_mm512_loadu_ps(x + i), sh));
+        if (out)
+            _mm512_storeu_ps(out + i, e);
+        s = _mm256_add_ps(s, _mm512_castps512_ps256(e));
+        s = _mm256_add_ps(s, _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(e), 1)));
+    }
+    if (i + 8 <= n) {
+        __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i), _mm256_set1_ps(shift)));
+        if (out)
+            _mm256_storeu_ps(out + i, e);
+        s = _mm256_add_ps(s, e);
+        i += 8;
+    }
+    r = hsum8(s);
+    if (i < n) {
+        float tail[8] = {0};
+        __m256 e;
+        memcpy(tail, x + i, (n - i) * sizeof(float));
+        e = exp8(_mm256_sub_ps(_mm256_loadu_ps(tail), _mm256_set1_ps(shift)));
         _mm256_storeu_ps(tail, e);
         for (int k = 0; k < n - i; k++) {
             if (out)
@@ -263,6 +332,7 @@ AVX2 static void relu_avx2(float *x, long n)
 #else
 #define HAVE_X86 0
 static int has_avx2(void) { return 0; }
+static int has_avx512(void) { return 0; }
 #endif
 
 /* ---- the plain-C twins ------------------------------------------------------------------ */
@@ -398,6 +468,8 @@ int simd_find(const float *x, int n, float v)
 float simd_exp_sum(float *out, const float *x, int n, float shift)
 {
 #if HAVE_X86
+    if (has_avx512())
+        return exp_sum_avx512(out, x, n, shift);
     if (has_avx2())
         return exp_sum_avx2(out, x, n, shift);
 #endif
