@@ -31,6 +31,11 @@ typedef struct {
     int finite[NS][4]; /* clean, inf at the last element, NaN at the first, inf mid-vector */
     float relu[NS][MAXN];
     int above[NS][5];  /* first_above: mid, last, absent, a tie and a NaN, a sum rounded away */
+    int mf[NS][4];     /* max_finite: as finite[] */
+    float mf_max[NS];  /* max_finite of the clean values, and where */
+    int mf_at[NS];
+    float z_max[NS], z_ref[NS]; /* max_finite and simd_max of -1s with a -0 and a +0 */
+    int z_at[NS];
 } results;
 
 /* Deterministic values in [-4, 4). */
@@ -75,6 +80,28 @@ static void compute(results *r)
         t[0] = x[0];
         t[n / 2] = -INFINITY;
         r->finite[s][3] = simd_all_finite(t, n);
+        r->mf[s][0] = simd_max_finite(x, n, &r->mf_max[s], &r->mf_at[s]);
+        {
+            float m0;
+            int a0;
+            memcpy(t, x, n * sizeof *t);
+            t[n - 1] = INFINITY;
+            r->mf[s][1] = simd_max_finite(t, n, &m0, &a0);
+            t[n - 1] = x[n - 1];
+            t[0] = NAN;
+            r->mf[s][2] = simd_max_finite(t, n, &m0, &a0);
+            t[0] = x[0];
+            t[n / 2] = -INFINITY;
+            r->mf[s][3] = simd_max_finite(t, n, &m0, &a0);
+            for (int i = 0; i < n; i++) /* the largest is a zero: its sign is the lanes' */
+                t[i] = -1.0f;
+            t[n / 2] = -0.0f;
+            t[n - 1] = 0.0f;
+            r->z_at[s] = -1;
+            if (!simd_max_finite(t, n, &r->z_max[s], &r->z_at[s]))
+                r->z_at[s] = -2;
+            r->z_ref[s] = simd_max(t, n);
+        }
         memcpy(r->relu[s], x, n * sizeof *x);
         simd_relu(r->relu[s], n);
         /* x is below 4, so base 0.5 + x is below 4.5 < thr 5.25 but at the 5.0s planted */
@@ -117,6 +144,17 @@ static int against_double(const results *r, char *why, size_t len)
         }
         if (r->max[s] != (float)mx)
             return snprintf(why, len, "n=%d max %g, want %g", n, r->max[s], mx), 0;
+        if (r->mf[s][0] != 1 || r->mf[s][1] || r->mf[s][2] || r->mf[s][3] ||
+            r->mf_max[s] != (float)mx || r->mf_at[s] < 0 || r->mf_at[s] >= n ||
+            x[r->mf_at[s]] != (float)mx)
+            return snprintf(why, len, "n=%d max_finite %d %d %d %d max %g at %d, want 1 0 0 0 "
+                            "max %g", n, r->mf[s][0], r->mf[s][1], r->mf[s][2], r->mf[s][3],
+                            r->mf_max[s], r->mf_at[s], mx), 0;
+        /* the zeros: simd_max's very bits, at a zero (index n / 2 or n - 1) */
+        if (memcmp(&r->z_max[s], &r->z_ref[s], sizeof(float)) || r->z_max[s] != 0 ||
+            (r->z_at[s] != n / 2 && r->z_at[s] != n - 1))
+            return snprintf(why, len, "n=%d max_finite of zeros %g at %d, simd_max %g", n,
+                            r->z_max[s], r->z_at[s], r->z_ref[s]), 0;
         /* the second copy is gone when it was the first (n / 2 == n - 1) */
         last = n / 2 == n - 1 ? n : n - 1;
         if (r->find[s][0] != n / 2 || r->find[s][1] != last || r->find[s][2] != n)
@@ -164,23 +202,22 @@ static int against_double(const results *r, char *why, size_t len)
     return 1;
 }
 
-int main(void)
+/* Fills r with compute() run in a child forked before any vector code ran, under
+ * XLATE_FORCE_ISA=isa (cpu_isa() decides once per process). Returns 1 when it came back. */
+static int in_child(const char *isa, results *r)
 {
-    static results best, plain;
     int fd[2], status = 0;
     pid_t pid;
-    char why[256] = "";
-
-    /* the plain-C twins, in a child that has not asked cpu_isa() yet */
+    size_t off = 0;
+    ssize_t got;
     if (pipe(fd) || (pid = fork()) < 0)
-        return check(0, "fork a child for the plain-C path", "pipe or fork failed"), 1;
+        return 0;
     if (pid == 0) {
-        size_t off = 0;
-        setenv("XLATE_FORCE_ISA", "generic", 1);
+        setenv("XLATE_FORCE_ISA", isa, 1);
         close(fd[0]);
-        compute(&plain);
-        while (off < sizeof plain) {
-            ssize_t w = write(fd[1], (char *)&plain + off, sizeof plain - off);
+        compute(r);
+        while (off < sizeof *r) {
+            ssize_t w = write(fd[1], (char *)r + off, sizeof *r - off);
             if (w <= 0)
                 _exit(1);
             off += w;
@@ -188,19 +225,68 @@ int main(void)
         _exit(0);
     }
     close(fd[1]);
-    {
-        size_t off = 0;
-        ssize_t got;
-        while (off < sizeof plain && (got = read(fd[0], (char *)&plain + off,
-                                                  sizeof plain - off)) > 0)
-            off += got;
-        close(fd[0]);
-        waitpid(pid, &status, 0);
-        if (!check(off == sizeof plain && WIFEXITED(status) && WEXITSTATUS(status) == 0,
-                   "the child computed the plain-C path", "read %zu of %zu bytes", off,
-                   sizeof plain))
-            return check_done();
+    while (off < sizeof *r && (got = read(fd[0], (char *)r + off, sizeof *r - off)) > 0)
+        off += got;
+    close(fd[0]);
+    waitpid(pid, &status, 0);
+    return off == sizeof *r && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* Path a against the plain-C twins p, bit for bit. */
+static void same_bits(const results *a, const results *p, const char *name)
+{
+    int same = 1, bad = -1;
+    const char *what = "";
+    for (int s = 0; s < NS; s++) {
+        int n = sizes[s];
+        same &= a->max[s] == p->max[s];
+        same &= memcmp(a->find[s], p->find[s], sizeof a->find[s]) == 0;
+        same &= memcmp(a->finite[s], p->finite[s], sizeof a->finite[s]) == 0;
+        same &= memcmp(a->scale[s], p->scale[s], n * sizeof(float)) == 0;
+        same &= memcmp(a->relu[s], p->relu[s], n * sizeof(float)) == 0;
+        same &= memcmp(a->above[s], p->above[s], sizeof a->above[s]) == 0;
+        same &= memcmp(a->mf[s], p->mf[s], sizeof a->mf[s]) == 0;
+        same &= memcmp(&a->mf_max[s], &p->mf_max[s], sizeof(float)) == 0;
+        same &= a->mf_at[s] == p->mf_at[s];
+        same &= memcmp(&a->z_max[s], &p->z_max[s], sizeof(float)) == 0;
     }
+    check(same, "max, find, all_finite, scale, relu, first_above, max_finite: the plain-C "
+          "twins' bits", "%s differs", name);
+    /* the loops that sum (softmax's exp sum, LayerNorm's mean and variance) and the
+     * normalization: the plain-C twins add in the vector path's order (8 lanes, then the
+     * lanes' tree, then the tail) with the same exp polynomial and FMAs, so a model's numbers
+     * do not depend on XLATE_FORCE_ISA (issue 27: int8 and bf16 translations did, through
+     * activations rounded to int16 or bf16 after a LayerNorm) */
+    for (int s = 0; s < NS && bad < 0; s++) {
+        int n = sizes[s];
+        if (memcmp(&a->exp_sum[s], &p->exp_sum[s], sizeof(float)) ||
+            memcmp(a->exp_out[s], p->exp_out[s], n * sizeof(float)))
+            bad = s, what = "exp_sum";
+        else if (memcmp(&a->sum[s], &p->sum[s], sizeof(float)))
+            bad = s, what = "sum";
+        else if (memcmp(&a->sqdev[s], &p->sqdev[s], sizeof(float)))
+            bad = s, what = "sqdev";
+        else if (memcmp(a->norm[s], p->norm[s], n * sizeof(float)))
+            bad = s, what = "norm";
+    }
+    check(bad < 0, "exp_sum, sum, sqdev, norm: the plain-C twins' bits", "%s: %s differs at n=%d",
+          name, what, bad < 0 ? 0 : sizes[bad]);
+}
+
+int main(void)
+{
+    static results best, plain, avx2;
+    char why[256] = "";
+
+    /* the plain-C twins, and the AVX2 path where the CPU's best is above it (simd.c's AVX-512
+     * exp_sum), each in a child that has not asked cpu_isa() yet */
+    if (!check(in_child("generic", &plain), "the child computed the plain-C path",
+               "pipe, fork or read failed"))
+        return check_done();
+    if (cpu_isa_detected() > ISA_AVX2 &&
+        !check(in_child("avx2", &avx2), "the child computed the AVX2 path",
+               "pipe, fork or read failed"))
+        return check_done();
     compute(&best);
 
     check(plain.isa == ISA_GENERIC, "child: XLATE_FORCE_ISA=generic selects the plain-C twins",
@@ -211,42 +297,11 @@ int main(void)
           "sums", "%s", why);
     check(against_double(&best, why, sizeof why), "vector path: within float rounding of "
           "double sums", "%s", why);
-    {
-        int same = 1;
-        for (int s = 0; s < NS; s++) {
-            int n = sizes[s];
-            same &= best.max[s] == plain.max[s];
-            same &= memcmp(best.find[s], plain.find[s], sizeof best.find[s]) == 0;
-            same &= memcmp(best.finite[s], plain.finite[s], sizeof best.finite[s]) == 0;
-            same &= memcmp(best.scale[s], plain.scale[s], n * sizeof(float)) == 0;
-            same &= memcmp(best.relu[s], plain.relu[s], n * sizeof(float)) == 0;
-            same &= memcmp(best.above[s], plain.above[s], sizeof best.above[s]) == 0;
-        }
-        check(same, "max, find, all_finite, scale, relu, first_above: both paths bit for bit",
-              "differ");
-    }
-    {
-        /* the loops that sum (softmax's exp sum, LayerNorm's mean and variance) and the
-         * normalization: the plain-C twins add in the vector path's order (8 lanes, then the
-         * lanes' tree, then the tail) with the same exp polynomial and FMAs, so a model's numbers
-         * do not depend on XLATE_FORCE_ISA (issue 27: int8 and bf16 translations did, through
-         * activations rounded to int16 or bf16 after a LayerNorm) */
-        int bad = -1;
-        const char *what = "";
-        for (int s = 0; s < NS && bad < 0; s++) {
-            int n = sizes[s];
-            if (memcmp(&best.exp_sum[s], &plain.exp_sum[s], sizeof(float)) ||
-                memcmp(best.exp_out[s], plain.exp_out[s], n * sizeof(float)))
-                bad = s, what = "exp_sum";
-            else if (memcmp(&best.sum[s], &plain.sum[s], sizeof(float)))
-                bad = s, what = "sum";
-            else if (memcmp(&best.sqdev[s], &plain.sqdev[s], sizeof(float)))
-                bad = s, what = "sqdev";
-            else if (memcmp(best.norm[s], plain.norm[s], n * sizeof(float)))
-                bad = s, what = "norm";
-        }
-        check(bad < 0, "exp_sum, sum, sqdev, norm: both paths bit for bit", "%s differs at n=%d",
-              what, bad < 0 ? 0 : sizes[bad]);
+    same_bits(&best, &plain, cpu_isa_name(best.isa));
+    if (cpu_isa_detected() > ISA_AVX2) {
+        check(avx2.isa == ISA_AVX2, "child: XLATE_FORCE_ISA=avx2 selects the AVX2 path",
+              "isa %s", cpu_isa_name(avx2.isa));
+        same_bits(&avx2, &plain, "avx2");
     }
     return check_done();
 }

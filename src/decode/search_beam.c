@@ -254,15 +254,17 @@ static void row_task(void *arg, int r, int thread)
     const search_params *p = j->p;
     beam_bufs *b = j->b;
     int V = j->m->vocab, K2 = 2 * p->beam_size;
-    float *row = j->logits + (size_t)r * V;
+    float *row = j->logits + (size_t)r * V, mx;
     (void)thread;
     b->row_bad[r] = search_step_row(j->m, j->chain, &p->rules, j->rows, j->max_len, j->pos, r,
-                                    row);
+                                    row, &mx);
     if (b->row_bad[r])
         return;
     /* hf_beam: the rows are log-probabilities already, normalized again after the
-     * processors only with renormalize (generate's LogitNormalization) */
-    b->row_lse[r] = p->hf_beam && !p->renormalize ? 0 : logsumexp(row, V);
+     * processors only with renormalize (generate's LogitNormalization); logsumexp(row, V)
+     * with the row's max from search_step_row */
+    b->row_lse[r] = p->hf_beam && !p->renormalize ? 0
+                                                   : mx + logf(simd_exp_sum(NULL, row, V, mx));
     b->row_nt[r] = row_best(row, V, b->row_lp[r] - b->row_lse[r], j->row_beam[r], K2,
                             b->row_top + (size_t)r * K2);
 }

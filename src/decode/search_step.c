@@ -6,25 +6,38 @@
 #include "base/util.h"
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 int search_step_row(const search_model *m, const logits_chain *chain, const logits_rules *rules,
-                    const step_rows *rows, const int *max_len, int pos, int r, float *row)
+                    const step_rows *rows, const int *max_len, int pos, int r, float *row,
+                    float *mx)
 {
-    int V = m->vocab;
+    int V = m->vocab, at;
+    float M;
     /* Logits that are not finite (weights so large that the activations overflow, or NaN in a
-     * changed weights file) make any choice garbage. */
-    if (!simd_all_finite(row, V))
+     * changed weights file) make any choice garbage. The same pass finds the largest, M =
+     * row[at] (simd_max's bits: a nonzero largest value is one value, whatever the order). */
+    if (!simd_max_finite(row, V, &M, &at))
         return 1;
     if (rows->log_softmax) {
-        float lse = logsumexp(row, V);
+        float lse = M + logf(simd_exp_sum(NULL, row, V, M)); /* logsumexp(row, V) */
         for (int v = 0; v < V; v++)
             row[v] -= lse;
+        M = row[at]; /* x - lse rounds monotonically: still the largest */
     }
     if (chain->n) {
         logits_row lr = {rules, V, pos, max_len[rows->sentence[r]], rows->history[r],
                           rows->sentence[r], rows->work, rows->iwork};
         logits_apply(chain, &lr, row);
+        /* A chain that is not `exact` only bans (-inf) or forces one token (every other -inf,
+         * the forced one 0): when row[at] still holds M, nothing was forced and M is still the
+         * largest. Else, and for a zero M (whose sign simd_max takes from the lane order),
+         * a pass finds it. */
+        if (mx && (chain->exact || M == 0 || memcmp(&row[at], &M, sizeof M)))
+            M = simd_max(row, V);
     }
+    if (mx)
+        *mx = M;
     return 0;
 }
 
@@ -42,7 +55,7 @@ int search_step(const search_model *m, const logits_chain *chain, const logits_r
     m->step(m->user, rows->n, rows->tokens, rows->slots, rows->srcs, pos, logits);
     for (int r = 0; r < rows->n; r++)
         if (search_step_row(m, chain, rules, rows, max_len, pos, r,
-                            logits + (size_t)r * m->vocab))
+                            logits + (size_t)r * m->vocab, NULL))
             return search_step_fail(rows, r, pos, err, errlen);
     return 0;
 }

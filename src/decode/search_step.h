@@ -28,9 +28,11 @@ int search_step(const search_model *m, const logits_chain *chain, const logits_r
 /* search_step's work on row r (row: its logits) after the model's step: the finite check, then
  * the log-softmax (rows->log_softmax) and the processors. Returns 0, or 1 when the row is not
  * finite (then search_step_fail says so). It touches row r alone (and rows->work when the chain
- * needs it), so rows may run on different threads. */
+ * needs it), so rows may run on different threads. mx (NULL: not wanted): the row's largest
+ * value as it leaves, simd_max(row, V)'s bits, mostly without a pass of its own. */
 int search_step_row(const search_model *m, const logits_chain *chain, const logits_rules *rules,
-                    const step_rows *rows, const int *max_len, int pos, int r, float *row);
+                    const step_rows *rows, const int *max_len, int pos, int r, float *row,
+                    float *mx);
 /* search_step's error for a row that is not finite: fills err, returns -1. */
 int search_step_fail(const step_rows *rows, int r, int pos, char *err, size_t errlen);
 

@@ -19,8 +19,10 @@
 #include <immintrin.h>
 #define HAVE_X86 1
 #define AVX2 __attribute__((target("avx2,fma")))
+#define AVX512 __attribute__((target("avx512f,avx512dq,avx2,fma")))
 
 static int has_avx2(void) { return cpu_isa() >= ISA_AVX2; }
+static int has_avx512(void) { return cpu_isa() >= ISA_AVX512; }
 
 AVX2 static float hmax8(__m256 v)
 {
@@ -122,6 +124,73 @@ AVX2 static float exp_sum_avx2(float *out, const float *x, int n, float shift)
     return r;
 }
 
+/* exp8 on 16 lanes: the same clamp, reduction, polynomial and two-factor scaling, lane by lane
+ * (roundscale with imm 8 is round_ps's nearest-even without exceptions). */
+AVX512 static __m512 exp16(__m512 x)
+{
+    const __m512 lo = _mm512_set1_ps(-87.33654f), hi = _mm512_set1_ps(88.72283f);
+    __m512 n, r, p;
+    __m512i e, e1, e2;
+    x = _mm512_min_ps(_mm512_max_ps(x, lo), hi);
+    n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.428606765330187045e-06f), r);
+    p = _mm512_set1_ps(1.98393347766250e-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.38925306964666e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.33336077630520e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.16666232049465e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.66666671633720e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    e = _mm512_cvtps_epi32(n);
+    e1 = _mm512_srai_epi32(e, 1);
+    e2 = _mm512_sub_epi32(e, e1);
+    return _mm512_mul_ps(
+        _mm512_mul_ps(p, _mm512_castsi512_ps(_mm512_slli_epi32(
+                             _mm512_add_epi32(e1, _mm512_set1_epi32(127)), 23))),
+        _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(e2, _mm512_set1_epi32(127)), 23)));
+}
+
+/* exp_sum_avx2's 8 partial sums in its order: 16 values a round, the low 8 added before the
+ * high 8, so lane l still takes x[l], x[l + 8], x[l + 16]... in turn. */
+AVX512 static float exp_sum_avx512(float *out, const float *x, int n, float shift)
+{
+    __m256 s = _mm256_setzero_ps();
+    __m512 sh = _mm512_set1_ps(shift);
+    int i = 0;
+    float r;
+    for (; i + 16 <= n; i += 16) {
+        __m512 e = exp16(_mm512_sub_ps(_mm512_loadu_ps(x + i), sh));
+        if (out)
+            _mm512_storeu_ps(out + i, e);
+        s = _mm256_add_ps(s, _mm512_castps512_ps256(e));
+        s = _mm256_add_ps(s, _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(e), 1)));
+    }
+    if (i + 8 <= n) {
+        __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i), _mm256_set1_ps(shift)));
+        if (out)
+            _mm256_storeu_ps(out + i, e);
+        s = _mm256_add_ps(s, e);
+        i += 8;
+    }
+    r = hsum8(s);
+    if (i < n) {
+        float tail[8] = {0};
+        __m256 e;
+        memcpy(tail, x + i, (n - i) * sizeof(float));
+        e = exp8(_mm256_sub_ps(_mm256_loadu_ps(tail), _mm256_set1_ps(shift)));
+        _mm256_storeu_ps(tail, e);
+        for (int k = 0; k < n - i; k++) {
+            if (out)
+                out[i + k] = tail[k];
+            r += tail[k];
+        }
+    }
+    return r;
+}
+
 AVX2 static void scale_avx2(float *x, int n, float a)
 {
     __m256 va = _mm256_set1_ps(a);
@@ -190,6 +259,47 @@ AVX2 static int all_finite_avx2(const float *x, size_t n)
     return 1;
 }
 
+/* max_avx2's lanes and order, with all_finite_avx2's exponent test and, per lane, the index of
+ * the value whose bits the lane's max holds (max_ps takes the new value on ties, so the index
+ * follows >=): the search's row in one pass instead of two. */
+AVX2 static int max_finite_avx2(const float *x, int n, float *max, int *at)
+{
+    const __m256i e = _mm256_set1_epi32(0x7f800000), eight = _mm256_set1_epi32(8);
+    __m256i any = _mm256_setzero_si256(), idx = _mm256_setzero_si256();
+    __m256i cur = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    __m256 m = _mm256_set1_ps(x[0]);
+    int i = 0, k = 0;
+    float r, lane[8];
+    int li[8];
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        __m256i bits = _mm256_and_si256(_mm256_castps_si256(v), e);
+        any = _mm256_or_si256(any, _mm256_cmpeq_epi32(bits, e));
+        idx = _mm256_blendv_epi8(idx, cur, _mm256_castps_si256(_mm256_cmp_ps(v, m, _CMP_GE_OQ)));
+        m = _mm256_max_ps(m, v);
+        cur = _mm256_add_epi32(cur, eight);
+    }
+    if (!_mm256_testz_si256(any, any))
+        return 0;
+    r = hmax8(m);
+    _mm256_storeu_ps(lane, m);
+    _mm256_storeu_si256((__m256i *)li, idx);
+    while (memcmp(&lane[k], &r, sizeof r)) /* hmax8 returns one lane's bits */
+        k++;
+    k = li[k];
+    for (; i < n; i++) {
+        if (!isfinite(x[i]))
+            return 0;
+        if (x[i] > r) {
+            r = x[i];
+            k = i;
+        }
+    }
+    *max = r;
+    *at = k;
+    return 1;
+}
+
 /* 16 values a round (two vectors, one test): beam search's scan finds a candidate in a few
  * hundred of its 58,101 logits, so the loop is the loads, adds and compares */
 AVX2 static int first_above_avx2(const float *x, int n, float base, float thr)
@@ -222,6 +332,7 @@ AVX2 static void relu_avx2(float *x, long n)
 #else
 #define HAVE_X86 0
 static int has_avx2(void) { return 0; }
+static int has_avx512(void) { return 0; }
 #endif
 
 /* ---- the plain-C twins ------------------------------------------------------------------ */
@@ -357,6 +468,8 @@ int simd_find(const float *x, int n, float v)
 float simd_exp_sum(float *out, const float *x, int n, float shift)
 {
 #if HAVE_X86
+    if (has_avx512())
+        return exp_sum_avx512(out, x, n, shift);
     if (has_avx2())
         return exp_sum_avx2(out, x, n, shift);
 #endif
@@ -420,6 +533,19 @@ int simd_all_finite(const float *x, size_t n)
         any |= (bits & 0x7f800000u) == 0x7f800000u;
     }
     return !any;
+}
+
+int simd_max_finite(const float *x, int n, float *max, int *at)
+{
+#if HAVE_X86
+    if (has_avx2())
+        return max_finite_avx2(x, n, max, at);
+#endif
+    if (!simd_all_finite(x, n))
+        return 0;
+    *max = max_twin(x, n);
+    *at = simd_find(x, n, *max);
+    return 1;
 }
 
 void simd_relu(float *x, long n)

@@ -20,6 +20,11 @@ void simd_norm(float *out, const float *x, const float *g, const float *b, int n
                float inv);
 /* 1 when no x[i] is inf or NaN. */
 int simd_all_finite(const float *x, size_t n);
+/* simd_all_finite and simd_max in one pass over n > 0 values: 1 when all are finite, with
+ * *max = simd_max(x, n) (its bits: the largest value, the sign of a zero included, since both
+ * take the lanes in the same order) and *at an index whose value == *max; 0 otherwise (*max
+ * and *at unset). */
+int simd_max_finite(const float *x, int n, float *max, int *at);
 /* The first i with base + x[i] > thr, the sum rounded to float (n if none; NaN is never
  * above). Both paths compute the same float sum and compare, so they give the same i. */
 int simd_first_above(const float *x, int n, float base, float thr);
