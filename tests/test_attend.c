@@ -4,6 +4,8 @@
  *   - each vector level gives the plain-C twin's bits, outputs and probabilities;
  *   - a query's bits do not depend on the queries it is grouped with (nq > 1 against nq = 1);
  *   - nothing is written between the strided rows;
+ *   - rows given by their offsets (attn_rows_at: the decoder's cache, a hypothesis's positions
+ *     in other slots' rows) give the bits of the same rows laid out at a stride;
  *   - the plain-C path is within a stated bound of the same attention in double precision.
  * (The softmax between the two products is simd.c's, the same in every call here;
  * test_simd.c checks its own paths against each other.) */
@@ -103,6 +105,45 @@ static void run(enum cpu_isa isa, const shape *s, const bufs *b, float *out, flo
                   1.0f / sqrtf((float)s->dh), p, s->ldp);
 }
 
+static int same_bits(const shape *s, const float *a, const float *b, size_t ld, int n)
+{
+    for (int i = 0; i < s->nq; i++)
+        if (memcmp(a + i * ld, b + i * ld, (size_t)n * sizeof *a))
+            return 0;
+    return 1;
+}
+
+/* attn_rows_at over the same keys and values scattered: row t at offset (2 (T - 1 - t) + 1)
+ * (dh + 3) floats of fresh buffers, backwards with gaps. 0: the strided run's bits (out1, p1). */
+static int scattered_differs(enum cpu_isa isa, const shape *s, const bufs *b, const float *out1,
+                             const float *p1)
+{
+    size_t row = (size_t)s->dh + 3, n = (2 * (size_t)s->T + 1) * row;
+    float *k = malloc(n * sizeof *k), *v = malloc(n * sizeof *v);
+    float *o = malloc(b->nout * sizeof *o), *pp = malloc(b->np * sizeof *pp);
+    size_t *rows = malloc((size_t)s->T * sizeof *rows);
+    int bad = 1;
+    if (!k || !v || !o || !pp || !rows)
+        goto done;
+    fill(k, n, 99u, 3.0f);
+    fill(v, n, 98u, 3.0f);
+    for (int t = 0; t < s->T; t++) {
+        rows[t] = (2 * (size_t)(s->T - 1 - t) + 1) * row;
+        memcpy(k + rows[t], b->k + (size_t)t * s->ldk, s->dh * sizeof *k);
+        memcpy(v + rows[t], b->vp + (size_t)t * s->ldv, s->dh * sizeof *v);
+    }
+    attn_rows_at_isa(isa, o, s->ldo, b->q, s->ldq, s->nq, k, v, rows, s->T, s->dh,
+                     1.0f / sqrtf((float)s->dh), pp, s->ldp);
+    bad = !same_bits(s, o, out1, s->ldo, s->dh) || !same_bits(s, pp, p1, s->ldp, s->T);
+done:
+    free(k);
+    free(v);
+    free(o);
+    free(pp);
+    free(rows);
+    return bad;
+}
+
 /* The untouched places: past dh in each out row, past T in each p row, after the last row. */
 static int writes_outside(const shape *s, const bufs *b, const float *out, const float *p)
 {
@@ -115,13 +156,6 @@ static int writes_outside(const shape *s, const bufs *b, const float *out, const
     return 0;
 }
 
-static int same_bits(const shape *s, const float *a, const float *b, size_t ld, int n)
-{
-    for (int i = 0; i < s->nq; i++)
-        if (memcmp(a + i * ld, b + i * ld, (size_t)n * sizeof *a))
-            return 0;
-    return 1;
-}
 
 /* u = 2^-24; gamma(n) = n u / (1 - n u) bounds n roundings (Higham, "Accuracy and Stability
  * of Numerical Algorithms", 2nd ed., Lemma 3.1). */
@@ -209,8 +243,9 @@ int main(void)
 {
     enum cpu_isa top = cpu_isa_detected();
     int n_cases = 0, fail_twin[8] = {0}, fail_group = 0, fail_outside = 0, fail_double = 0;
+    int fail_at = 0;
     char first_twin[8][160] = {{0}}, first_group[160] = "", first_outside[160] = "",
-                                     first_double[160] = "";
+                                     first_double[160] = "", first_at[160] = "";
     double worst = 0;
 
     for (int i = 0; i < NDH; i++)
@@ -244,6 +279,9 @@ int main(void)
                      !same_bits(&s, p0, p1, s.ldp, s.T)) &&
                     !fail_twin[lv]++)
                     snprintf(first_twin[lv], sizeof first_twin[lv], "%s", name);
+                if (scattered_differs((enum cpu_isa)lv, &s, &b, out1, p1) && !fail_at++)
+                    snprintf(first_at, sizeof first_at, "%s, %s", cpu_isa_name((enum cpu_isa)lv),
+                             name);
                 if (writes_outside(&s, &b, out1, p1) && !fail_outside++)
                     snprintf(first_outside, sizeof first_outside, "%s, %s",
                              cpu_isa_name((enum cpu_isa)lv), name);
@@ -278,6 +316,8 @@ int main(void)
         printf("# no AVX2 + FMA here: only the plain-C path ran\n");
     check(!fail_group, "a query's bits do not depend on the queries grouped with it",
           "%d differ, first %s", fail_group, first_group);
+    check(!fail_at, "rows at offsets (attn_rows_at) give the strided rows' bits, every level",
+          "%d cases differ, first %s", fail_at, first_at);
     check(!fail_outside, "nothing written between strided rows or after the last",
           "%d cases, first %s", fail_outside, first_outside);
     check(!fail_double, "plain C within the stated bound of double-precision attention",

@@ -44,8 +44,9 @@ typedef struct {
      * attends to source srcs[r]; writes logits[rows, vocab]. */
     void (*step)(void *user, int rows, const int *tokens, const int *slots, const int *srcs,
                  int pos, float *logits);
-    /* Copies cached positions [from, npos) of slot src to slot dst (beam branching; dst
-     * holds the positions before `from` already, as src does). */
+    /* Slot dst takes cached positions [from, npos) of slot src (beam branching; dst holds
+     * the positions before `from` already, as src does). The decoder copies only where they
+     * lie (decoder.c's kv_rows), so the search's "from" saves ints, not keys and values. */
     void (*copy_slot)(void *user, int dst, int src, int from, int npos);
     /* Optional (NULL: the model has none), for a search that needs only each row's argmax
      * (greedy without scores): the step as above, but writing est[rows, vocab] and

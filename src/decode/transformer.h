@@ -37,7 +37,12 @@ void encoder_scratch_free(encoder_scratch *s);
 typedef struct {
     int n_slots;    /* hypotheses with a cache */
     int cap;        /* positions each slot can hold */
-    float *k, *v;   /* [L][n_slots][H][cap][dh] */
+    float *k, *v;   /* [L][n_slots][H][cap][dh]; row (slot s, position t) is written once, by
+                       the step at t for the hypothesis then in s, and never changed after */
+    size_t *kv_rows; /* [n_slots][cap] where slot s's hypothesis finds position t, in floats from
+                        its (layer, head)'s cache of slot 0: (s' H cap + t) dh, s' the slot
+                        whose hypothesis computed it (an ancestor, or s itself) */
+    size_t kv_rows_cap; /* entries kv_rows holds */
     int n_src;
     float *mem_kv;  /* [N_src, L*2d]: per source row, every layer's cross k then v */
     int *src_off;   /* [n_src + 1] first row of source i in mem_kv; [n_src] = N */
@@ -96,7 +101,8 @@ const float *decoder_hidden(const model_weights *m, pool *p, decoder_state *st, 
 void decoder_logits(const model_weights *m, pool *p, const decoder_state *st, const float *h,
                     int rows, float *logits);
 
-/* Copies cached positions [from, npos) of slot src to slot dst (beam reordering). */
+/* Slot dst's hypothesis takes positions [from, npos) of slot src's (beam reordering): only
+ * where they lie (kv_rows) is copied, never the keys and values. */
 void decoder_copy_slot(const model_weights *m, decoder_state *st, int dst, int src, int from,
                        int npos);
 

@@ -15,6 +15,13 @@
 #include "kernels/ops.h"
 #include <math.h>
 
+/* Row t of a head's keys or values: base + rows[t] (the decoder's cache, where a hypothesis's
+ * positions may lie in other slots' rows), or base + t ld (rows NULL). */
+static inline const float *row_at(const float *base, size_t ld, const size_t *rows, int t)
+{
+    return base + (rows ? rows[t] : (size_t)t * ld);
+}
+
 /* The 16 lanes summed in attend.h's tree. a[] is overwritten. */
 static float tree16(float *a)
 {
@@ -28,11 +35,11 @@ static float tree16(float *a)
 }
 
 /* s[t] = scale * q.K[t], t < T. */
-static void scores_c(float *s, const float *q, const float *K, size_t ldk, int T, int dh,
-                     float scale)
+static void scores_c(float *s, const float *q, const float *K, size_t ldk, const size_t *rows,
+                     int T, int dh, float scale)
 {
     for (int t = 0; t < T; t++) {
-        const float *k = K + (size_t)t * ldk;
+        const float *k = row_at(K, ldk, rows, t);
         float acc[16] = {0};
         for (int i = 0; i < dh; i += 16)
             for (int l = 0; l < 16; l++) {
@@ -45,7 +52,7 @@ static void scores_c(float *s, const float *q, const float *K, size_t ldk, int T
 
 /* out[i][e] = sum over t of p[i][t] V[t][e], one chain over t a element (kept in out). */
 static void mix_c(float *out, size_t ldo, const float *p, size_t ldp, int nq, const float *V,
-                  size_t ldv, int T, int dh)
+                  size_t ldv, const size_t *rows, int T, int dh)
 {
     for (int i = 0; i < nq; i++) {
         float *o = out + (size_t)i * ldo;
@@ -53,7 +60,7 @@ static void mix_c(float *out, size_t ldo, const float *p, size_t ldp, int nq, co
         for (int e = 0; e < dh; e++)
             o[e] = 0.0f;
         for (int t = 0; t < T; t++) {
-            const float *v = V + (size_t)t * ldv;
+            const float *v = row_at(V, ldv, rows, t);
             for (int e = 0; e < dh; e++)
                 o[e] = fmaf(pi[t], v[e], o[e]);
         }
@@ -84,8 +91,8 @@ T_512 static __m128 red4_512(__m512 a0, __m512 a1, __m512 a2, __m512 a3)
         _mm512_permutexvar_ps(_mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), u));
 }
 
-T_512 static void scores_512(float *s, const float *q, const float *K, size_t ldk, int T, int dh,
-                             float scale)
+T_512 static void scores_512(float *s, const float *q, const float *K, size_t ldk,
+                             const size_t *rows, int T, int dh, float scale)
 {
     const int full = dh / 16, rem = dh % 16;
     const __mmask16 tail = (__mmask16)((1u << rem) - 1);
@@ -96,7 +103,7 @@ T_512 static void scores_512(float *s, const float *q, const float *K, size_t ld
         float r[8];
 #pragma GCC unroll 8
         for (int j = 0; j < 8; j++) {
-            k[j] = K + (size_t)(t + j < T ? t + j : T - 1) * ldk;
+            k[j] = row_at(K, ldk, rows, t + j < T ? t + j : T - 1);
             a[j] = _mm512_setzero_ps();
         }
         for (int c = 0; c < full; c++) {
@@ -124,7 +131,7 @@ T_512 static __mmask16 mask16(int n) /* the first n lanes, n clamped to [0, 16] 
 }
 
 T_512 static void mix_512(float *out, size_t ldo, const float *p, size_t ldp, int nq,
-                          const float *V, size_t ldv, int T, int dh)
+                          const float *V, size_t ldv, const size_t *rows, int T, int dh)
 {
     for (int e = 0; e < dh; e += 64) {
         __mmask16 m[4];
@@ -138,7 +145,7 @@ T_512 static void mix_512(float *out, size_t ldo, const float *p, size_t ldp, in
             for (int c = 0; c < 4; c++)
                 a0[c] = a1[c] = _mm512_setzero_ps();
             for (int t = 0; t < T; t++) {
-                const float *v = V + (size_t)t * ldv + e;
+                const float *v = row_at(V, ldv, rows, t) + e;
                 __m512 b0 = _mm512_set1_ps(p0[t]), b1 = _mm512_set1_ps(p1[t]);
 #pragma GCC unroll 4
                 for (int c = 0; c < 4; c++) {
@@ -182,8 +189,8 @@ T_AVX2 static __m256 maskv8(int n) /* lanes l < n set */
         _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)));
 }
 
-T_AVX2 static void scores_avx2(float *s, const float *q, const float *K, size_t ldk, int T,
-                               int dh, float scale)
+T_AVX2 static void scores_avx2(float *s, const float *q, const float *K, size_t ldk,
+                               const size_t *rows, int T, int dh, float scale)
 {
     const int full = dh / 16, rem = dh % 16;
     const __m256i mlo = _mm256_castps_si256(maskv8(rem)), mhi = _mm256_castps_si256(maskv8(rem - 8));
@@ -194,7 +201,7 @@ T_AVX2 static void scores_avx2(float *s, const float *q, const float *K, size_t 
         float r[4];
 #pragma GCC unroll 4
         for (int j = 0; j < 4; j++) {
-            k[j] = K + (size_t)(t + j < T ? t + j : T - 1) * ldk;
+            k[j] = row_at(K, ldk, rows, t + j < T ? t + j : T - 1);
             lo[j] = hi[j] = _mm256_setzero_ps();
         }
         for (int c = 0; c < full; c++) {
@@ -222,7 +229,7 @@ T_AVX2 static void scores_avx2(float *s, const float *q, const float *K, size_t 
 }
 
 T_AVX2 static void mix_avx2(float *out, size_t ldo, const float *p, size_t ldp, int nq,
-                            const float *V, size_t ldv, int T, int dh)
+                            const float *V, size_t ldv, const size_t *rows, int T, int dh)
 {
     for (int e = 0; e < dh; e += 32) {
         __m256i m[4];
@@ -236,7 +243,7 @@ T_AVX2 static void mix_avx2(float *out, size_t ldo, const float *p, size_t ldp, 
             for (int c = 0; c < 4; c++)
                 a0[c] = a1[c] = _mm256_setzero_ps();
             for (int t = 0; t < T; t++) {
-                const float *v = V + (size_t)t * ldv + e;
+                const float *v = row_at(V, ldv, rows, t) + e;
                 __m256 b0 = _mm256_set1_ps(p0[t]), b1 = _mm256_set1_ps(p1[t]);
 #pragma GCC unroll 4
                 for (int c = 0; c < 4; c++) {
@@ -256,13 +263,15 @@ T_AVX2 static void mix_avx2(float *out, size_t ldo, const float *p, size_t ldp, 
 }
 #endif
 
-void attn_rows_isa(enum cpu_isa isa, float *out, size_t ldo, const float *q, size_t ldq, int nq,
-                   const float *K, size_t ldk, const float *V, size_t ldv, int T, int dh,
-                   float scale, float *p, size_t ldp)
+/* Both entries: rows NULL (strided) or the rows' offsets (attend.h). */
+static void attn_core(enum cpu_isa isa, float *out, size_t ldo, const float *q, size_t ldq,
+                      int nq, const float *K, size_t ldk, const float *V, size_t ldv,
+                      const size_t *rows, int T, int dh, float scale, float *p, size_t ldp)
 {
-    void (*scores)(float *, const float *, const float *, size_t, int, int, float) = scores_c;
-    void (*mix)(float *, size_t, const float *, size_t, int, const float *, size_t, int, int) =
-        mix_c;
+    void (*scores)(float *, const float *, const float *, size_t, const size_t *, int, int,
+                   float) = scores_c;
+    void (*mix)(float *, size_t, const float *, size_t, int, const float *, size_t,
+                const size_t *, int, int) = mix_c;
 #ifdef HAVE_X86
     if (isa >= ISA_AVX512) {
         scores = scores_512;
@@ -274,25 +283,47 @@ void attn_rows_isa(enum cpu_isa isa, float *out, size_t ldo, const float *q, siz
 #else
     (void)isa;
 #endif
-    /* The rows are far apart (the memory's: 2 d L floats) and in L3 or DRAM at a decoder
-     * step; the hardware prefetchers do not follow them across pages, so every row a query
-     * reads is asked for at once, before the first product needs it. */
+    /* The rows are far apart (the memory's: 2 d L floats; the cache's: other slots' rows) and
+     * in L3 or DRAM at a decoder step; the hardware prefetchers do not follow them across
+     * pages, so every row a query reads is asked for at once, before the first product needs
+     * it. */
     for (int t = 0; t < T; t++)
         for (int e = 0; e < dh; e += 16) {
-            __builtin_prefetch(K + (size_t)t * ldk + e);
-            __builtin_prefetch(V + (size_t)t * ldv + e);
+            __builtin_prefetch(row_at(K, ldk, rows, t) + e);
+            __builtin_prefetch(row_at(V, ldv, rows, t) + e);
         }
     for (int i = 0; i < nq; i++) {
         float *pi = p + (size_t)i * ldp;
-        scores(pi, q + (size_t)i * ldq, K, ldk, T, dh, scale);
+        scores(pi, q + (size_t)i * ldq, K, ldk, rows, T, dh, scale);
         softmax(pi, T);
     }
-    mix(out, ldo, p, ldp, nq, V, ldv, T, dh);
+    mix(out, ldo, p, ldp, nq, V, ldv, rows, T, dh);
+}
+
+void attn_rows_isa(enum cpu_isa isa, float *out, size_t ldo, const float *q, size_t ldq, int nq,
+                   const float *K, size_t ldk, const float *V, size_t ldv, int T, int dh,
+                   float scale, float *p, size_t ldp)
+{
+    attn_core(isa, out, ldo, q, ldq, nq, K, ldk, V, ldv, NULL, T, dh, scale, p, ldp);
 }
 
 void attn_rows(float *out, size_t ldo, const float *q, size_t ldq, int nq, const float *K,
                size_t ldk, const float *V, size_t ldv, int T, int dh, float scale, float *p,
                size_t ldp)
 {
-    attn_rows_isa(cpu_isa(), out, ldo, q, ldq, nq, K, ldk, V, ldv, T, dh, scale, p, ldp);
+    attn_core(cpu_isa(), out, ldo, q, ldq, nq, K, ldk, V, ldv, NULL, T, dh, scale, p, ldp);
+}
+
+void attn_rows_at_isa(enum cpu_isa isa, float *out, size_t ldo, const float *q, size_t ldq,
+                      int nq, const float *K, const float *V, const size_t *rows, int T, int dh,
+                      float scale, float *p, size_t ldp)
+{
+    attn_core(isa, out, ldo, q, ldq, nq, K, 0, V, 0, rows, T, dh, scale, p, ldp);
+}
+
+void attn_rows_at(float *out, size_t ldo, const float *q, size_t ldq, int nq, const float *K,
+                  const float *V, const size_t *rows, int T, int dh, float scale, float *p,
+                  size_t ldp)
+{
+    attn_core(cpu_isa(), out, ldo, q, ldq, nq, K, 0, V, 0, rows, T, dh, scale, p, ldp);
 }

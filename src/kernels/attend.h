@@ -27,4 +27,14 @@ void attn_rows_isa(enum cpu_isa isa, float *out, size_t ldo, const float *q, siz
                    const float *K, size_t ldk, const float *V, size_t ldv, int T, int dh,
                    float scale, float *p, size_t ldp);
 
+/* The same, key t at K + rows[t] and value t at V + rows[t] (floats): the decoder's cache, where
+ * a hypothesis's positions lie in the rows of the slots that computed them (decoder.c). The bits
+ * are attn_rows's over the same rows laid out at a stride. */
+void attn_rows_at(float *out, size_t ldo, const float *q, size_t ldq, int nq, const float *K,
+                  const float *V, const size_t *rows, int T, int dh, float scale, float *p,
+                  size_t ldp);
+void attn_rows_at_isa(enum cpu_isa isa, float *out, size_t ldo, const float *q, size_t ldq,
+                      int nq, const float *K, const float *V, const size_t *rows, int T, int dh,
+                      float scale, float *p, size_t ldp);
+
 #endif
