@@ -64,20 +64,24 @@ const char *xlate_kernels_desc(const xlate_model *m, char *buf, size_t n)
 {
     char blas[64];
     weight_type lt = m->w.cfg.decoder_layers ? m->w.dec[0].fc1.type : m->w.compute;
+    enum cpu_isa isa = cpu_isa();
+    /* attend.c's paths: AVX-512, AVX2 + FMA, plain C */
+    const char *attn = isa >= ISA_AVX512 ? "avx512" : isa >= ISA_AVX2 ? "avx2" : "plain C";
     ops_blas_core(blas, sizeof blas);
     /* f32 arithmetic keeps an f16 file's weights f16 in the panels (each converted exactly as
      * it is read), so the line names both when they differ */
     if (m->w.packed && lt != m->w.compute)
-        snprintf(buf, n, "own %s kernels, %s weights, %s arithmetic (ISA %s); OpenBLAS %s for "
-                 "attention", gemm_path_name(m->w.compute, cpu_isa()),
-                 weight_type_name(lt), weight_type_name(m->w.compute),
-                 cpu_isa_name(cpu_isa()), blas);
+        snprintf(buf, n, "own %s kernels, %s weights, %s arithmetic (ISA %s); attention: the "
+                 "decoder's own %s, the encoder's OpenBLAS %s", gemm_path_name(m->w.compute, isa),
+                 weight_type_name(lt), weight_type_name(m->w.compute), cpu_isa_name(isa), attn,
+                 blas);
     else if (m->w.packed)
-        snprintf(buf, n, "own %s kernels, %s weights (ISA %s); OpenBLAS %s for attention",
-                 gemm_path_name(m->w.compute, cpu_isa()), weight_type_name(m->w.compute),
-                 cpu_isa_name(cpu_isa()), blas);
+        snprintf(buf, n, "own %s kernels, %s weights (ISA %s); attention: the decoder's own %s, "
+                 "the encoder's OpenBLAS %s", gemm_path_name(m->w.compute, isa),
+                 weight_type_name(m->w.compute), cpu_isa_name(isa), attn, blas);
     else
-        snprintf(buf, n, "OpenBLAS %s, f32 weights (ISA %s)", blas, cpu_isa_name(cpu_isa()));
+        snprintf(buf, n, "OpenBLAS %s, f32 weights (ISA %s); the decoder's attention own %s",
+                 blas, cpu_isa_name(isa), attn);
     return buf;
 }
 
