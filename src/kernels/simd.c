@@ -97,10 +97,12 @@ AVX2 static int find_avx2(const float *x, int n, float v)
     return n;
 }
 
-AVX2 static float exp_sum_avx2(float *out, const float *x, int n, float shift)
+/* The sum from x[i] on, with s the 8 partial sums of x[0 .. i) (i a multiple of 8): the rest
+ * of exp_sum_avx2, and of exp_sum_avx512 after its 16-wide rounds. */
+AVX2 static float exp_sum_avx2_from(float *out, const float *x, int n, float shift, int i,
+                                    __m256 s)
 {
-    __m256 s = _mm256_setzero_ps(), sh = _mm256_set1_ps(shift);
-    int i = 0;
+    __m256 sh = _mm256_set1_ps(shift);
     float r;
     for (; i + 8 <= n; i += 8) {
         __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i), sh));
@@ -122,6 +124,11 @@ AVX2 static float exp_sum_avx2(float *out, const float *x, int n, float shift)
         }
     }
     return r;
+}
+
+AVX2 static float exp_sum_avx2(float *out, const float *x, int n, float shift)
+{
+    return exp_sum_avx2_from(out, x, n, shift, 0, _mm256_setzero_ps());
 }
 
 /* exp8 on 16 lanes: the same clamp, reduction, polynomial and two-factor scaling, lane by lane
@@ -160,7 +167,6 @@ AVX512 static float exp_sum_avx512(float *out, const float *x, int n, float shif
     __m256 s = _mm256_setzero_ps();
     __m512 sh = _mm512_set1_ps(shift);
     int i = 0;
-    float r;
     for (; i + 16 <= n; i += 16) {
         __m512 e = exp16(_mm512_sub_ps(_mm512_loadu_ps(x + i), sh));
         if (out)
@@ -168,27 +174,7 @@ AVX512 static float exp_sum_avx512(float *out, const float *x, int n, float shif
         s = _mm256_add_ps(s, _mm512_castps512_ps256(e));
         s = _mm256_add_ps(s, _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(e), 1)));
     }
-    if (i + 8 <= n) {
-        __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i), _mm256_set1_ps(shift)));
-        if (out)
-            _mm256_storeu_ps(out + i, e);
-        s = _mm256_add_ps(s, e);
-        i += 8;
-    }
-    r = hsum8(s);
-    if (i < n) {
-        float tail[8] = {0};
-        __m256 e;
-        memcpy(tail, x + i, (n - i) * sizeof(float));
-        e = exp8(_mm256_sub_ps(_mm256_loadu_ps(tail), _mm256_set1_ps(shift)));
-        _mm256_storeu_ps(tail, e);
-        for (int k = 0; k < n - i; k++) {
-            if (out)
-                out[i + k] = tail[k];
-            r += tail[k];
-        }
-    }
-    return r;
+    return exp_sum_avx2_from(out, x, n, shift, i, s);
 }
 
 AVX2 static void scale_avx2(float *x, int n, float a)
