@@ -62,7 +62,7 @@ const char *xlate_model_compute_type(const xlate_model *m)
 
 const char *xlate_kernels_desc(const xlate_model *m, char *buf, size_t n)
 {
-    char blas[64];
+    char blas[64], wts[48];
     weight_type lt = m->w.cfg.decoder_layers ? m->w.dec[0].fc1.type : m->w.compute;
     enum cpu_isa isa = cpu_isa();
     /* attend.c's paths: AVX-512, AVX2 + FMA, plain C */
@@ -70,15 +70,15 @@ const char *xlate_kernels_desc(const xlate_model *m, char *buf, size_t n)
     ops_blas_core(blas, sizeof blas);
     /* f32 arithmetic keeps an f16 file's weights f16 in the panels (each converted exactly as
      * it is read), so the line names both when they differ */
-    if (m->w.packed && lt != m->w.compute)
-        snprintf(buf, n, "own %s kernels, %s weights, %s arithmetic (ISA %s); attention: the "
-                 "decoder's own %s, the encoder's OpenBLAS %s", gemm_path_name(m->w.compute, isa),
-                 weight_type_name(lt), weight_type_name(m->w.compute), cpu_isa_name(isa), attn,
-                 blas);
-    else if (m->w.packed)
-        snprintf(buf, n, "own %s kernels, %s weights (ISA %s); attention: the decoder's own %s, "
-                 "the encoder's OpenBLAS %s", gemm_path_name(m->w.compute, isa),
-                 weight_type_name(m->w.compute), cpu_isa_name(isa), attn, blas);
+    if (lt != m->w.compute)
+        snprintf(wts, sizeof wts, "%s weights, %s arithmetic", weight_type_name(lt),
+                 weight_type_name(m->w.compute));
+    else
+        snprintf(wts, sizeof wts, "%s weights", weight_type_name(lt));
+    if (m->w.packed)
+        snprintf(buf, n, "own %s kernels, %s (ISA %s); attention: the decoder's own %s, the "
+                 "encoder's OpenBLAS %s", gemm_path_name(m->w.compute, isa), wts,
+                 cpu_isa_name(isa), attn, blas);
     else
         snprintf(buf, n, "OpenBLAS %s, f32 weights (ISA %s); the decoder's attention own %s",
                  blas, cpu_isa_name(isa), attn);
