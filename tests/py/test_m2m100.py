@@ -30,6 +30,7 @@ tests/py/oracle_memo.py when the same files, inputs and code were computed befor
 4 s warm); xlate runs and is compared every time.
 Run by tests/run.sh with env XLATE and Debian's /usr/bin/python3.
 """
+import functools
 import json
 import os
 import random
@@ -69,6 +70,12 @@ def make(tmp, name):
     OM.make_model(d, [sys.executable, os.path.join(TOP, "tools", "make_m2m100.py"), d] +
                   VARIANTS[name])
     return d
+
+
+def loaded_once(make):
+    """make's value, made at the first call only: the reference model is loaded when a memo
+    misses, once for all the values of its test."""
+    return functools.lru_cache(maxsize=None)(make)
 
 
 def reference(what, d, inputs, compute):
@@ -128,12 +135,7 @@ def share(what, same, total, need):
 def parity(name, d, srcs, tgt, beams=(1, 4)):
     edit_json(os.path.join(d, "generation_config.json"),
               lambda g: g.__setitem__("forced_bos_token_id", tgt))
-    ref = []  # the reference model, loaded only when the memo misses
-
-    def model():
-        if not ref:
-            ref.append(R.M2M100(d))
-        return ref[0]
+    model = loaded_once(lambda: R.M2M100(d))
     for K in beams:
         def compute():
             m = model()
@@ -187,14 +189,11 @@ def tokenizer_checks(name, d):
 
 
 def text_parity(name, d, tok, src_lang, tgt_lang, lines, beams=(1, 4)):
-    ref = []  # the reference model, loaded only when the memo misses
-
+    @loaded_once
     def model():
-        if not ref:
-            m = R.M2M100(d)
-            m.gen["forced_bos_token_id"] = tok.codes[tgt_lang]
-            ref.append(m)
-        return ref[0]
+        m = R.M2M100(d)
+        m.gen["forced_bos_token_id"] = tok.codes[tgt_lang]
+        return m
     for K in beams:
         def compute():
             m, want = model(), []
