@@ -68,10 +68,12 @@ static double oracle_err(const float *y, const float *y0, const float *x, const 
             xmax = fabs(xr[k]) > xmax ? fabs(xr[k]) : xmax;
         if (t == WT_INT8) {
             long long L = 2147483647LL / (127LL * ((K + 3) & ~3));
-            float Lf = (float)(L > 32767 ? 32767 : L), inv = xmax > 0 ? Lf / (float)xmax : 0;
+            /* below 2^-100, Lf / xmax overflows: the row is scaled by 2^100 first (exact) */
+            float pre = xmax < 0x1p-100 ? 0x1p100f : 1.0f, Lf = (float)(L > 32767 ? 32767 : L);
+            float inv = xmax > 0 ? Lf / ((float)xmax * pre) : 0;
             sx = (float)xmax / Lf;
             for (int k = 0; k < K; k++)
-                qx[k] = lrintf(xr[k] * inv);
+                qx[k] = lrintf(xr[k] * pre * inv);
         }
         for (int n = 0; n < N; n++) {
             const float *wn = w + (size_t)n * K;
@@ -101,8 +103,8 @@ static double oracle_err(const float *y, const float *y0, const float *x, const 
             } else if (out == GEMM_ACT) {
                 want = want > 0 ? want : 0;
             }
-            if (fabs(got - want) / (bound * mag) > worst)
-                worst = fabs(got - want) / (bound * mag);
+            if (!(fabs(got - want) / (bound * mag) <= worst)) /* NaN: worst becomes inf */
+                worst = isnan(got) || isnan(want) ? INFINITY : fabs(got - want) / (bound * mag);
         }
     }
     return worst;
@@ -135,6 +137,14 @@ static void shape(int N, int K, weight_type t, int with_bias, enum gemm_out out)
     for (int i = 0; i < MAXM * K; i++)
         x[i] = 4 * frand(&seed);
     x[3 * K] = 0; /* a row of zeros, for int8's scale 0 */
+    if (t == WT_INT8) { /* rows whose max|.| / 127 (or levels / max) overflows: UBSan's inf-to-int
+                         * in the fuzzer before the 2^100 rule; a subnormal activation row, and a
+                         * weight row of max 5e-39 */
+        for (int k = 0; k < K; k++)
+            x[(size_t)7 * K + k] *= 1e-39f;
+        for (int k = 0; k < K; k++)
+            w[(size_t)(N > 2 ? 2 : 0) * K + k] *= 1e-38f;
+    }
     for (int k = 0; k < K; k++)
         x[(size_t)5 * K + k] = 0;
     for (int i = 0; i < MAXM * N; i++)
@@ -162,12 +172,14 @@ static void shape(int N, int K, weight_type t, int with_bias, enum gemm_out out)
             double wmax = 0;
             for (int k = 0; k < K; k++)
                 wmax = fabs(w[(size_t)n * K + k]) > wmax ? fabs(w[(size_t)n * K + k]) : wmax;
-            if (fabs(l.scale[n] - wmax / 127) > 1e-6 * wmax / 127)
+            /* a subnormal scale is rounded to 2^-149: up to 127 such steps off at q = 127 */
+            if (fabs(l.scale[n] - wmax / 127) > 1e-6 * wmax / 127 + 0x1p-149)
                 worse = n;
             for (int k = 0; k < K; k++) {
                 double v = w[(size_t)n * K + k];
                 int q = qw_at(&l, n, k);
-                if (q < -127 || q > 127 || fabs(v - q * (double)l.scale[n]) > 0.5001 * l.scale[n])
+                if (q < -127 || q > 127 ||
+                    !(fabs(v - q * (double)l.scale[n]) <= 0.5001 * l.scale[n] + 127 * 0x1p-149))
                     worse = n;
             }
         }

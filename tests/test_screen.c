@@ -3,7 +3,8 @@
  *   - the bound: |output - est| <= rad for every output, the output being the kernel's float
  *     result and also the exact sum computed here in double over the weights as the kernel sees
  *     them (bf16/f16 rounded here by hand), on random rows, rows with one huge activation, tiny
- *     rows, weights with a huge column entry, with and without a bias;
+ *     rows (one subnormal), a weight row of max 1e-38 (127 / max overflows), weights with a huge
+ *     column entry, with and without a bias;
  *   - the argmax found from the candidates (screen_floor, screen_candidates, exact rescoring) the
  *     same as argmax over every output, also with exact ties (duplicated weight rows: the lower
  *     id wins) and with the winner banned (est = -inf);
@@ -73,6 +74,8 @@ static void shape(weight_type t, int N, int K, int M, int with_bias, unsigned se
     for (size_t i = 0; i < (size_t)N * K; i++)
         w[i] = frand(&seed) * 0.2f;
     w[(size_t)(N / 2) * K + 3] = 7.5f;                               /* an outlier weight */
+    for (int k = 0; k < K; k++) /* a row of max 1e-38: 127 / max overflowed in the int8 copy */
+        w[(size_t)(N / 4) * K + k] *= 1e-37f;
     memcpy(w + (size_t)(N - 1) * K, w + (size_t)(N / 3) * K, K * sizeof *w); /* a tie pair */
     for (int n = 0; n < N && b; n++)
         b[n] = frand(&seed) * 3;
@@ -84,7 +87,7 @@ static void shape(weight_type t, int N, int K, int M, int with_bias, unsigned se
             if (r % 4 == 1 && k == 5)
                 v = 300; /* one huge activation */
             if (r % 4 == 2)
-                v *= 1e-20f; /* tiny */
+                v *= r == 6 ? 1e-39f : 1e-20f; /* tiny; row 6 subnormal */
             if (r % 4 == 3) /* aligned with the tied rows (not the outlier weight's k) */
                 v = k == 3 ? 0 : w[(size_t)(N / 3) * K + k] * 40;
             x[(size_t)r * K + k] = v;

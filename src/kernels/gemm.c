@@ -177,13 +177,14 @@ void linear_pack_rows(linear *l, void *mem, weight_type t, int r0, int r1, const
                 ((uint16_t *)panel)[(size_t)k * PANEL + c] = to_f16(w[k]);
             break;
         case WT_INT8: {
-            float amax = 0, inv;
+            float amax = 0, inv, pre;
             for (int k = 0; k < K; k++)
                 amax = fabsf(w[k]) > amax ? fabsf(w[k]) : amax;
-            inv = amax > 0 ? 127.0f / amax : 0;
+            pre = gemm_q_pre(amax);
+            inv = amax > 0 ? 127.0f / (amax * pre) : 0;
             scale[n] = amax / 127.0f;
             for (int k = 0; k < K4; k++) {
-                int q = k < K ? (int)rintf(w[k] * inv) : 0;
+                int q = k < K ? (int)rintf(w[k] * pre * inv) : 0;
                 ((int8_t *)panel)[(size_t)(k / 4) * PANEL * 4 + c * 4 + k % 4] = (int8_t)q;
             }
             break;
@@ -428,7 +429,7 @@ void linear_pack_int8_copy(linear *dst, void *mem, const linear *src, int p0, in
     for (int p = p0; p < p1; p++) {
         const uint8_t *sp = (const uint8_t *)src->packed + (size_t)p * sb;
         int8_t *dp = (int8_t *)mem + (size_t)p * db;
-        float amax[PANEL] = {0}, inv[PANEL], v[PANEL];
+        float amax[PANEL] = {0}, inv[PANEL], pre[PANEL], v[PANEL];
         int32_t sum[PANEL] = {0};
         for (int pass = 0; pass < 2; pass++) {
             for (int k = 0; k < K; k++) {
@@ -443,14 +444,16 @@ void linear_pack_int8_copy(linear *dst, void *mem, const linear *src, int p0, in
                     /* a column with an inf weight (model.c refuses those at load) gets zeros
                      * and absq inf, an unbounded error the screen falls back on: never a
                      * conversion of NaN to int */
-                    int q = isfinite(amax[c]) ? (int)rintf(v[c] * inv[c]) : 0;
+                    int q = isfinite(amax[c]) ? (int)rintf(v[c] * pre[c] * inv[c]) : 0;
                     dp[(size_t)(k / 4) * PANEL * 4 + c * 4 + k % 4] = (int8_t)q;
                     sum[c] += q < 0 ? -q : q;
                 }
             }
             /* as linear_pack_rows quantizes a row */
-            for (int c = 0; pass == 0 && c < PANEL; c++)
-                inv[c] = amax[c] > 0 ? 127.0f / amax[c] : 0;
+            for (int c = 0; pass == 0 && c < PANEL; c++) {
+                pre[c] = gemm_q_pre(amax[c]);
+                inv[c] = amax[c] > 0 ? 127.0f / (amax[c] * pre[c]) : 0;
+            }
         }
         for (int c = 0; c < PANEL && p * PANEL + c < N; c++) {
             scale[p * PANEL + c] = amax[c] / 127.0f;
@@ -463,9 +466,9 @@ void linear_pack_int8_copy(linear *dst, void *mem, const linear *src, int p0, in
 /* Row x quantized: q[K4] (zeros past K); returns the scale. amax: max|x[k]|. */
 float gemm_quantize_tail(int16_t *q, const float *x, int K, int k, float amax)
 {
-    float L = act_levels(K), inv = amax > 0 ? L / amax : 0;
+    float L = act_levels(K), pre = gemm_q_pre(amax), inv = amax > 0 ? L / (amax * pre) : 0;
     for (; k < k4(K); k++)
-        q[k] = k < K ? (int16_t)rintf(x[k] * inv) : 0;
+        q[k] = k < K ? (int16_t)rintf(x[k] * pre * inv) : 0;
     return amax / L;
 }
 

@@ -233,6 +233,8 @@ T_AVX2 float quantize_row_avx2(int16_t *q, const float *x, int K)
         amax = m[i] > amax ? m[i] : amax;
     for (; k < K; k++)
         amax = fabsf(x[k]) > amax ? fabsf(x[k]) : amax;
+    if (amax < GEMM_Q_TINY) /* zero or tiny: the scalar rule, whole row */
+        return gemm_quantize_tail(q, x, K, 0, amax);
     inv8 = _mm256_set1_ps(amax > 0 ? L / amax : 0);
     for (k = 0; k + 8 <= K; k += 8) {
         __m256i i32 = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(x + k), inv8));

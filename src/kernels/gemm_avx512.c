@@ -362,6 +362,8 @@ T_512 float quantize_row_512(int16_t *q, const float *x, int K)
     amax = _mm512_reduce_max_ps(mx);
     for (; k < K; k++)
         amax = fabsf(x[k]) > amax ? fabsf(x[k]) : amax;
+    if (amax < GEMM_Q_TINY) /* zero or tiny: the scalar rule, whole row */
+        return gemm_quantize_tail(q, x, K, 0, amax);
     inv16 = _mm512_set1_ps(amax > 0 ? L / amax : 0);
     for (k = 0; k + 16 <= K; k += 16)
         _mm256_storeu_si256((__m256i *)(q + k), _mm512_cvtsepi32_epi16(_mm512_cvtps_epi32(

@@ -55,6 +55,15 @@ struct pk_job {
  * by the caller's vector loop): q[K4], zeros past K; amax = max|x|; returns the row's scale. */
 float gemm_quantize_tail(int16_t *q, const float *x, int K, int k, float amax);
 
+/* Below this amax, levels / amax overflows to inf (127 / amax does for amax < 3.7e-37) and the
+ * quantized values would be inf or NaN converted to int. Such rows are scaled by GEMM_Q_PRE
+ * first, exactly (a power of two), so q = rint((x * pre) * (levels / (amax * pre))). Rows at or
+ * above it keep pre = 1: the same bits as without the rule. The vector quantizers hand such a
+ * row whole to gemm_quantize_tail. */
+#define GEMM_Q_TINY 0x1p-100f
+#define GEMM_Q_PRE 0x1p100f
+static inline float gemm_q_pre(float amax) { return amax < GEMM_Q_TINY ? GEMM_Q_PRE : 1.0f; }
+
 #ifdef HAVE_X86
 /* The vector tiles (the body_* loops and the tile_* functions that run them) are left out of
  * AddressSanitizer's instrumentation (make sanitize), UBSan kept: ASan checked the shadow of
