@@ -23,13 +23,16 @@ CTranslate2: the longest of its K finished hypotheses, bench/ct2_translate.py), 
 lines whose best hypothesis is identical in both. Greedy is checked first: ids must be equal
 (f32; int8 quantizes differently in each engine, so only counted).
 
-Where a step goes (--profile): `perf record --call-graph dwarf` of xlate at 1 thread (every
-sample on the thread that runs the search, so the call chains name the part), samples inside
-the translation sorted into: projection (decoder_logits), log-softmax + top-k (the search's own
-work: search_step's pass over the logits, search_beam's ranking), attention (self_attn_task,
-cross_attn_task), the rest (the layers' products, norms, encoder, cache copies). Beside it,
-xlate -v's wall-time split of the 2-thread runs (encoder, decoder layers, projection, search
-and batching).
+Where a step goes: xlate -v's wall-time split of the same-rule runs above, at their thread
+count: the encoder; the decoder layers' attention (-v's "of the decoder layers, attention":
+self and cross, the cache's writes, the heads' average) and the rest of the layers (their
+products, norms and residuals); the output projection; the search and batching (log-softmax and
+top-k of every row, the beam's ranking, the bookkeeping: what is left of the translate time).
+These are timers around the parts in xlate itself. (Until 2026-11-27 the attention and the
+log-softmax + top-k shares came from `perf record --call-graph dwarf` at 1 thread; its unwinding
+stopped one to three frames above the leaf, so the search's leaves (simd.c's max and exp sums,
+top_insert) were counted as "the rest" and batch 1's runs ended inside perf's start delay: the
+table said 0% and "-" where -v measures 4% and more.)
 
 Distance from the limit: the projection's FLOP/s (2 x rows x 512 x 58,101 over -v's projection
 time) against the peak of its instruction on the same threads (bench/peak.c: f32 FMA, int8
@@ -48,7 +51,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PY = "/usr/bin/python3"
@@ -103,6 +105,8 @@ def run_xlate(exe, a, ids, out, ct, B, K, threads, fixed, env=None, prefix=()):
     m = re.search(r"encoder ([0-9.]+) s, decoder layers ([0-9.]+) s, output projection "
                   r"([0-9.]+) s \(\d+%\), search and batching ([0-9.]+) s", e)
     r["split"] = [float(x) for x in m.groups()] if m else None
+    m = re.search(r"of the decoder layers, attention ([0-9.]+) s", e)
+    r["attention"] = float(m.group(1)) if m else None
     # the projection's panels: an f16 file stays f16 under f32 arithmetic (2 bytes a weight)
     m = re.search(r"output projection packed, (f32|f16|bf16|int8) ", e)
     r["out_bytes"] = {"f32": 4, "f16": 2, "bf16": 2, "int8": 1}[m.group(1)] if m else None
@@ -139,70 +143,6 @@ def same_lines(p, q):
 
 def best(runs):
     return min(runs, key=lambda r: r["translate"])
-
-
-# --- profile: perf's call chains sorted into the parts of a step ---------------------------
-
-PARTS = ("projection", "log-softmax + top-k", "attention", "rest")
-ATTENTION = {"self_attn_task", "cross_attn_task", "average_heads", "attend", "attn_rows",
-             "attn_rows_isa", "scores_512", "mix_512", "scores_avx2", "mix_avx2", "scores_c",
-             "mix_c"}
-SEARCH = {"search_step", "search_step_row", "search_beam", "row_task", "row_best", "logsumexp",
-          "top_insert", "search_best_tokens"}
-NOT_SEARCH = {"pk_task", "gemm_packed", "decoder_hidden", "decoder_logits", "binding_step",
-              "binding_hidden", "decoder_copy_slot", "copy_task"}
-
-
-def classify(frames):
-    """frames: a sample's symbols, leaf first. perf's dwarf unwinding stops early under the
-    packed products (pool_run is often the last frame it finds), so a sample is told by the
-    named frame nearest its leaf: attention's tasks, the search's own passes (row_task runs on
-    the pool, so pool_run lies above them too: it names nothing), or the model's step."""
-    for f in frames:
-        if f in ATTENTION:
-            return "attention"
-        if f in SEARCH:
-            return "log-softmax + top-k"
-        if f in NOT_SEARCH:
-            return "other"
-    return "other"
-
-
-def perf_shares(exe, a, ids, ct, B, K, tmp, load_s):
-    """Shares of a 1-thread translation per part, or None without perf. perf starts after the
-    model load (--delay: twice the load time measured before, plus 0.5 s), so every sample is
-    the translation's; the projection's share is xlate -v's own timer of the same run."""
-    data = os.path.join(tmp, "perf.data")
-    out = os.path.join(tmp, "perf.ids")
-    delay = int(1000 * (2 * load_s + 0.5))
-    try:
-        r = run_xlate(exe, a, ids, out, ct, B, K, 1, True,
-                      prefix=("perf", "record", "-q", "-F", str(a.perf_freq), "-D",
-                              str(delay), "--call-graph", "dwarf,8192", "-o", data))
-    except (RuntimeError, FileNotFoundError) as e:
-        log(f"beam_bench: perf failed: {str(e)[-300:]}")
-        return None
-    p = subprocess.run(["perf", "script", "-i", data, "--no-inline", "-F", "ip,sym"],
-                       capture_output=True, text=True, errors="replace")
-    counts, frames = Counter(), []
-    for line in p.stdout.splitlines() + [""]:
-        t = line.split()
-        if t:
-            if len(t) >= 2:
-                frames.append(t[1].split("+")[0])
-            continue
-        if frames:
-            counts[classify(frames)] += 1
-        frames = []
-    os.remove(data)
-    total = sum(counts.values())
-    if not total or not r["split"]:
-        return None
-    sh = {"projection": r["split"][2] / r["translate"],
-          "attention": counts["attention"] / total,
-          "log-softmax + top-k": counts["log-softmax + top-k"] / total}
-    sh["rest"] = max(0.0, 1 - sum(sh.values()))
-    return {"shares": sh, "samples": total, "translate": r["translate"]}
 
 
 def peaks(threads, nbytes):
@@ -245,10 +185,8 @@ def main():
                     help="beam sizes that also get the own-rule rows ('' for none)")
     ap.add_argument("--runs", type=int, default=1, help="best of N")
     ap.add_argument("--no-ct2", action="store_true")
-    ap.add_argument("--no-profile", action="store_true")
-    ap.add_argument("--profile-sentences", type=int, default=32,
-                    help="sentences in each perf run (batch 1: a quarter of them)")
-    ap.add_argument("--perf-freq", type=int, default=1000)
+    ap.add_argument("--no-profile", action="store_true",
+                    help="accepted and ignored: the split comes from -v's timers of every run")
     ap.add_argument("--json", default="", help="also write the raw figures here")
     a = ap.parse_args()
     xlates = [os.path.abspath(x) for x in (a.xlate or [os.path.join(TOP, "xlate")])]
@@ -283,7 +221,6 @@ def main():
     t_start, la0 = time.time(), loadavg()
     info = {"cpu": cpu_model(), "ct2": ver, "ct2_missing": why, "load_before": la0,
             "kernels": {x: {ct: kernels_line(x, a, ids, ct, tmp) for ct in cts} for x in xlates}}
-    load_s = {x: max(k[1] for k in info["kernels"][x].values()) for x in xlates}
     info["kernels"] = {x: {ct: k[0] for ct, k in v.items()} for x, v in info["kernels"].items()}
 
     # greedy first: the engines must agree (f32)
@@ -326,18 +263,6 @@ def main():
                                    for xi in range(len(xlates))]
                     rows.append(row)
 
-    prof = {}
-    if not a.no_profile:
-        K = 4 if 4 in beams else beams[0]
-        for xi, x in enumerate(xlates):
-            for ct in cts:
-                for B in batches:
-                    m = a.profile_sentences if B > 1 else max(1, a.profile_sentences // 4)
-                    pids = os.path.join(tmp, "prof.ids")
-                    with open(ids) as f, open(pids, "w") as g:
-                        g.writelines(f.readlines()[:m])
-                    log(f"beam_bench: perf, {ct} batch {B} beam {K}, {m} sentences, {x}")
-                    prof[(xi, ct, B)] = perf_shares(x, a, pids, ct, B, K, tmp, load_s[x])
     pk = peaks(a.threads, V * D * 4)
     pk8 = peaks(a.threads, V * D)
     pk16 = peaks(a.threads, V * D * 2)
@@ -403,36 +328,31 @@ def main():
             line += f" {s}/{r['n']} |" if s is not None else " - |"
         P(line)
     P()
-    P("Where a step goes, 1 thread, beam "
-      f"{4 if 4 in beams else beams[0]}, same rule, the first {a.profile_sentences} sentences "
-      "(a quarter at batch 1): projection from xlate -v's timer, attention and log-softmax + "
-      "top-k from the share of perf's samples (perf record --call-graph dwarf after the load) "
-      "whose call chain holds them, the rest what is left (the layers' products and norms, the "
-      "encoder, cache copies). -v: wall-time split of the 2-thread same-rule run above "
-      "(encoder, decoder layers, projection, search and batching).\n")
-    P("| xlate | compute | batch | perf: projection | log-softmax + top-k | attention | rest | "
-      "samples | -v: encoder | layers | projection | search |")
-    P("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    K0 = 4 if 4 in beams else beams[0]
-    for xi in range(len(xlates)):
-        for ct in cts:
-            for B in batches:
-                pr = prof.get((xi, ct, B))
-                r = next((r for r in rows if (r["ct"], r["B"], r["K"], r["rule"]) ==
-                          (ct, B, K0, "same")), None)
-                line = f"| xlate{xi + 1} | {ct} | {B} |"
-                if pr:
-                    line += "".join(f" {100 * pr['shares'][k]:.0f}% |" for k in PARTS)
-                    line += f" {pr['samples']} |"
-                else:
-                    line += " - | - | - | - | - |"
-                sp_ = r["x"][xi]["split"] if r else None
-                if sp_:
-                    t = r["x"][xi]["translate"]
-                    line += "".join(f" {100 * v / t:.0f}% |" for v in sp_)
-                else:
-                    line += " - | - | - | - |"
-                P(line)
+    P(f"Where a step goes: xlate -v's wall-time split of each same-rule run above ({a.threads} "
+      "threads; timers in xlate around the parts), as shares of its translate time: the "
+      "encoder; the decoder layers' attention (self and cross, the cache's writes) and the rest "
+      "of the layers (products, norms, residuals); the output projection; the search and "
+      "batching (log-softmax + top-k of every row, the beam's ranking, the bookkeeping: what "
+      "is left).\n")
+    P("| xlate | compute | batch | beam | encoder | attention | layers' rest | projection | "
+      "log-softmax + top-k, batching |")
+    P("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        if r["rule"] != "same":
+            continue
+        for xi, x in enumerate(r["x"]):
+            sp_, t, at = x["split"], x["translate"], x["attention"]
+            line = f"| xlate{xi + 1} | {r['ct']} | {r['B']} | {r['K']} |"
+            if sp_ and at is not None and t > 0:
+                enc, lay, proj, srch = sp_
+                line += "".join(f" {100 * v / t:.0f}% |" for v in (enc, at, lay - at, proj, srch))
+            elif sp_ and t > 0:  # an xlate before the attention timer (2026-11-27)
+                enc, lay, proj, srch = sp_
+                line += (f" {100 * enc / t:.0f}% | ? | {100 * lay / t:.0f}% (with attention) |"
+                         f" {100 * proj / t:.0f}% | {100 * srch / t:.0f}% |")
+            else:
+                line += " - | - | - | - | - |"
+            P(line)
     P()
     P("Distance from the limit, the output projection of the same-rule runs: its FLOP/s "
       "(2 × rows × 512 × 58,101 over -v's projection time) against the peak of its instruction "
@@ -469,7 +389,6 @@ def main():
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"info": info, "rows": rows, "greedy": greedy,
-                       "profile": {f"{k[0]}:{k[1]}:{k[2]}": v for k, v in prof.items()},
                        "peaks": [pk, pk16, pk8]}, f, indent=1, default=str)
     bad = [g for g in greedy if g[0] == "f32" and g[4] != n]
     return 1 if bad else 0

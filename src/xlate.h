@@ -276,6 +276,9 @@ void xlate_ctx_set_batch_invariant(xlate_ctx *ctx, int on);
  * estimates and bounds). The rest of the translate time is the search and the batching. */
 typedef struct {
     double encoder_s, decoder_s, projection_s;
+    /* of decoder_s, the attention (self and cross: the cache's writes, the scores, softmax and
+     * values, the heads' average): the rest of decoder_s is the layers' products and norms */
+    double attention_s;
     /* the output projection's panels or int8 screen built at their first use (model
      * preparation deferred from the load, xlate_output_desc: part of the load, not of the
      * translation, as the command line's -v reports it; counted in no other field) */

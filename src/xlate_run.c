@@ -144,10 +144,11 @@ typedef struct {
 static const float *binding_hidden(decoder_binding *b, int rows, const int *tokens,
                                    const int *slots, const int *srcs, int pos, double *t1)
 {
-    double t0 = now_seconds();
+    double t0 = now_seconds(), a0 = b->st->attn_s;
     const float *h = decoder_hidden(b->w, b->pool, b->st, rows, tokens, slots, srcs, pos);
     *t1 = now_seconds();
     b->times->decoder_s += *t1 - t0;
+    b->times->attention_s += b->st->attn_s - a0;
     b->times->decoder_steps++;
     b->times->decoder_rows += rows;
     return h;

@@ -366,9 +366,10 @@ static void report(const run *r)
         fprintf(stderr,
                 "xlate: translate time: encoder %.3f s, decoder layers %.3f s, output projection "
                 "%.3f s (%.0f%%), search and batching %.3f s\n"
+                "xlate: of the decoder layers, attention %.3f s (self and cross)\n"
                 "xlate: decoder: %lld steps, %lld rows\n",
                 ts.encoder_s, ts.decoder_s, ts.projection_s, 100 * ts.projection_s / tt,
-                rest > 0 ? rest : 0, ts.decoder_steps, ts.decoder_rows);
+                rest > 0 ? rest : 0, ts.attention_s, ts.decoder_steps, ts.decoder_rows);
     }
     if (r->model) {
         char b[160];

@@ -204,6 +204,7 @@ const float *decoder_hidden(const model_weights *m, pool *p, decoder_state *st, 
     int d = c->d_model, dh = d / c->decoder_heads, H = c->decoder_heads;
     float eps = c->layer_norm_eps;
     const gemm_fn gemm = st->whole_batch ? gemm_whole : gemm_rows;
+    double t0;
     step_job job = {m, st, slots, srcs, 0, pos, scores_stride(st->cap, st->max_src)};
 
     group_rows(st, rows, srcs);
@@ -228,6 +229,7 @@ const float *decoder_hidden(const model_weights *m, pool *p, decoder_state *st, 
             in = st->h;
         }
         gemm(p, st->qkv, in, &L->qkv, rows, GEMM_SET, NO_ACT);
+        t0 = now_seconds();
         for (int r = 0; r < rows; r++) {
             const float *k = st->qkv + (size_t)r * 3 * d + d, *v = k + d;
             for (int h = 0; h < H; h++) {
@@ -237,6 +239,7 @@ const float *decoder_hidden(const model_weights *m, pool *p, decoder_state *st, 
             }
         }
         pool_run(p, rows * H, self_attn_task, &job);
+        st->attn_s += now_seconds() - t0;
         gemm(p, st->x, st->ctx, &L->o, rows, GEMM_ADD, NO_ACT);
         if (!c->pre_norm)
             layernorm_rows(st->x, st->x, &L->self_norm, rows, d, eps);
@@ -250,9 +253,11 @@ const float *decoder_hidden(const model_weights *m, pool *p, decoder_state *st, 
             in = st->h;
         }
         gemm(p, st->qkv, in, &L->cross_q, rows, GEMM_SET, NO_ACT);
+        t0 = now_seconds();
         pool_run(p, st->n_runs * H, cross_attn_task, &job);
         if (l == st->attn_layer)
             average_heads(st, H, rows, srcs);
+        st->attn_s += now_seconds() - t0;
         gemm(p, st->x, st->ctx, &L->cross_o, rows, GEMM_ADD, NO_ACT);
         if (!c->pre_norm)
             layernorm_rows(st->x, st->x, &L->cross_norm, rows, d, eps);

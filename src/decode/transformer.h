@@ -70,6 +70,9 @@ typedef struct {
                           order, then / H: the same bits for any batch and thread count);
                           entries t < src_len[srcs[r]] are set */
     size_t cap_floats[11]; /* current sizes of the buffers above, to grow them (BUF_*) */
+    double attn_s;  /* wall seconds in the attention (self and cross, their caches' writes and
+                       the heads' average) since the state was made: a part of the steps' time
+                       that -v reports (xlate_time_split.attention_s); never reset */
 } decoder_state;
 
 /* Sizes the state for n_slots hypotheses of up to cap positions (pos: the position table, at

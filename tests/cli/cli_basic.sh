@@ -209,6 +209,11 @@ expect_grep "--verbose: greedy decoder steps and rows from the output's lengths"
 # one row, each later one 3 rows: 3 * (1 + 3 * 3) = 30 rows (bench/beam_bench.py counts on it)
 X --output-format ids -v --beam-size 3 --min-length 4 --max-length 4 < "$T/3.en" > /dev/null 2> "$T/err"
 expect_grep "--verbose: beam decoder steps and rows, counted by hand" "$T/err" '^xlate: decoder: 4 steps, 30 rows$'
+# the attention's time is a part of the decoder layers' (not above it), both from the same
+# run's lines (a tiny model's 4 steps may round it to 0.000 s)
+split=$(awk '/^xlate: translate time:/ {d = $9} /^xlate: of the decoder layers, attention/ {a = $7}
+  END {print (a != "" && d != "" && a + 0 <= d + 0) ? "part" : "attention [" a "] s of decoder layers [" d "] s"}' "$T/err")
+expect_eq "--verbose: the attention's time, a part of the decoder layers'" "$split" part
 
 # --- the progress line: only when stderr is a terminal and the input a file
 if command -v script > /dev/null 2>&1; then
