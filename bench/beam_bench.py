@@ -145,6 +145,27 @@ def best(runs):
     return min(runs, key=lambda r: r["translate"])
 
 
+def useful_macs(cfg, src_lens, L, K):
+    """Multiply-adds a same-rule run must do (padding and finished rows not counted): sentence
+    i's source has src_lens[i] tokens (eos counted), and it makes exactly L steps, one row at
+    the first and K at each later one (the row at position t attends to t + 1 positions of its
+    own and to the source). Per source token: each encoder layer's q, k, v, o and FFN (4d^2 +
+    2 d F) and its attention over the S tokens (2 S d: q.k and p.v over every head), then every
+    decoder layer's cross-attention keys and values (2 d^2). Per decoder row: each layer's
+    self q, k, v, o and cross q, o (6 d^2), FFN (2 d F), attention 2 d (t + 1 + S), and the
+    output projection d V."""
+    d, F, V_ = cfg["d_model"], cfg["ffn_dim"], cfg["tgt_vocab_size"]
+    Le, Ld = cfg["encoder_layers"], cfg["decoder_layers"]
+    rows = 1 + (L - 1) * K
+    total = 0
+    for S in src_lens:
+        total += S * Le * (4 * d * d + 2 * d * F) + Le * 2 * S * S * d + S * Ld * 2 * d * d
+        total += rows * (Ld * (6 * d * d + 2 * d * F) + d * V_)
+        positions = (1 + S) + K * sum(t + 1 + S for t in range(1, L))
+        total += Ld * 2 * d * positions
+    return total, rows * len(src_lens)
+
+
 def peaks(threads, nbytes):
     exe = os.path.join(TOP, "build", "peak")
     src = os.path.join(TOP, "bench", "peak.c")
@@ -366,26 +387,44 @@ def main():
           f"{V * D * 4 / 1e6:.0f} MB, {pk16['read_gbs'] if pk16 else float('nan'):.1f} GB/s "
           f"over {V * D * 2 / 1e6:.0f} MB, {pk8['read_gbs'] if pk8 else float('nan'):.1f} GB/s over "
           f"{V * D / 1e6:.0f} MB.\n")
+    P("The whole run beside it: every useful multiply-add of the translation (the encoder, "
+      "the decoder's layers, attention and projection, counted from config.json, each "
+      "sentence's source length and the L steps of K rows; padding not counted), 2 FLOP each, "
+      "over the translate time, against the same peak (int8: the products' instruction; the "
+      "attention, norms and softmax run in f32). A run whose -v rows differ from the count "
+      "says '-'.\n")
     P("| xlate | compute | batch | beam | rows a step | projection GFLOP/s | % of peak | "
-      "weights GB/s | % of read rate |")
-    P("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+      "weights GB/s | % of read rate | whole run GFLOP/s | % of peak |")
+    P("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    cfg = json.load(open(os.path.join(a.dir, "config.json")))
+    lens = {}
+    for f_ in (ids, ids1):
+        with open(f_) as f:
+            lens[f_] = [len(x.split()) + 1 for x in f.read().split("\n")[: n1 if f_ == ids1
+                                                                          else n]]
     for r in rows:
         if r["rule"] != "same":
             continue
+        macs, want_rows = useful_macs(cfg, lens[ids1 if r["B"] == 1 else ids], a.length, r["K"])
         for xi, x in enumerate(r["x"]):
             if not x["split"] or not x["rows"]:
                 continue
+            whole = (f" {2 * macs / x['translate'] / 1e9:.0f} |" if x["rows"] == want_rows
+                     else " - |")
+            peak = (pk["fma_gflops"] if r["ct"] == "f32" else pk["int8_gops"]) if pk else None
+            whole += (f" {100 * 2 * macs / x['translate'] / 1e9 / peak:.0f}% |"
+                      if peak and x["rows"] == want_rows else " - |")
             proj = x["split"][2]
             gf = 2 * x["rows"] * D * V / proj / 1e9
             wb = x["out_bytes"] or (4 if r["ct"] == "f32" else 1)
             gbs = x["steps"] * V * D * wb / proj / 1e9
             peak = (pk["fma_gflops"] if r["ct"] == "f32" else pk["int8_gops"]) if pk else None
             rd = ({4: pk, 2: pk16, 1: pk8}.get(wb) or pk)["read_gbs"] if pk else None
-            P(f"| xlate{xi + 1} | {r['ct']} | {r['B']} | {r['K']} | "
-              f"{x['rows'] / x['steps']:.1f} | {gf:.0f} | "
-              f"{100 * gf / peak:.0f}% | {gbs:.1f} | {100 * gbs / rd:.0f}% |"
-              if peak and rd else f"| xlate{xi + 1} | {r['ct']} | {r['B']} | {r['K']} | "
-              f"{x['rows'] / x['steps']:.1f} | {gf:.0f} | - | {gbs:.1f} | - |")
+            P((f"| xlate{xi + 1} | {r['ct']} | {r['B']} | {r['K']} | "
+               f"{x['rows'] / x['steps']:.1f} | {gf:.0f} | "
+               f"{100 * gf / peak:.0f}% | {gbs:.1f} | {100 * gbs / rd:.0f}% |"
+               if peak and rd else f"| xlate{xi + 1} | {r['ct']} | {r['B']} | {r['K']} | "
+               f"{x['rows'] / x['steps']:.1f} | {gf:.0f} | - | {gbs:.1f} | - |") + whole)
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"info": info, "rows": rows, "greedy": greedy,
