@@ -183,9 +183,7 @@ def kernels_line(exe, a, ids, ct, tmp):
                         "--output-format", "ids", "-i", ids, "-o", os.path.join(tmp, "k.ids")],
                        capture_output=True, text=True)
     m = re.search(r"xlate: (compute type [^\n]*)", p.stderr)
-    ld = re.search(r"load ([0-9.]+) s, translate", p.stderr)
-    return (m.group(1) if m else f"(xlate -v said nothing about kernels: exit {p.returncode})",
-            float(ld.group(1)) if ld else 3.0)
+    return m.group(1) if m else f"(xlate -v said nothing about kernels: exit {p.returncode})"
 
 
 def main():
@@ -242,7 +240,6 @@ def main():
     t_start, la0 = time.time(), loadavg()
     info = {"cpu": cpu_model(), "ct2": ver, "ct2_missing": why, "load_before": la0,
             "kernels": {x: {ct: kernels_line(x, a, ids, ct, tmp) for ct in cts} for x in xlates}}
-    info["kernels"] = {x: {ct: k[0] for ct, k in v.items()} for x, v in info["kernels"].items()}
 
     # greedy first: the engines must agree (f32)
     greedy = []
@@ -400,8 +397,7 @@ def main():
     lens = {}
     for f_ in (ids, ids1):
         with open(f_) as f:
-            lens[f_] = [len(x.split()) + 1 for x in f.read().split("\n")[: n1 if f_ == ids1
-                                                                          else n]]
+            lens[f_] = [len(x.split()) + 1 for x in f.read().splitlines()]
     for r in rows:
         if r["rule"] != "same":
             continue
@@ -409,16 +405,14 @@ def main():
         for xi, x in enumerate(r["x"]):
             if not x["split"] or not x["rows"]:
                 continue
-            whole = (f" {2 * macs / x['translate'] / 1e9:.0f} |" if x["rows"] == want_rows
-                     else " - |")
             peak = (pk["fma_gflops"] if r["ct"] == "f32" else pk["int8_gops"]) if pk else None
-            whole += (f" {100 * 2 * macs / x['translate'] / 1e9 / peak:.0f}% |"
-                      if peak and x["rows"] == want_rows else " - |")
+            whole_gf = 2 * macs / x["translate"] / 1e9 if x["rows"] == want_rows else None
+            whole = (f" {whole_gf:.0f} |" if whole_gf else " - |") + \
+                (f" {100 * whole_gf / peak:.0f}% |" if whole_gf and peak else " - |")
             proj = x["split"][2]
             gf = 2 * x["rows"] * D * V / proj / 1e9
             wb = x["out_bytes"] or (4 if r["ct"] == "f32" else 1)
             gbs = x["steps"] * V * D * wb / proj / 1e9
-            peak = (pk["fma_gflops"] if r["ct"] == "f32" else pk["int8_gops"]) if pk else None
             rd = ({4: pk, 2: pk16, 1: pk8}.get(wb) or pk)["read_gbs"] if pk else None
             P((f"| xlate{xi + 1} | {r['ct']} | {r['B']} | {r['K']} | "
                f"{x['rows'] / x['steps']:.1f} | {gf:.0f} | "
