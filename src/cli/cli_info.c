@@ -1,5 +1,5 @@
-/* cli_info.c — `xlate info [--json] [DIR]`: the model's config, parameter count, dtypes,
- * vocabulary and file sizes, and whether the model loads (weights bound to the config,
+/* cli_info.c — `xlate info [--json] [DIR]`: the model's languages and description (what it is
+ * for, from its config.json), config, parameter count, dtypes, vocabulary and file sizes, and whether the model loads (weights bound to the config,
  * tokenizer vocabulary = the config's). The exit status says it: 0, or 2 when it does not. */
 #include "cli/cli.h"
 #include "cli/cli_common.h"
@@ -60,8 +60,32 @@ static void file_line(const char *dir, const char *name, const char *what, const
         printf("%-18s %s (missing)\n", what, name);
 }
 
+/* "label  text" with text wrapped at 80 columns, the lines after the first indented under it. */
+static void print_wrapped(const char *label, const char *text)
+{
+    enum { COL = 19, WIDTH = 80 };
+    int at = printf("%-18s", label);
+    while (*text) {
+        size_t w = strcspn(text, " ");
+        if (at > COL && at + 1 + (int)w > WIDTH)
+            at = printf("\n%*s", COL - 1, "") - 1;
+        at += printf(" %.*s", (int)w, text);
+        text += w;
+        text += strspn(text, " ");
+    }
+    printf("\n");
+}
+
+/* The languages the model's files name, from the loaded model, else from config.json. */
+static void model_langs(const info *in, const char **src, const char **tgt)
+{
+    *src = in->load_ok ? in->mi.source_lang : in->c.source_lang;
+    *tgt = in->load_ok ? in->mi.target_lang : in->c.target_lang;
+}
+
 static void print_text(const info *in)
 {
+    const char *src, *tgt;
     const model_config *c = &in->c;
     char extra[64] = "";
     printf("%-18s %s\n", "model", in->dir);
@@ -69,6 +93,11 @@ static void print_text(const info *in)
            ? "marian (Hugging Face MarianMT / OPUS-MT)"
            : strcmp(c->family->name, "m2m100") == 0 ? "m2m100 (Hugging Face M2M100 / NLLB-200)"
            : "xlate (tools/convert.py layout)");
+    model_langs(in, &src, &tgt);
+    if ((src || tgt) && !(in->load_ok && in->mi.n_langs)) /* a multilingual model lists its codes */
+        printf("%-18s %s -> %s\n", "languages", src ? src : "?", tgt ? tgt : "?");
+    if (c->description)
+        print_wrapped("description", c->description);
     printf("%-18s transformer, %d encoder + %d decoder layers, %s-norm, %s\n", "architecture",
            c->encoder_layers, c->decoder_layers, c->pre_norm ? "pre" : "post",
            activation_name(c->activation));
@@ -152,11 +181,12 @@ static int add_file(cJSON *files, const char *dir, const char *name)
                                                      : cJSON_CreateNull());
 }
 
-/* {"model", "config" (config.json as it is), "parameters", "tensors", "dtypes", "files",
- *  "loads", "error"} on one line. */
+/* {"model", "config" (config.json as it is), "source_lang", "target_lang", "description"
+ *  (when known), "parameters", "tensors", "dtypes", "files", "loads", "error"} on one line. */
 static int print_json(const info *in)
 {
     cJSON *o = cJSON_CreateObject(), *cfg, *d, *files;
+    const char *src, *tgt;
     char *s = NULL;
     int ok = o != NULL;
     const model_config *c = &in->c;
@@ -165,6 +195,13 @@ static int print_json(const info *in)
     ok = ok && cfg && cJSON_AddItemToObject(o, "config", cfg);
     if (!ok)
         cJSON_Delete(cfg);
+    model_langs(in, &src, &tgt);
+    if (ok && src)
+        ok = cJSON_AddStringToObject(o, "source_lang", src) != NULL;
+    if (ok && tgt)
+        ok = cJSON_AddStringToObject(o, "target_lang", tgt) != NULL;
+    if (ok && c->description)
+        ok = cJSON_AddStringToObject(o, "description", c->description) != NULL;
     ok = ok && cJSON_AddNumberToObject(o, "parameters", (double)in->params);
     ok = ok && cJSON_AddNumberToObject(o, "tensors", in->f.n);
     ok = ok && (d = cJSON_AddObjectToObject(o, "dtypes"));
@@ -268,7 +305,8 @@ int cmd_info(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             printf("Usage: xlate info [--json] [DIR | -m DIR]\n"
-                   "Prints what a model directory holds (default: the default model): the\n"
+                   "Prints what a model directory holds (default: the default model): its\n"
+                   "languages, what it is for (config.json's \"description\"), the\n"
                    "architecture, parameter count, dtypes, vocabulary, special ids, file sizes,\n"
                    "and whether the model loads. --json: the same as one JSON object, with\n"
                    "config.json as it is. Exit status 2 when the model does not load (5\n"

@@ -58,6 +58,7 @@ static const field_spec fields[] = {
     {"target_tokenizer", F_STR, 0, OFF(target_tokenizer), 0, NULL},
     {"source_lang", F_STR, 0, OFF(source_lang), 0, NULL},
     {"target_lang", F_STR, 0, OFF(target_lang), 0, NULL},
+    {"description", F_STR, 0, OFF(description), 0, NULL},
 };
 #undef OFF
 #define NFIELDS (sizeof fields / sizeof fields[0])
@@ -169,6 +170,17 @@ static int validate(const model_config *c, const char *name, char *err, size_t e
             return xerr(err, errlen, "%s: field \"%s\": expected a language code such as "
                         "\"en\" (1 to 15 letters, digits, '-', '_'), got a string of %zu bytes", name,
                         k ? "target_lang" : "source_lang", strlen(l));
+    }
+    if (c->description) { /* shown by `xlate info` on a terminal: text, not escape sequences */
+        size_t n = strlen(c->description);
+        if (n > 2000)
+            return xerr(err, errlen, "%s: field \"description\": expected at most 2000 bytes, "
+                        "got %zu", name, n);
+        for (size_t i = 0; i < n; i++)
+            if ((unsigned char)c->description[i] < 0x20 || c->description[i] == 0x7f)
+                return xerr(err, errlen, "%s: field \"description\": expected text without "
+                            "control characters, got byte 0x%02x at offset %zu", name,
+                            (unsigned char)c->description[i], i);
     }
     if (c->shared_embeddings && c->src_vocab != c->tgt_vocab)
         return xerr(err, errlen,
@@ -740,6 +752,8 @@ void config_free(model_config *c)
     free(c->source_lang);
     free(c->target_lang);
     c->source_lang = c->target_lang = NULL;
+    free(c->description);
+    c->description = NULL;
     free(c->gen.bad_off);
     free(c->gen.bad_ids);
     free(c->gen.suppress);

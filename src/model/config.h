@@ -80,6 +80,8 @@ typedef struct {
                                the join of sentences; NULL when the config names none (a
                                MarianMT directory's are in its tokenizer_config.json) */
     char *target_lang;
+    char *description;      /* owned; what the model is for, in words (its domain, its training
+                               data: `xlate info` shows it); NULL when the config says nothing */
     gen_config gen;
 } model_config;
 

@@ -1,7 +1,8 @@
 # cli_info.sh — `xlate info` against the model's real values: the parameter count and the
 # architecture of the nn.Transformer that PyTorch builds and loads the shipped weights into
 # (strict load: torch checks every name and shape; tools/torch_model.py from_model_dir), the vocabulary from the
-# sentencepiece library, file sizes from wc -c; --json; a model that does not load.
+# sentencepiece library, file sizes from wc -c; --json; the languages and description from
+# config.json (and none without the field); a model that does not load.
 . tests/cli/lib.sh
 M=models/en-de
 
@@ -60,6 +61,46 @@ for what, good in checks:
     print(("ok - " if good else "not ok - ") + what + ("" if good else f": {j}"))
 EOF
 [ $? -eq 0 ] || notok "--json: checked" "python failed"
+
+# What the model is for: config.json's "description" (the model directory's data, not the
+# program's), wrapped under its label; its languages from config.json's source_lang/target_lang
+"$PYTHON" - "$M/config.json" > "$T/desc" <<'EOF'
+import json, sys
+c = json.load(open(sys.argv[1]))
+print(c["source_lang"], c["target_lang"]); print(c["description"])
+EOF
+read -r sl tl < "$T/desc"; desc=$(sed -n 2p "$T/desc")
+expect_eq "languages: config.json's source_lang -> target_lang" "$(field languages)" "$sl -> $tl"
+got=$(awk '/^description / { on = 1; sub(/^description +/, ""); printf "%s", $0; next }
+           on && /^  / { sub(/^ +/, " "); printf "%s", $0; next } { on = 0 }' "$T/info")
+expect_eq "description: config.json's text, whole" "$got" "$desc"
+case $desc in
+  *"image captions"*"Helsinki-NLP/opus-mt-en-de"*) ok "description: says captions and names a real model" ;;
+  *) notok "description: says captions and names a real model" "$desc" ;;
+esac
+if awk 'length($0) > 80 && /^(description|  )/ { bad = 1 } END { exit bad }' "$T/info"; then
+  ok "description: wrapped within 80 columns"
+else
+  notok "description: wrapped within 80 columns" "a line is longer"
+fi
+expect_eq "--json: description and languages" "$("$PYTHON" -c 'import json,sys; j = json.load(open(sys.argv[1])); print(j["source_lang"], j["target_lang"]); print(j["description"])' "$T/info.json")" "$(cat "$T/desc")"
+# the same model without the field: no description line, no "description" member, no warning
+mkdir "$T/nodesc"; cp "$M/model.safetensors" "$M/spm.model" "$T/nodesc/"
+"$PYTHON" -c 'import json,sys; c = json.load(open(sys.argv[1])); del c["description"]; json.dump(c, open(sys.argv[2], "w"), indent=2)' \
+  "$M/config.json" "$T/nodesc/config.json"
+"$XLATE" info "$T/nodesc" > "$T/nd" 2> "$T/err"
+expect_rc "no description: exit 0" $? 0
+expect_eq "no description: nothing on stderr" "$(cat "$T/err")" ""
+if grep -q '^description' "$T/nd"; then notok "no description: no description line" "$(grep '^description' "$T/nd")"; else ok "no description: no description line"; fi
+expect_grep "no description: the languages still shown" "$T/nd" "^languages +$sl -> $tl\$"
+"$XLATE" info --json "$T/nodesc" > "$T/nd.json"
+expect_eq "no description: --json has none" "$("$PYTHON" -c 'import json,sys; print("description" in json.load(open(sys.argv[1])))' "$T/nd.json")" "False"
+# a description with a control character (an escape sequence for the terminal) is refused
+"$PYTHON" -c 'import json,sys; c = json.load(open(sys.argv[1])); c["description"] = "captions \x1b[2J"; json.dump(c, open(sys.argv[2], "w"))' \
+  "$M/config.json" "$T/nodesc/config.json"
+"$XLATE" info "$T/nodesc" > "$T/nd" 2> "$T/err"
+expect_rc "a control character in the description: exit 2" $? 2
+expect_grep "a control character in the description: named" "$T/err" 'field "description": expected text without control characters, got byte 0x1b at offset 9'
 
 # The default model, -m, a model without a tokenizer
 "$XLATE" info -m "$M" > "$T/info2"

@@ -1,5 +1,6 @@
 # cli_man.sh — the man page xlate.1: renders without warnings, documents every option of
-# --help, the exit statuses of src/cli/cli.h, the environment and the sharding example; `make
+# --help, the exit statuses of src/cli/cli.h, the environment (the hub's HF_* variables too), what
+# the default model is, the MODELS section and the sharding example; `make
 # install` installs it.
 . tests/cli/lib.sh
 if command -v groff > /dev/null 2>&1; then
@@ -11,7 +12,7 @@ fi
 if command -v man > /dev/null 2>&1; then
   MANWIDTH=80 man --warnings -l xlate.1 > "$T/page" 2> "$T/warn"
   expect_eq "man -l xlate.1: no warnings" "$(cat "$T/warn")" ""
-  for s in NAME SYNOPSIS DESCRIPTION OPTIONS COMMANDS ENVIRONMENT "EXIT STATUS" FILES EXAMPLES; do
+  for s in NAME SYNOPSIS DESCRIPTION MODELS OPTIONS COMMANDS ENVIRONMENT "EXIT STATUS" FILES EXAMPLES; do
     expect_grep "man page section $s" "$T/page" "^$s\$"
   done
 else
@@ -40,6 +41,16 @@ vars=$(grep -rhoE 'getenv\("XLATE_[A-Z0-9_]+"\)' src | sed 's/getenv("\(.*\)")/\
 [ -n "$vars" ] || notok "environment variables found in src/" "none"
 for v in $vars; do
   expect_grep "xlate.1 ENVIRONMENT: $v" "$T/src" "^\.B $v\$"
+done
+# the Hugging Face hub's variables (huggingface_hub constants.py) that model names read
+for v in HF_HUB_CACHE HF_HOME HF_TOKEN HF_ENDPOINT HF_HUB_OFFLINE; do
+  expect_grep "xlate.1 ENVIRONMENT: $v" "$T/src" "^\.B $v\$"
+done
+# what the default model is, said where a reader starts (the words of models/en-de/config.json's
+# "description", which xlate info shows), and how to get a real one
+awk '/^\.SH DESCRIPTION/ { on = 1; next } /^\.SH / { on = 0 } on' "$T/src" | tr '\n' ' ' > "$T/desc"
+for w in "image captions" "Multi30k" "7.6M parameters" "BLEU 35.7" "xlate -m \\%Helsinki-NLP/opus-mt-en-de"; do
+  if grep -qF -- "$w" "$T/desc"; then ok "xlate.1 DESCRIPTION: says \"$w\""; else notok "xlate.1 DESCRIPTION: says \"$w\"" "not found"; fi
 done
 expect_grep "xlate.1 EXAMPLES: GNU parallel sharding" "$T/src" '^parallel --pipe --keep-order -N 1000 xlate -q --threads 1'
 for sub in info encode decode; do
