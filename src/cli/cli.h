@@ -28,5 +28,7 @@ int cmd_encode(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
 /* xlate split [--source-lang L] [-i IN] [-o OUT]: lines to sentences (cli_split.c). */
 int cmd_split(int argc, char **argv);
+/* xlate models [--json]: the models in the hub's cache (cli_models.c). */
+int cmd_models(int argc, char **argv);
 
 #endif
