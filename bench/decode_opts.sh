@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/decode_opts.sh — what each decoding control costs (README "Decoding controls"): CPU
+# bench/decode_opts.sh — what each decoding control costs (docs/DECODING.md "Decoding controls"): CPU
 # seconds (user + sys, one thread) of translating IN with the default model, R alternating
 # rounds, then the median of each row. OLD: another build to compare greedy and beam 4 with in
 # the same run (default: NEW itself).

@@ -10,7 +10,7 @@ xlate):
   separate  separate vocabularies (vocab.json + target_vocab.json), relu
   multi     >>xx<< language tokens in vocab.json, --target-lang
   sizes     the decoder's heads, ffn dim and layer count all unlike the encoder's
-Checked (README.md "OPUS-MT models" lists each rule with the transformers line it follows):
+Checked (docs/MODELS.md "OPUS-MT models" lists each rule with the transformers line it follows):
   - tokenizer: `xlate encode -m` equals sentencepiece + vocab.json (+ the >>xx<< rule) on every
     line of test_2016_flickr.en, the tokenizer stress file and awkward lines; `xlate decode -m`
     equals the reference decode (special tokens skipped, DecodePieces, U+2581 -> space, strip,
@@ -21,7 +21,8 @@ Checked (README.md "OPUS-MT models" lists each rule with the transformers line i
     target_vocab.json only with separate_vocabs, generation_config.json (renormalize_logits,
     max_new_tokens, unimplemented fields refused, length_penalty out of range refused at load),
     integers written 2071.0 refused;
-  - translation: greedy ids equal on >= 99.5% of sentences, beam 4 and 6 on >= 99%, text
+  - translation: greedy, beam 4 and beam 6 ids and text equal on every sentence but a
+    measured near-tie (tests/py/near_tie.py: the reference's margin below 1e-4), text
     identical wherever the ids are; every script of the stress file, a 600-token line, pieces
     unknown to vocab.json;
   - the same translations for batch sizes 1, 7, 32 and 1 or 2 threads;
@@ -45,6 +46,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import marian_reference as R  # noqa: E402
 from checks import check, done, expect_eq, ok, not_ok  # noqa: E402,F401
 import oracle_memo as OM  # noqa: E402
+import near_tie  # noqa: E402
 
 XLATE = os.path.abspath(os.path.join(TOP, os.environ.get("XLATE", "./xlate")))
 DATA = os.path.join(TOP, "tests", "data")
@@ -87,18 +89,11 @@ def make(tmp, name):
     return d
 
 
-def share(what, same, total, need):
-    if total and same / total >= need:
-        ok(f"{what}: {same}/{total} identical (>= {need:.1%})")
-    else:
-        not_ok(what, f"{same}/{total} identical, need {need:.1%}")
-
-
 def tokenizer_checks(name, d, tok):
     rnd = random.Random(7)
     awkward = ["", "   ", ">>fra<< A dog.", ">>xyz<<", ">> <<", "a >>fra<< b", ">>fra<<>>spa<< x",
                "ŋ ŋŋ ǂ", "ä ö ü ß", "x" * 300, "Hello  world\t!", "\u3000A\u00a0b\u2009c",
-               # xlate's deliberate difference (README.md): special tokens' texts in the input
+               # xlate's deliberate difference (docs/MODELS.md): special tokens' texts in the input
                # are text, cut by source.spm like any other (the reference does the same)
                "a </s> b <unk> c <pad>", "</s>"]
     texts = TEST_EN + UNICODE + awkward
@@ -178,18 +173,28 @@ def reference(m, tok, texts, K, lang=None):
                      OM.dir_files(m.dir) + OM.dir_files(tok.dir))
 
 
-def parity(name, d, m, tok, texts, K, need, lang=None, what="Multi30k"):
+def parity(name, d, m, tok, texts, K, lang=None, what="Multi30k"):
     args = ["-q", "-m", d, "--beam-size", str(K)] + (["--target-lang", lang] if lang else [])
     inp = "\n".join(texts) + "\n"
     got_ids = ids_lines(run(args + ["--output-format", "ids"], inp))
     got_txt = lines_of(run(args, inp))
     want = reference(m, tok, texts, K, lang)
-    same = sum(g == w[0] for g, w in zip(got_ids, want))
-    share(f"{name}: {'greedy' if K == 1 else f'beam {K}'} ids on {len(texts)} {what} sentences",
-          same, len(texts), need)
-    txt_same = sum(g == w[1] for g, w in zip(got_txt, want))
-    share(f"{name}: {'greedy' if K == 1 else f'beam {K}'} text on {len(texts)} {what} sentences",
-          txt_same, len(texts), need)
+    refits = {}
+
+    def refit(i):  # the reference favoring xlate's ids of line i: (ids, text), margins
+        if i not in refits:
+            with near_tie.favoring(m, got_ids[i]) as margins:
+                src = tok.encode((f">>{lang}<< " if lang else "") + texts[i])
+                ids = m.greedy(src, m.gen["max_length"]) if K == 1 else \
+                    m.beam(src, K, m.gen["max_length"])[0][1]
+                ids = R.strip_eos(ids, m.eos)
+                refits[i] = ((ids, tok.decode(ids)), list(margins))
+        return refits[i]
+    search = 'greedy' if K == 1 else f'beam {K}'
+    near_tie.compare(f"{name}: {search} ids on {len(texts)} {what} sentences", got_ids,
+                     [w[0] for w in want], lambda i: (refit(i)[0][0], refit(i)[1]))
+    near_tie.compare(f"{name}: {search} text on {len(texts)} {what} sentences", got_txt,
+                     [w[1] for w in want], lambda i: (refit(i)[0][1], refit(i)[1]))
     mism = [i for i, (g, w) in enumerate(zip(got_ids, want)) if g == w[0] and got_txt[i] != w[1]]
     expect_eq(f"{name}: text identical wherever the ids are (K={K})", mism, [])
     return got_ids
@@ -346,9 +351,15 @@ def generation_checks(tmp, d, g):
     got = ids_lines(run(["-q", "-m", r, "--beam-size", "4", "--output-format", "ids"],
                         "\n".join(texts) + "\n"))
     differ = sum(a != b for a, b in zip(want, plain))
-    share(f"renormalize_logits true, token {freq} banned: beam 4 ids (the reference without "
-          f"the renormalization differs on {differ} of {len(texts)} lines)",
-          sum(a == b for a, b in zip(got, want)), len(texts), 0.99)
+    m.gen["renormalize_logits"] = True
+
+    def refit(i):
+        with near_tie.favoring(m, got[i]) as margins:
+            ids = m.beam(tok.encode(texts[i]), 4, m.gen["max_length"])[0][1]
+            return R.strip_eos(ids, m.eos), list(margins)
+    near_tie.compare(f"renormalize_logits true, token {freq} banned: beam 4 ids (the reference "
+                     f"without the renormalization differs on {differ} of {len(texts)} lines)",
+                     got, want, refit)
     check("renormalize_logits changes the reference's beam output on some line",
           lambda: None if differ > 0 else "no line differs: the check could not fail")
     n = os.path.join(tmp, "max_new")
@@ -436,14 +447,14 @@ def main():
 
         d, m, tok = dirs["tied"], models["tied"], toks["tied"]
         metaspace_checks(d, tok)
-        g = parity("tied", d, m, tok, TEST_EN[:200], 1, 0.995)
+        g = parity("tied", d, m, tok, TEST_EN[:200], 1)
         only = source_only(tok)
         n_only = sum(i in only for ids in g for i in ids)
         n_lines = sum(any(i in only for i in ids) for ids in g)
         check(f"tied: the decoder emits pieces only source.spm knows ({n_only} ids, on "
               f"{n_lines} of {len(g)} lines)", lambda: None if n_lines >= 20 else "too few")
-        parity("tied", d, m, tok, TEST_EN[200:280], 4, 0.99)
-        parity("tied", d, m, tok, TEST_EN[280:330], 6, 0.99)
+        parity("tied", d, m, tok, TEST_EN[200:280], 4)
+        parity("tied", d, m, tok, TEST_EN[280:330], 6)
         k = 1
         while len(tok.encode(" ".join(TEST_EN[:k]))) < 600:
             k += 1
@@ -451,16 +462,16 @@ def main():
         n_long = len(tok.encode(long_line))
         check(f"the long line has 600 to 1000 source tokens ({n_long})",
               lambda: None if 600 <= n_long < 1000 else "out of range")
-        parity("tied", d, m, tok, UNICODE + [long_line], 1, 0.995, what="stress-file + long")
-        parity("tied", d, m, tok, UNICODE, 4, 0.99, what="stress-file")
+        parity("tied", d, m, tok, UNICODE + [long_line], 1, what="stress-file + long")
+        parity("tied", d, m, tok, UNICODE, 4, what="stress-file")
         for k, K, n in (("untied", 1, 100), ("untied", 4, 40), ("separate", 1, 100),
                         ("separate", 4, 40)):
-            parity(k, dirs[k], models[k], toks[k], TEST_EN[400:400 + n], K, 0.995 if K == 1 else 0.99)
-        parity("multi", dirs["multi"], models["multi"], toks["multi"], TEST_EN[500:560], 1, 0.995,
+            parity(k, dirs[k], models[k], toks[k], TEST_EN[400:400 + n], K)
+        parity("multi", dirs["multi"], models["multi"], toks["multi"], TEST_EN[500:560], 1,
                lang="fra")
         for K, n in ((1, 100), (4, 40)):
             parity("sizes", dirs["sizes"], models["sizes"], toks["sizes"], TEST_EN[600:600 + n],
-                   K, 0.995 if K == 1 else 0.99)
+                   K)
         info = run(["info", dirs["sizes"]], "").stdout.decode()
         check("xlate info: the encoder's and the decoder's sizes (1 + 3 layers)",
               lambda: None if "1 encoder + 3 decoder layers" in info and
