@@ -393,6 +393,21 @@ class Marian:
         cfg.update(self.opts)
         return P.Processors(cfg, self.eos)(prefixes, scores, max_length)
 
+    # tests/py/near_tie.py: a search given `favor` (another implementation's ids) and `tol`
+    # breaks each decision towards favor's path where favor's candidate is within tol of the
+    # search's own best, and records the size of every such swap in self.swaps (the gaps:
+    # best minus favored processed score). With tol 0 (the default) nothing changes.
+    favor, tol, swaps = None, 0.0, []
+
+    def _favored(self, seq_after_start):
+        """favor's next token after seq_after_start when seq is on favor's path (favor + eos,
+        the eos implied at its end), else None."""
+        f = self.favor
+        if f is None or seq_after_start != f[: len(seq_after_start)]:
+            return None
+        n = len(seq_after_start)
+        return f[n] if n < len(f) else (self.eos if n == len(f) else None)
+
     def greedy(self, src, max_length):
         mem = self.encode(src + [self.eos])
         seq = [self.start]
@@ -401,6 +416,12 @@ class Marian:
             lg, caches = self.rows_step(src, mem, [seq], caches)
             lg = self.process([seq], lg, max_length)
             tok = int(torch.argmax(lg[0]))
+            f = self._favored(seq[1:])
+            if f is not None and f != tok:  # the margin recorded; a swap only within tol
+                gap = float(lg[0][tok] - lg[0][f])
+                self.swaps.append(gap)
+                if gap <= self.tol:
+                    tok = f
             seq.append(tok)
             if tok == self.eos:
                 break
@@ -451,8 +472,15 @@ class Marian:
                 lsm = torch.log_softmax(lsm, -1)
             cand = (lsm + scores[:, None]).view(-1)
             V = lsm.shape[1]
-            # torch.topk(2K) with ties in index order (a stable sort on the score)
-            order = np.argsort(-cand.numpy(), kind="stable")[: 2 * K]
+            # torch.topk(2K) with ties in index order (a stable sort on the score); near_tie's
+            # favored candidate ranked as if tol higher (the swap recorded)
+            key = -cand.numpy().astype(np.float64)
+            for b in range(len(seqs)):
+                f = self._favored(seqs[b][1:])
+                if f is not None:
+                    key[b * V + f] -= self.tol
+            order = np.argsort(key, kind="stable")[: 2 * K]
+            self._note_swaps(cand.numpy(), key, order)
             nxt = []
             for rank, idx in enumerate(order.tolist()):
                 b, t, s = idx // V, idx % V, float(cand[idx])
@@ -477,8 +505,36 @@ class Marian:
         if not done:
             for b in range(len(seqs)):
                 add(seqs[b][1:], float(scores[b]), len(seqs[b]) - 1)
-        ranked = sorted(hyps, key=lambda h: h[0])
+        fav = self.favor + [self.eos] if self.favor is not None else None
+        bonus = [self.tol if fav is not None and h[1] in (fav, fav[:-1]) else 0.0
+                 for h in hyps]
+        ranked = [h for _, _, h in sorted(((h[0] + b, i, h) for i, (h, b) in
+                                           enumerate(zip(hyps, bonus))), key=lambda x: x[:2])]
+        if any(bonus):
+            self._note_swaps(np.array([h[0] for h in hyps]),
+                             -np.array([h[0] + b for h, b in zip(hyps, bonus)]),
+                             np.argsort(-np.array([h[0] + b for h, b in zip(hyps, bonus)]),
+                                        kind="stable")[:1])
         return [ranked.pop() for _ in range(min(n_best, len(ranked)))]
+
+    def _note_swaps(self, score, key, order):
+        """near_tie's swaps among candidates with real scores `score` ranked by `key`
+        (ascending) into `order`: for each favored pick (its key below -score), the largest
+        gap to a candidate of higher score that it overtook (one left out of order, or one
+        picked after it)."""
+        if not self.tol:
+            return
+        score = np.asarray(score, dtype=np.float64)
+        key = np.asarray(key, dtype=np.float64)
+        out = np.ones(score.shape[0], dtype=bool)
+        out[np.asarray(order, dtype=np.int64)] = False
+        for i in order:
+            i = int(i)
+            if key[i] == -score[i]:
+                continue  # not favored
+            over = (score > score[i]) & (out | (key > key[i]))
+            if over.any():
+                self.swaps.append(float((score[over] - score[i]).max()))
 
 
 # ----------------------------------------------------------------------------- bench peer
