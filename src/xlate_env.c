@@ -18,6 +18,21 @@ static int spin_ok(const char *s)
     long us;
     return pool_spin_us_parse(s, &us) == 0;
 }
+/* a whole decimal in [lo, hi] (the hub's test knobs, read by src/hub/hub_http.c) */
+static int decimal_in(const char *s, long lo, long hi)
+{
+    long x = 0;
+    if (!*s)
+        return 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || x > hi)
+            return 0;
+        x = x * 10 + (*s - '0');
+    }
+    return x >= lo && x <= hi;
+}
+static int retry_ok(const char *s) { return decimal_in(s, 0, 600000); }
+static int timeout_ok(const char *s) { return decimal_in(s, 1, 86400); }
 static int any_ok(const char *s)
 {
     (void)s;
@@ -33,6 +48,8 @@ static const struct {
     {"XLATE_SCREEN", screen_ok, "0 (every logit computed) or 1 (the int8 screen, the default)"},
     {"XLATE_SPIN_US", spin_ok, "microseconds, 0 to 1000000, in decimal digits"},
     {"XLATE_MODEL", any_ok, "a model directory"},
+    {"XLATE_HUB_RETRY_MS", retry_ok, "milliseconds, 0 to 600000, in decimal digits"},
+    {"XLATE_HUB_TIMEOUT_S", timeout_ok, "seconds, 1 to 86400, in decimal digits"},
 };
 #define NVARS (sizeof vars / sizeof *vars)
 

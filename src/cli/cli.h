@@ -2,6 +2,7 @@
  * (see EXIT STATUS in README.md); none calls exit(). */
 #ifndef XLATE_CLI_H
 #define XLATE_CLI_H
+#include <stddef.h>
 
 enum {
     XLATE_EXIT_OK = 0,
@@ -28,6 +29,12 @@ int cmd_encode(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
 /* xlate split [--source-lang L] [-i IN] [-o OUT]: lines to sentences (cli_split.c). */
 int cmd_split(int argc, char **argv);
+/* xlate pull ORG/NAME[@REVISION] [-q]: a model from the hub into its cache (cli_pull.c). */
+int cmd_pull(int argc, char **argv);
+/* The pull of a hub name (ORG/NAME[@REVISION]) with SIGINT caught, the snapshot dir into out
+ * (cli_pull.c). Returns the exit status: 0, 1 (not a name), 2 (not found, no access, network,
+ * integrity), 4 (the cache cannot be written) or 130 (interrupted), with err set. */
+int cli_hub_pull(const char *name, int quiet, char *out, size_t n, char *err, size_t errlen);
 /* xlate models [--json]: the models in the hub's cache (cli_models.c). */
 int cmd_models(int argc, char **argv);
 

@@ -2,6 +2,7 @@
 #include "cli/cli_common.h"
 #include "cli/cli.h"
 #include "base/util.h"
+#include "hub/hub.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -27,7 +28,37 @@ static int is_model_dir(const char *dir)
     return ok;
 }
 
+/* -m ORG/NAME[@REVISION] that is no path: the snapshot in the hub's cache, pulled first when
+ * it is not there (as transformers and llama.cpp do), unless HF_HUB_OFFLINE. */
+static int find_hub_model(const char *name, int quiet, char *out, size_t n, char *err,
+                          size_t errlen)
+{
+    hub_ref ref;
+    char cache[4096], endpoint[1024];
+    int rc;
+    if (hub_ref_parse(name, &ref, err, errlen))
+        return -1;
+    if ((rc = hub_resolve_cached(&ref, out, n, err, errlen)) <= 0)
+        return rc;
+    if (hub_cache_dir(cache, sizeof cache, err, errlen))
+        return -1;
+    if (hub_offline())
+        return xerr(err, errlen, "%s is not in the cache (%s) and HF_HUB_OFFLINE is set: get it "
+                    "first with `xlate pull %s`", name, cache, name);
+    hub_endpoint(endpoint, sizeof endpoint);
+    if (!quiet)
+        fprintf(stderr, "xlate: %s is not in the cache (%s): downloading it from %s\n", name,
+                cache, endpoint);
+    return cli_hub_pull(name, quiet, out, n, err, errlen);
+}
+
 int find_model_dir(const char *opt, char *out, size_t n, char *err, size_t errlen)
+{
+    return find_model_dir_quiet(opt, 0, out, n, err, errlen);
+}
+
+int find_model_dir_quiet(const char *opt, int quiet, char *out, size_t n, char *err,
+                         size_t errlen)
 {
     char exe[PATH_MAX], tried[4][PATH_MAX + 64];
     const char *env = getenv("XLATE_MODEL");
@@ -37,6 +68,8 @@ int find_model_dir(const char *opt, char *out, size_t n, char *err, size_t errle
     if (opt || (env && env[0])) {
         const char *dir = opt ? opt : env;
         struct stat sb;
+        if (stat(dir, &sb) != 0 && errno == ENOENT && hub_is_name(dir))
+            return find_hub_model(dir, quiet, out, n, err, errlen);
         if (stat(dir, &sb) != 0)
             return xerr(err, errlen, "%s: model directory%s: %s", dir,
                         opt ? "" : " (from XLATE_MODEL)", strerror(errno));

@@ -9,6 +9,13 @@
  * ../share/xlate/models/en-de beside it, else the installed share directory. Writes the choice
  * to out (size n); returns 0, or -1 with a message naming where it looked. */
 int find_model_dir(const char *opt, char *out, size_t n, char *err, size_t errlen);
+/* The same, where opt (or XLATE_MODEL) that is no existing path but a hub name
+ * (ORG/NAME[@REVISION], hub_is_name) is the snapshot dir in the hub's cache, pulled first when
+ * not there (a note on stderr unless quiet; an error naming `xlate pull` when HF_HUB_OFFLINE).
+ * find_model_dir is this with quiet 0. Returns 0; -1 (exit status 2) with err; or, when a pull
+ * failed, its exit status (2, 4 the cache cannot be written, 130 interrupted) with err. */
+int find_model_dir_quiet(const char *opt, int quiet, char *out, size_t n, char *err,
+                         size_t errlen);
 
 /* Lines from a file descriptor, or from a list of strings (positional arguments). The reader
  * keeps one buffer of at most max_line + 1 bytes: a longer line is cut there (its rest is read

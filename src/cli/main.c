@@ -49,6 +49,8 @@ int main(int argc, char **argv)
             return cmd_split(argc - 1, argv + 1);
         if (strcmp(argv[1], "info") == 0)
             return cmd_info(argc - 1, argv + 1);
+        if (strcmp(argv[1], "pull") == 0)
+            return cmd_pull(argc - 1, argv + 1);
         if (strcmp(argv[1], "models") == 0)
             return cmd_models(argc - 1, argv + 1);
         if (strcmp(argv[1], "translate") == 0)

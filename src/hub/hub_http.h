@@ -1,0 +1,91 @@
+/* hub_http.h — the HTTP side of a pull, private to src/hub/ (hub_http.c, hub_pull.c): one
+ * libcurl handle, the headers huggingface_hub reads, bodies to memory or a file (hashed as
+ * they come), retries with backoff, redirects followed by hand so that the token goes to the
+ * endpoint's origin only, the progress line and the cancel check. */
+#ifndef XLATE_HUB_HTTP_H
+#define XLATE_HUB_HTTP_H
+#include "hub/hub.h"
+#include <curl/curl.h>
+#include <openssl/evp.h>
+
+#define TRIES 5          /* attempts of one request (huggingface_hub http_get: 5) */
+#define MAX_HOPS 10      /* redirects followed */
+#define API_MAX (64 << 20) /* the API's JSON answer, at most */
+
+/* One HTTP answer's status and the headers huggingface_hub reads. */
+typedef struct http_answer {
+    long status;
+    char etag[256], linked_etag[256], commit[128], error_code[128], location[4096];
+    char content_range[128];
+    long long linked_size, content_length; /* -1: not sent */
+} http_answer;
+
+/* Where a body goes: memory (the API's JSON), a file (a blob), or nowhere. */
+typedef struct body_sink {
+    char *mem;
+    size_t len, cap;
+    int fd;                 /* -1: not a file */
+    long long offset;       /* bytes in the file before this answer (Range start) */
+    long long got;          /* body bytes written by this answer */
+    EVP_MD_CTX *sha;        /* when checking an LFS blob */
+    int write_errno;        /* a write to the file failed */
+    int discard;            /* drop the body (metadata by GET) */
+    int started;            /* the first body byte has come */
+    const http_answer *ans;
+} body_sink;
+
+/* The pull's state: one curl handle reused (keep-alive), the endpoint and the token. */
+typedef struct pull {
+    CURL *curl;
+    const hub_pull_params *p;
+    char endpoint[1024];
+    char auth[4200];         /* "Authorization: Bearer ..." or "" */
+    const char *token_from;  /* "HF_TOKEN", "the token file PATH" */
+    char token_file[4096];
+    long retry_ms, timeout_s;
+    int tty;                 /* progress lines */
+    /* the progress line of the file being downloaded */
+    const char *file;
+    long long total, base;   /* expected bytes (-1 unknown), bytes there before this request */
+    double t0, last;
+    long long at_t0;
+    int shown;               /* a progress line of this file is on the screen */
+} pull;
+
+int http_cancelled(const pull *pl);
+/* sleeps ms, in slices, stopping early when cancelled */
+void http_nap(const pull *pl, long ms);
+/* a whole decimal in [lo, hi] from the environment, else def */
+long http_env_long(const char *name, long def, long lo, long hi);
+/* bytes as "1.2 MB" */
+void http_human(double b, char *out, size_t n);
+/* pl->auth from the token (never printed), pl->token_from */
+void http_read_token(pull *pl);
+/* 1 when a and b have the same scheme, host and port */
+int http_same_origin(const char *a, const char *b);
+/* next = loc resolved against url; 0 or -1 */
+int http_resolve(const char *url, const char *loc, char *next, size_t n);
+/* One request: method "GET" or "HEAD", the token when url is the endpoint's origin, Range from
+ * `from` (> 0), the body to sink. Fills ans. Returns curl's code. */
+CURLcode http_request(pull *pl, const char *method, const char *url, long long from,
+                      body_sink *sink, http_answer *ans);
+/* 5xx, 408, 429 */
+int http_transient_status(long st);
+/* connection, resolve, timeout, cut transfers */
+int http_transient_curl(CURLcode rc);
+/* The error of a final HTTP answer that is not 2xx, as a hub status with its message. */
+int http_error(pull *pl, const char *what, const char *url, const http_answer *a, char *err,
+               size_t errlen);
+/* The message of a failed transfer: disk, cancel or network. Returns the hub status. */
+int http_transfer_error(pull *pl, const char *what, const char *url, CURLcode rc,
+                        const body_sink *s, const char *file, int tries, char *err,
+                        size_t errlen);
+/* A request with retries and redirects (follow: 0 none, 1 same origin, 2 all); the final URL
+ * into final. HUB_OK with ans (any status), or an error status. */
+int http_fetch(pull *pl, const char *method, const char *url, int follow, body_sink *sink,
+               http_answer *ans, char *final, size_t finaln, const char *what, char *err,
+               size_t errlen);
+/* s percent-encoded, the '/' kept unless all */
+int http_quote(pull *pl, const char *s, int all, char *out, size_t n);
+
+#endif

@@ -1,0 +1,504 @@
+/* hub_pull.c — hub_pull: a model's files from the hub into the cache, speaking
+ * huggingface_hub's protocol (file_download.py, _snapshot_download.py):
+ *   1. GET {endpoint}/api/models/{repo}/revision/{rev}: the commit ("sha") and the file list;
+ *   2. the files xlate needs (hub_files.c);
+ *   3. per file HEAD {endpoint}/{repo}/resolve/{commit}/{path} for its etag, size and where the
+ *      bytes are (a redirect to another host for LFS files), then GET of those bytes into
+ *      blobs/ETAG.incomplete under the blob's flock (resumed with Range), checked, renamed to
+ *      blobs/ETAG and linked from snapshots/COMMIT/PATH; refs/REVISION last.
+ * The HTTP side is hub_http.c. SHA-256 of LFS blobs: OpenSSL's libcrypto (EVP), there with
+ * libcurl's OpenSSL flavour anyway; nothing of our own to get wrong. A body streams to disk in
+ * curl's buffers: memory does not grow with a file's size. Files download one after another
+ * (no curl multi): a model's time is its one weights file. */
+#include "hub/hub_http.h"
+#include "base/json.h"
+#include "base/util.h"
+#include "xlate.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------ one file */
+
+/* an etag as a file name: huggingface_hub's _normalize_etag (file_download.py:579-598: "W/"
+ * and quotes stripped), then only [A-Za-z0-9._-] and not "."/"..": the server names a file in
+ * our cache, so it must not reach out of blobs/ */
+static int etag_name(const char *raw, char *out, size_t n)
+{
+    const char *s = raw;
+    size_t len;
+    if (strncmp(s, "W/", 2) == 0)
+        s += 2;
+    while (*s == '"')
+        s++;
+    len = strlen(s);
+    while (len && s[len - 1] == '"')
+        len--;
+    if (len == 0 || len >= n || (len <= 2 && s[0] == '.' && (len == 1 || s[1] == '.')))
+        return -1;
+    for (size_t i = 0; i < len; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+              (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-'))
+            return -1;
+    memcpy(out, s, len);
+    out[len] = '\0';
+    return 0;
+}
+
+static int is_sha256(const char *s)
+{
+    size_t i;
+    for (i = 0; s[i]; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return 0;
+    return i == 64;
+}
+
+/* the sha256 of the first `upto` bytes of fd into ctx (a resumed blob's bytes) */
+static int hash_prefix(int fd, long long upto, EVP_MD_CTX *ctx)
+{
+    char buf[1 << 16];
+    long long at = 0;
+    while (at < upto) {
+        size_t want = upto - at < (long long)sizeof buf ? (size_t)(upto - at) : sizeof buf;
+        ssize_t r = pread(fd, buf, want, at);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        EVP_DigestUpdate(ctx, buf, (size_t)r);
+        at += r;
+    }
+    return 0;
+}
+
+/* The bytes of one file into blobs/ETAG.incomplete, resumed, checked (size; sha256 of an LFS
+ * blob). Called under the blob's lock. On success the .incomplete is whole and checked. */
+static int download_blob(pull *pl, const char *path, const char *url, const char *etag,
+                         long long size, const char *incomplete, char *err, size_t errlen)
+{
+    body_sink s = {.fd = -1};
+    http_answer a;
+    struct stat sb;
+    char cur[4096], what[600], got[65];
+    unsigned char md[32];
+    unsigned mdlen = 0;
+    int rc = HUB_OK, tries = 0, hops = 0;
+
+    snprintf(what, sizeof what, "%s", path);
+    if ((s.fd = open(incomplete, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0)
+        return xerr(err, errlen, "%s: cannot create %s: %s", path, incomplete, strerror(errno)),
+               HUB_EDISK;
+    if (fstat(s.fd, &sb) != 0)
+        goto disk;
+    s.offset = sb.st_size;
+    if (size >= 0 && s.offset > size) { /* longer than the file: not ours to resume */
+        if (ftruncate(s.fd, 0) != 0)
+            goto disk;
+        s.offset = 0;
+    }
+    if (is_sha256(etag)) {
+        if (!(s.sha = EVP_MD_CTX_new()) || !EVP_DigestInit_ex(s.sha, EVP_sha256(), NULL)) {
+            rc = (xerr(err, errlen, "%s: cannot start a SHA-256", path), HUB_EINTEGRITY);
+            goto out;
+        }
+        if (s.offset > 0 && hash_prefix(s.fd, s.offset, s.sha))
+            goto disk;
+    }
+    if (lseek(s.fd, s.offset, SEEK_SET) < 0)
+        goto disk;
+    snprintf(cur, sizeof cur, "%s", url);
+    pl->file = path;
+    pl->total = size;
+    pl->t0 = pl->last = now_seconds();
+    pl->at_t0 = s.offset;
+    pl->shown = 0;
+    /* file_download.py:357-359: a whole .incomplete needs no request */
+    while (!(size >= 0 && s.offset == size)) {
+        CURLcode cc;
+        pl->base = s.offset;
+        cc = http_request(pl, "GET", cur, s.offset, &s, &a);
+        if (cc == CURLE_OK && a.status >= 300 && a.status < 400 && a.location[0]) {
+            char next[4096];
+            if (++hops > MAX_HOPS || http_resolve(cur, a.location, next, sizeof next)) {
+                rc = (xerr(err, errlen, "%s: %s: too many or bad redirects", path, cur), HUB_ENET);
+                goto out;
+            }
+            snprintf(cur, sizeof cur, "%s", next);
+            continue;
+        }
+        if (cc == CURLE_OK && a.status == 206) {
+            /* Content-Range must start where the file ends: "bytes START-END/TOTAL" */
+            long long start = -1;
+            if (sscanf(a.content_range, "bytes %lld-", &start) != 1 || start != s.offset) {
+                rc = (xerr(err, errlen, "%s: %s: asked bytes from %lld, the answer's Content-Range "
+                          "is \"%s\"", path, cur, s.offset, a.content_range), HUB_EINTEGRITY);
+                goto bad;
+            }
+        }
+        if (cc == CURLE_OK && a.status == 416 && s.offset > 0) { /* resume refused: start over */
+            if (ftruncate(s.fd, 0) != 0 || lseek(s.fd, 0, SEEK_SET) != 0)
+                goto disk;
+            s.offset = 0;
+            if (s.sha)
+                EVP_DigestInit_ex(s.sha, EVP_sha256(), NULL);
+            continue;
+        }
+        s.offset += s.got; /* what this answer wrote counts, whatever ended it */
+        if (cc == CURLE_OK && (a.status == 200 || a.status == 206)) {
+            if (size < 0 || s.offset >= size)
+                break;
+            cc = CURLE_PARTIAL_FILE; /* ended early without an error: resume */
+        }
+        if (cc == CURLE_WRITE_ERROR || cc == CURLE_ABORTED_BY_CALLBACK || http_cancelled(pl)) {
+            rc = http_transfer_error(pl, what, cur, cc, &s, incomplete, tries + 1, err, errlen);
+            goto out;
+        }
+        if (cc == CURLE_OK && !http_transient_status(a.status)) {
+            rc = http_error(pl, what, cur, &a, err, errlen);
+            goto out;
+        }
+        if (cc != CURLE_OK && !http_transient_curl(cc)) {
+            rc = http_transfer_error(pl, what, cur, cc, &s, incomplete, tries + 1, err, errlen);
+            goto out;
+        }
+        if (s.got > 0) /* progress was made: the tries count again (http_get's rule) */
+            tries = 0;
+        if (++tries >= TRIES) {
+            rc = cc ? http_transfer_error(pl, what, cur, cc, &s, incomplete, tries, err, errlen)
+                    : (xerr(err, errlen, "%s: %s: HTTP %ld (%d tries)", what, cur, a.status,
+                            tries), HUB_ENET);
+            goto out;
+        }
+        http_nap(pl, pl->retry_ms << (tries - 1));
+        if (http_cancelled(pl)) {
+            rc = (xerr(err, errlen, "%s: interrupted", what), HUB_EINTR);
+            goto out;
+        }
+        snprintf(cur, sizeof cur, "%s", url); /* a signed CDN URL may be stale: from the top */
+        hops = 0;
+    }
+    if (size >= 0 && s.offset != size) {
+        rc = (xerr(err, errlen, "%s: %s: got %lld bytes, the hub said %lld", path, url, s.offset,
+                  size), HUB_EINTEGRITY);
+        goto bad;
+    }
+    if (s.sha) {
+        EVP_DigestFinal_ex(s.sha, md, &mdlen);
+        for (unsigned i = 0; i < mdlen; i++)
+            sprintf(got + 2 * i, "%02x", md[i]);
+        if (strcmp(got, etag) != 0) {
+            rc = (xerr(err, errlen, "%s: %s: the bytes' sha256 is %s, the hub's is %s: refused "
+                      "(removed; a rerun downloads it again)", path, url, got, etag), HUB_EINTEGRITY);
+            goto bad;
+        }
+    }
+    if (fsync(s.fd) != 0)
+        goto disk;
+    goto out;
+disk:
+    s.write_errno = errno;
+    rc = (xerr(err, errlen, "%s: cannot write %s: %s", path, incomplete, strerror(errno)), HUB_EDISK);
+bad:
+    unlink(incomplete); /* bad bytes or a full disk: nothing to resume from */
+out:
+    if (rc == HUB_EDISK)
+        unlink(incomplete);
+    if (pl->tty && pl->file && rc == HUB_OK) {
+        char a1[32], r[32];
+        double t = now_seconds() - pl->t0;
+        http_human((double)s.offset, a1, sizeof a1);
+        http_human(t > 0 ? (double)(s.offset - pl->at_t0) / t : 0, r, sizeof r);
+        fprintf(stderr, "\r%-32.32s %s, %s/s, done\033[K\n", path, a1, r);
+    } else if (pl->tty && pl->file && pl->shown) {
+        fprintf(stderr, "\n");
+    }
+    pl->file = NULL;
+    if (s.sha)
+        EVP_MD_CTX_free(s.sha);
+    if (s.fd >= 0 && close(s.fd) != 0 && rc == HUB_OK) {
+        rc = (xerr(err, errlen, "%s: cannot write %s: %s", path, incomplete, strerror(errno)), HUB_EDISK);
+        unlink(incomplete);
+    }
+    return rc;
+}
+
+/* takes the flock of blobs' ETAG at CACHE/.locks/models--ORG--NAME/ETAG.lock (file_download.py
+ * :1212, filelock's UnixFileLock is flock(LOCK_EX) on it, created 0664: utils/_fixes.py:83-90),
+ * waiting for another pull (xlate or huggingface_hub) that holds it. The fd, or -1 with err. */
+static int lock_blob(pull *pl, const char *lockdir, const char *etag, int *status, char *err,
+                     size_t errlen)
+{
+    char path[4700];
+    int fd;
+    snprintf(path, sizeof path, "%s/%s.lock", lockdir, etag);
+    if (hub_mkdirs(lockdir) || (fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0664)) < 0) {
+        *status = HUB_EDISK;
+        return xerr(err, errlen, "cannot create the lock %s: %s", path, strerror(errno));
+    }
+    while (flock(fd, LOCK_EX) != 0) {
+        if (errno == EINTR && !http_cancelled(pl))
+            continue;
+        *status = http_cancelled(pl) ? HUB_EINTR : HUB_EDISK;
+        xerr(err, errlen, "%s: %s", path, http_cancelled(pl) ? "interrupted" : strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* One file of the snapshot: its metadata, its blob (downloaded unless there), its link. */
+static int pull_file(pull *pl, const char *cache, const char *repo_dir, const char *repo,
+                     const char *commit, const char *path, char *err, size_t errlen)
+{
+    char url[4096], qpath[2048], final[4096], get_url[4096], etag[200], tmp[4600];
+    char blobs[4400], blob[4600], incomplete[4700], lockdir[4400], what[600];
+    body_sink m = {.fd = -1};
+    http_answer a;
+    struct stat sb;
+    long long size;
+    int rc, lock = -1;
+
+    /* file_download.py:1072-1076: a commit's file already linked needs no request */
+    snprintf(tmp, sizeof tmp, "%s/snapshots/%s/%s", repo_dir, commit, path);
+    if (stat(tmp, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        if (pl->tty)
+            fprintf(stderr, "%-32.32s in the cache\n", path);
+        return HUB_OK;
+    }
+    snprintf(what, sizeof what, "%s: %s", repo, path);
+    if (http_quote(pl, path, 0, qpath, sizeof qpath))
+        return xerr(err, errlen, "%s: the file name is too long", what), HUB_ENOTFOUND;
+    /* constants.py:70 HUGGINGFACE_CO_URL_TEMPLATE */
+    snprintf(url, sizeof url, "%s/%s/resolve/%s/%s", pl->endpoint, repo, commit, qpath);
+    /* get_hf_file_metadata (file_download.py:1569-1641): HEAD, same-origin redirects followed
+     * (a renamed repository), another host's not (the LFS bytes' place) */
+    if ((rc = http_fetch(pl, "HEAD", url, 1, &m, &a, final, sizeof final, what, err, errlen)))
+        return rc;
+    if (a.status == 405 || a.status == 501) { /* a server without HEAD: GET, cut after headers */
+        m.discard = 1;
+        if ((rc = http_fetch(pl, "GET", url, 1, &m, &a, final, sizeof final, what, err, errlen)))
+            return rc;
+    }
+    if (a.status >= 300 && a.status < 400 && a.location[0]) {
+        /* file_download.py:1769-1773: the bytes come from the Location; the token is not sent
+         * there when its host differs (http_request() sends it to the endpoint's origin only) */
+        if (http_resolve(final, a.location, get_url, sizeof get_url))
+            return xerr(err, errlen, "%s: %s: a redirect to a bad URL", what, final), HUB_ENET;
+    } else if (a.status >= 200 && a.status < 300) {
+        snprintf(get_url, sizeof get_url, "%s", final);
+    } else {
+        return http_error(pl, what, final, &a, err, errlen);
+    }
+    /* file_download.py:1630-1640: etag = X-Linked-Etag or ETag, normalized; size =
+     * X-Linked-Size, else Content-Length unless a redirect */
+    if (etag_name(a.linked_etag[0] ? a.linked_etag : a.etag, etag, sizeof etag))
+        return xerr(err, errlen, "%s: %s: no usable ETag (got \"%s\"): the server is not a "
+                    "hub", what, url, a.linked_etag[0] ? a.linked_etag : a.etag), HUB_ENET;
+    size = a.linked_size >= 0 ? a.linked_size
+           : a.status >= 300 && a.status < 400 ? -1 : a.content_length;
+    snprintf(blobs, sizeof blobs, "%s/blobs", repo_dir);
+    snprintf(blob, sizeof blob, "%s/%s", blobs, etag);
+    snprintf(incomplete, sizeof incomplete, "%s.incomplete", blob);
+    snprintf(lockdir, sizeof lockdir, "%s/.locks/%s", cache, strrchr(repo_dir, '/') + 1);
+    if (hub_mkdirs(blobs))
+        return xerr(err, errlen, "cannot create %s: %s", blobs, strerror(errno)), HUB_EDISK;
+    if ((lock = lock_blob(pl, lockdir, etag, &rc, err, errlen)) < 0)
+        return rc;
+    /* file_download.py:1227-1237: a blob there (another repo's file, another pull) is linked */
+    if (!(stat(blob, &sb) == 0 && S_ISREG(sb.st_mode))) {
+        if ((rc = download_blob(pl, path, get_url, etag, size, incomplete, err, errlen)))
+            goto out;
+        /* file_download.py:2000 _chmod_and_move: the umask's mode, then the rename */
+        mode_t um = umask(0);
+        umask(um);
+        chmod(incomplete, 0666 & ~um);
+        if (rename(incomplete, blob) != 0) {
+            rc = (xerr(err, errlen, "cannot rename %s to %s: %s", incomplete, blob,
+                      strerror(errno)), HUB_EDISK);
+            goto out;
+        }
+    } else if (pl->tty) {
+        fprintf(stderr, "%-32.32s in the cache (blob)\n", path);
+    }
+    if (hub_link(repo_dir, commit, path, etag, err, errlen))
+        rc = HUB_EDISK;
+out:
+    close(lock);
+    return rc;
+}
+
+hub_pull_params hub_pull_default_params(void)
+{
+    hub_pull_params p = {0};
+    p.progress = 1;
+    return p;
+}
+
+/* the API's answer: the commit and the file names */
+static int read_api(const char *url, const char *text, size_t len, char commit[41],
+                    char ***files, int *n, char *err, size_t errlen)
+{
+    cJSON *root = json_parse_object(text, len, url, err, errlen), *sha, *sib, *e;
+    int k = 0;
+    if (!root)
+        return -1;
+    sha = cJSON_GetObjectItemCaseSensitive(root, "sha");
+    sib = cJSON_GetObjectItemCaseSensitive(root, "siblings");
+    if (!cJSON_IsString(sha) || !hub_is_commit(sha->valuestring)) {
+        xerr(err, errlen, "%s: \"sha\": expected a 40-hex commit, got %s", url,
+             sha ? JSON_GOT(sha) : "nothing");
+        goto bad;
+    }
+    if (!cJSON_IsArray(sib)) {
+        xerr(err, errlen, "%s: \"siblings\": expected an array, got %s", url,
+             sib ? JSON_GOT(sib) : "nothing");
+        goto bad;
+    }
+    memcpy(commit, sha->valuestring, 41);
+    if (!(*files = calloc((size_t)cJSON_GetArraySize(sib) + 1, sizeof **files)))
+        goto oom;
+    cJSON_ArrayForEach(e, sib) {
+        cJSON *f = cJSON_GetObjectItemCaseSensitive(e, "rfilename");
+        if (!cJSON_IsString(f)) {
+            xerr(err, errlen, "%s: \"siblings\"[%d]: \"rfilename\": expected a string, got %s",
+                 url, k, f ? JSON_GOT(f) : "nothing");
+            goto bad;
+        }
+        if (!((*files)[k++] = strdup(f->valuestring)))
+            goto oom;
+    }
+    *n = k;
+    cJSON_Delete(root);
+    return 0;
+oom:
+    xerr(err, errlen, "%s: out of memory", url);
+bad:
+    for (int j = 0; *files && j < k; j++)
+        free((*files)[j]);
+    free(*files);
+    *files = NULL;
+    cJSON_Delete(root);
+    return -1;
+}
+
+static void free_names(char **v, int n)
+{
+    for (int i = 0; v && i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+int hub_pull(const hub_ref *ref, const hub_pull_params *p, char *out, size_t n, char *err,
+             size_t errlen)
+{
+    char cache[4096], repo_dir[4400], url[4096], qrev[1024], final[4096], commit[41], what[600];
+    char idx[4700], tag[4200];
+    const char *chosen[16];
+    char **files = NULL, **shards = NULL;
+    int nfiles = 0, nshards = 0, nchosen, rc;
+    body_sink api = {.fd = -1};
+    http_answer a;
+    pull pl = {.p = p};
+    FILE *f;
+
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+        return xerr(err, errlen, "libcurl did not start"), HUB_ENET;
+    if (!(pl.curl = curl_easy_init())) {
+        curl_global_cleanup();
+        return xerr(err, errlen, "libcurl did not start"), HUB_ENET;
+    }
+    hub_endpoint(pl.endpoint, sizeof pl.endpoint);
+    http_read_token(&pl);
+    pl.retry_ms = http_env_long("XLATE_HUB_RETRY_MS", 1000, 0, 600000);
+    pl.timeout_s = http_env_long("XLATE_HUB_TIMEOUT_S", 30, 1, 86400);
+    pl.tty = p->progress && !p->quiet && isatty(STDERR_FILENO);
+    snprintf(what, sizeof what, "%s@%s", ref->repo, ref->revision);
+
+    rc = HUB_EDISK;
+    if (hub_cache_dir(cache, sizeof cache, err, errlen) ||
+        hub_repo_dir(cache, ref->repo, repo_dir, sizeof repo_dir)) {
+        xerr(err, errlen, "the hub cache's path is too long");
+        goto out;
+    }
+    /* _snapshot_download.py:268 repo_info: GET /api/models/{repo}/revision/{quoted revision} */
+    rc = HUB_ENOTFOUND;
+    if (http_quote(&pl, ref->revision, 1, qrev, sizeof qrev)) {
+        xerr(err, errlen, "%s: the revision is too long", what);
+        goto out;
+    }
+    snprintf(url, sizeof url, "%s/api/models/%s/revision/%s", pl.endpoint, ref->repo, qrev);
+    if ((rc = http_fetch(&pl, "GET", url, 2, &api, &a, final, sizeof final, what, err, errlen)))
+        goto out;
+    if (a.status != 200) {
+        rc = http_error(&pl, what, final, &a, err, errlen);
+        goto out;
+    }
+    rc = HUB_ENET;
+    if (read_api(final, api.mem ? api.mem : "", api.len, commit, &files, &nfiles, err, errlen))
+        goto out;
+    rc = HUB_ENOTFOUND;
+    if ((nchosen = hub_choose_files(files, nfiles, chosen, 16, err, errlen)) < 0) {
+        char e2[XLATE_ERRLEN];
+        snprintf(e2, sizeof e2, "%.100s: %.400s", what, err);
+        snprintf(err, errlen, "%s", e2);
+        goto out;
+    }
+    rc = HUB_EDISK;
+    if (hub_mkdirs(repo_dir)) {
+        xerr(err, errlen, "cannot create %s: %s", repo_dir, strerror(errno));
+        goto out;
+    }
+    /* file_download.py:1200 _create_cachedir_tag (best effort, as there) */
+    snprintf(tag, sizeof tag, "%s/CACHEDIR.TAG", cache);
+    if (access(tag, F_OK) != 0 && (f = fopen(tag, "w"))) {
+        fputs("Signature: 8a477f597d28d172789f06886806bc55\n"
+              "# This file is a cache directory tag created by huggingface_hub.\n"
+              "# For information about cache directory tags, see:\n"
+              "#\thttps://bford.info/cachedir/\n", f);
+        fclose(f);
+    }
+    for (int i = 0; i < nchosen; i++) {
+        if ((rc = pull_file(&pl, cache, repo_dir, ref->repo, commit, chosen[i], err, errlen)))
+            goto out;
+        if (i > 0 || !strstr(chosen[i], ".index.json"))
+            continue;
+        /* a sharded checkpoint: the shards its index names, each one listed */
+        snprintf(idx, sizeof idx, "%s/snapshots/%s/%s", repo_dir, commit, chosen[i]);
+        rc = HUB_EINTEGRITY;
+        if (hub_index_shards(idx, &shards, &nshards, err, errlen))
+            goto out;
+        for (int j = 0; j < nshards; j++) {
+            int k;
+            for (k = 0; k < nfiles && strcmp(files[k], shards[j]); k++)
+                ;
+            if (k == nfiles) {
+                rc = (xerr(err, errlen, "%s: %s names the shard %s, which the repository does "
+                          "not list", what, chosen[i], shards[j]), HUB_ENOTFOUND);
+                goto out;
+            }
+            if ((rc = pull_file(&pl, cache, repo_dir, ref->repo, commit, shards[j], err,
+                                errlen)))
+                goto out;
+        }
+    }
+    /* refs/REVISION last, so that an interrupted pull leaves the ref at the snapshot before */
+    rc = HUB_EDISK;
+    if (hub_write_ref(repo_dir, ref->revision, commit, err, errlen))
+        goto out;
+    rc = HUB_OK;
+    if ((size_t)snprintf(out, n, "%s/snapshots/%s", repo_dir, commit) >= n)
+        rc = (xerr(err, errlen, "%s: the snapshot path is too long", repo_dir), HUB_EDISK);
+out:
+    free(api.mem);
+    free_names(files, nfiles);
+    free_names(shards, nshards);
+    curl_easy_cleanup(pl.curl);
+    curl_global_cleanup();
+    return rc;
+}
