@@ -383,7 +383,7 @@ class Marian:
     def process(self, prefixes, scores, max_length):
         """The logits processors of generate() for this model, in place on scores [B, V]
         (tools/processors_reference.py: transformers' order and rules), with pad never
-        generated (xlate's rule, README "Differences on purpose") and self.opts over the
+        generated (xlate's rule, docs/MODELS.md "Differences on purpose") and self.opts over the
         generation config's values."""
         cfg = {k: self.gen[k] for k in ("bad_words_ids", "forced_eos_token_id",
                                         "repetition_penalty", "no_repeat_ngram_size",
@@ -480,11 +480,11 @@ class Marian:
                 if f is not None:
                     key[b * V + f] -= self.tol
             order = np.argsort(key, kind="stable")[: 2 * K]
-            self._note_swaps(cand.numpy(), key, order)
+            P.note_swaps(cand.numpy(), key, order, self.swaps if self.tol else None)
             nxt = []
             for rank, idx in enumerate(order.tolist()):
                 b, t, s = idx // V, idx % V, float(cand[idx])
-                if s == float("-inf"):  # xlate drops what a processor forced away (README)
+                if s == float("-inf"):  # xlate drops what a processor forced away (docs/DECODING.md)
                     continue
                 if t == self.eos:
                     if rank >= K:
@@ -511,30 +511,11 @@ class Marian:
         ranked = [h for _, _, h in sorted(((h[0] + b, i, h) for i, (h, b) in
                                            enumerate(zip(hyps, bonus))), key=lambda x: x[:2])]
         if any(bonus):
-            self._note_swaps(np.array([h[0] for h in hyps]),
-                             -np.array([h[0] + b for h, b in zip(hyps, bonus)]),
-                             np.argsort(-np.array([h[0] + b for h, b in zip(hyps, bonus)]),
-                                        kind="stable")[:1])
+            P.note_swaps(np.array([h[0] for h in hyps]),
+                         -np.array([h[0] + b for h, b in zip(hyps, bonus)]),
+                         np.argsort(-np.array([h[0] + b for h, b in zip(hyps, bonus)]),
+                                    kind="stable")[:1], self.swaps)
         return [ranked.pop() for _ in range(min(n_best, len(ranked)))]
-
-    def _note_swaps(self, score, key, order):
-        """near_tie's swaps among candidates with real scores `score` ranked by `key`
-        (ascending) into `order`: for each favored pick (its key below -score), the largest
-        gap to a candidate of higher score that it overtook (one left out of order, or one
-        picked after it)."""
-        if not self.tol:
-            return
-        score = np.asarray(score, dtype=np.float64)
-        key = np.asarray(key, dtype=np.float64)
-        out = np.ones(score.shape[0], dtype=bool)
-        out[np.asarray(order, dtype=np.int64)] = False
-        for i in order:
-            i = int(i)
-            if key[i] == -score[i]:
-                continue  # not favored
-            over = (score > score[i]) & (out | (key > key[i]))
-            if over.any():
-                self.swaps.append(float((score[over] - score[i]).max()))
 
 
 # ----------------------------------------------------------------------------- bench peer

@@ -18,6 +18,7 @@ input_ids of an encoder-decoder model); scores: a float tensor [rows, V], change
 returned. Greedy search gives them the raw logits, Hugging Face's beam search the log-softmax
 (generation/utils.py `_greedy_search`, `_beam_search`).
 """
+import numpy as np
 import torch
 
 INF = float("inf")
@@ -161,6 +162,26 @@ def top_p(scores, p, min_tokens_to_keep=1):
     remove_sorted[..., -min_tokens_to_keep:] = 0
     remove = remove_sorted.scatter(1, sorted_indices, remove_sorted)
     return scores.masked_fill(remove, -INF)
+
+
+def note_swaps(score, key, order, swaps):
+    """tests/py/near_tie.py's swaps: candidates with real scores `score` were ranked by `key`
+    (ascending; a favored candidate's key is -score - tol) and `order` picked. For each favored
+    pick, the largest gap to a candidate of higher score that it overtook (one left out of
+    order, or one picked after it) is appended to swaps (None: nothing recorded)."""
+    if swaps is None:
+        return
+    score = np.asarray(score, dtype=np.float64)
+    key = np.asarray(key, dtype=np.float64)
+    out = np.ones(score.shape[0], dtype=bool)
+    out[np.asarray(order, dtype=np.int64)] = False
+    for i in order:
+        i = int(i)
+        if key[i] == -score[i]:
+            continue  # not favored
+        over = (score > score[i]) & (out | (key > key[i]))
+        if over.any():
+            swaps.append(float((score[over] - score[i]).max()))
 
 
 class Processors:

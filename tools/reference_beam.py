@@ -56,7 +56,8 @@ import torch
 SCRIPT_DIR = os.path.dirname(os.path.abspath(__file__))
 if SCRIPT_DIR not in sys.path:
     sys.path.insert(0, SCRIPT_DIR)
-import torch_model as tm  # noqa: E402
+import torch_model as tm
+import processors_reference as P  # noqa: E402
 
 
 class Hyp:
@@ -168,7 +169,8 @@ def cached_log_probs(model, memory, mask, hyps, fastpath, ban=None, process=None
 
 
 def search(model, src_ids, beam, max_length, bos_id=tm.BOS, eos_id=tm.EOS, fastpath=False,
-           batched=False, min_length=0, process=None, start=None, memo=None):
+           batched=False, min_length=0, process=None, start=None, memo=None, favor=None,
+           tol=0.0, swaps=None):
     """Beam search of one sentence. Returns every finished hypothesis, in the order they
     finished (Hyp.order). Each step of a hypothesis is computed once, from its parent's cache
     (torch_model.decode_step). batched=False (the default) runs each live hypothesis through
@@ -177,7 +179,10 @@ def search(model, src_ids, beam, max_length, bos_id=tm.BOS, eos_id=tm.EOS, fastp
     but PyTorch's batched kernels may round rows differently. min_length: eos gets logit -inf while
     fewer than min_length tokens are generated (xlate --min-length). start: a Hyp to begin
     from instead of [bos] alone (its ids generated already; --return-alternatives' branches).
-    memo: a dict the caller keeps for this source (see cached_log_probs), or None."""
+    memo: a dict the caller keeps for this source (see cached_log_probs), or None.
+    favor, tol, swaps (tests/py/near_tie.py): candidates on the path of favor (ids without
+    eos; the eos implied at its end) ranked as if tol higher, the gaps of the swaps that made
+    appended to swaps (processors_reference.note_swaps)."""
     K = beam
     src = torch.tensor([list(src_ids) + [eos_id]], dtype=torch.long)
     mask = torch.zeros_like(src, dtype=torch.bool)
@@ -216,9 +221,16 @@ def search(model, src_ids, beam, max_length, bos_id=tm.BOS, eos_id=tm.EOS, fastp
         # among the candidates at or above the 2K-th best log-prob (its ties included: the
         # first 2K of the whole ranking are among them)
         neg = -lp.astype(np.float64)
+        if favor is not None:
+            path = list(favor) + [eos_id]
+            for j, h in enumerate(live):
+                if h.ids == path[: len(h.ids)] and len(h.ids) < len(path):
+                    neg[j * V + path[len(h.ids)]] -= tol
         n2 = min(2 * K, neg.size)
         pick = np.nonzero(neg <= np.partition(neg, n2 - 1)[n2 - 1])[0]
         order = pick[np.lexsort((token[pick], parent[pick], neg[pick]))][: 2 * K]
+        if favor is not None:
+            P.note_swaps(lp, neg, order, swaps)
         new_live = []
         for k, c in enumerate(order):
             j, t = int(parent[c]), int(token[c])
@@ -243,12 +255,17 @@ def search(model, src_ids, beam, max_length, bos_id=tm.BOS, eos_id=tm.EOS, fastp
     return finished
 
 
-def n_best(finished, n, penalty, greedy=False):
+def n_best(finished, n, penalty, greedy=False, favor=None, tol=0.0, swaps=None):
     """The n best of `finished` (in finishing order) by score; ties keep the finishing order
-    (Python's sort is stable). Returns [(Hyp, score)]."""
+    (Python's sort is stable). Returns [(Hyp, score)]. favor, tol, swaps: as search's, the
+    hypothesis whose ids are favor ranked as if tol higher."""
     scored = [(h, score(h, penalty, greedy)) for h in finished]
-    scored.sort(key=lambda x: -float(x[1]))
-    return scored[:n]
+    bonus = [tol if favor is not None and list(h.ids) == list(favor) else 0.0 for h in finished]
+    key = [-(float(sc) + b) for (_, sc), b in zip(scored, bonus)]
+    order = sorted(range(len(scored)), key=lambda i: key[i])
+    if favor is not None and scored:
+        P.note_swaps([float(sc) for _, sc in scored], key, order[:1], swaps)
+    return [scored[i] for i in order[:n]]
 
 
 def hyp_json(h, sc, sp=None, token_scores=False):
