@@ -8,8 +8,8 @@
 # Environment: XLATE (the binary), TEST_BUILD (the C tests), PYTHON (Debian's python3);
 # SLOW=1 adds the slow tier, tests/slow/test_*.py (minutes; `make test-slow`, not run by CI);
 # JOBS=N runs N tests at once (default: the number of cores). Each test has its own temporary
-# directory, so they do not meet; the report is printed in the same order whatever JOBS is,
-# each test's line as soon as it and every test before it have ended.
+# directory, so they do not meet; each test's line is printed as soon as it ends, with its
+# seconds and how many have ended, and the failures are listed again before the last line.
 XLATE=${XLATE:-./xlate}; TEST_BUILD=${TEST_BUILD:-build/tests}; PYTHON=${PYTHON:-/usr/bin/python3}
 export XLATE TEST_BUILD PYTHON
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -56,16 +56,11 @@ done
   xargs -n 1 -P "$jobs" sh "$top/tests/run.sh" --one &
 xpid=$!
 
-pass=0; fail=0
-while read -r t; do
-  name=$(basename "$t")
-  while [ ! -e "$RUN_LOG/$name.rc" ] && kill -0 "$xpid" 2>/dev/null; do sleep 0.2; done
-  if [ -e "$RUN_LOG/$name.rc" ]; then
-    rc=$(cat "$RUN_LOG/$name.rc"); secs=$(cat "$RUN_LOG/$name.secs")
-  else
-    rc=127; secs=0; : >>"$RUN_LOG/$name.out"; echo "the runner ended before this test did" >>"$RUN_LOG/$name.err"
-  fi
-  out="$RUN_LOG/$name.out"
+# Each test's line is printed as soon as it ends (issue 34: in list order, the first long
+# Python test held every line back for minutes, and a first-time user stopped a suite that
+# looked hung); the failures are listed again just before the last line.
+report() { # NAME RC SECS: its counts added, its line printed, its failures kept for the end
+  name=$1; rc=$2; secs=$3; out="$RUN_LOG/$name.out"
   p=$(grep -c '^ok ' "$out"); f=$(grep -c '^not ok ' "$out")
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
     f=1; echo "not ok - $name exited with status $rc" >>"$out"
@@ -73,13 +68,37 @@ while read -r t; do
   if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
     f=1; echo "not ok - $name printed no result" >>"$out"
   fi
-  pass=$((pass + p)); fail=$((fail + f))
-  printf '%-28s %4d passed %4d failed  %ss\n' "$name" "$p" "$f" "$secs"
+  pass=$((pass + p)); fail=$((fail + f)); ended=$((ended + 1))
+  printf '%-28s %4d passed %4d failed  %4ss  [%d/%d]\n' "$name" "$p" "$f" "$secs" "$ended" "$total"
   if [ "$f" -ne 0 ]; then
-    grep '^not ok ' "$out" | sed 's/^/    /'
-    tail -n 20 "$RUN_LOG/$name.err" | sed 's/^/    stderr: /'
+    { echo "$name:"; grep '^not ok ' "$out" | sed 's/^/    /'
+      tail -n 20 "$RUN_LOG/$name.err" | sed 's/^/    stderr: /'; } | tee -a "$RUN_LOG/failures"
   fi
-done <"$RUN_LOG/list"
+}
+pass=0; fail=0; ended=0; total=$(wc -l <"$RUN_LOG/list")
+: >"$RUN_LOG/reported"
+while [ "$ended" -lt "$total" ]; do
+  running=1; kill -0 "$xpid" 2>/dev/null || running=0
+  progressed=0
+  while read -r t; do
+    name=$(basename "$t")
+    grep -qxF "$name" "$RUN_LOG/reported" && continue
+    if [ -e "$RUN_LOG/$name.rc" ]; then
+      report "$name" "$(cat "$RUN_LOG/$name.rc")" "$(cat "$RUN_LOG/$name.secs")"
+    elif [ "$running" -eq 0 ]; then
+      : >>"$RUN_LOG/$name.out"; echo "the runner ended before this test did" >>"$RUN_LOG/$name.err"
+      report "$name" 127 0
+    else
+      continue
+    fi
+    echo "$name" >>"$RUN_LOG/reported"; progressed=1
+  done <"$RUN_LOG/list"
+  [ "$progressed" -eq 1 ] || sleep 0.5
+done
 wait "$xpid"
+if [ -s "$RUN_LOG/failures" ]; then
+  echo "failures:"
+  cat "$RUN_LOG/failures"
+fi
 echo "$pass passed, $fail failed (JOBS=$jobs)"
 [ "$fail" -eq 0 ]
