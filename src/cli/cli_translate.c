@@ -18,6 +18,7 @@
 #include "cli/cli_output.h"
 #include "cli/cli_decode_opts.h"
 #include "cli/cli_translate.h"
+#include "hub/hub_scan.h"
 #include "base/util.h"
 #include "xlate.h"
 #include <cJSON.h>
@@ -418,12 +419,78 @@ static int setup_forced_langs(run *r, options *o)
     return 0;
 }
 
+/* A language pair picks the model (issue 35): without -m and XLATE_MODEL, --source-lang /
+ * --target-lang (--from / --to; the side not given: the default model's) naming a pair the
+ * default model does not translate take a model in the hub cache that does (hub_pair_find: a
+ * one-pair OPUS-MT model, a multilingual one, M2M100 / NLLB), said on stderr, with the codes
+ * that model takes; none: exit 2 naming a model that would and the `xlate pull` command.
+ * Returns -1 (the default model, as before), 0 with dir the chosen snapshot, or an exit
+ * status. */
+static int pair_model(options *o, char *dir, size_t dirlen)
+{
+    char def[4096], err[XLATE_ERRLEN], want[128];
+    const char *env = getenv("XLATE_MODEL"), *src, *tgt;
+    hub_model dm;
+    hub_pair_choice ch;
+    int have_def, rc;
+
+    if (o->model || (env && env[0]) || (!o->source_lang && !o->target_lang))
+        return -1;
+    memset(&dm, 0, sizeof dm);
+    have_def = find_model_dir(NULL, def, sizeof def, err, sizeof err) == 0;
+    if (have_def)
+        hub_probe(&dm, def, NULL, 0);
+    src = o->source_lang ? o->source_lang : dm.source_lang[0] ? dm.source_lang : NULL;
+    tgt = o->target_lang ? o->target_lang : dm.target_lang[0] ? dm.target_lang : NULL;
+    /* a "pair" of one language (--source-lang de alone with an en-de default: the splitter's
+     * rules, as before) is no pair to look for */
+    if (!src || !tgt || hub_lang_eq(src, tgt) ||
+        (have_def && hub_model_serves(&dm, src, tgt, NULL, NULL))) {
+        hub_model_free(&dm);
+        return -1;
+    }
+    rc = hub_pair_find(NULL, src, tgt, &ch, err, sizeof err);
+    if (rc < 0) {
+        fprintf(stderr, "xlate: %s\n", err);
+        hub_model_free(&dm);
+        return XLATE_EXIT_MODEL;
+    }
+    if (rc == 0) {
+        char ds[128] = "";
+        hub_pair_suggest(src, tgt, want, sizeof want);
+        if (have_def && dm.source_lang[0] && dm.target_lang[0])
+            snprintf(ds, sizeof ds, "the default model translates %s -> %s and ", dm.source_lang,
+                     dm.target_lang);
+        fprintf(stderr, "xlate: no model for %s -> %s: %snone in the hub cache does (xlate "
+                "models lists them); get one: xlate pull %s%s\n", src, tgt, ds, want,
+                strstr(want, "nllb") ? "" : " (or xlate pull facebook/nllb-200-distilled-600M: "
+                "200 languages)");
+        hub_model_free(&dm);
+        return XLATE_EXIT_MODEL;
+    }
+    hub_model_free(&dm);
+    snprintf(dir, dirlen, "%s", ch.dir);
+    if (!o->quiet)
+        fprintf(stderr, "xlate: %s -> %s: using %s from the hub cache (%s)\n", src, tgt,
+                ch.repo_id, ch.dir);
+    /* the chosen model's codes: an NLLB code ("fra_Latn"), a >>xx<< token's, or none (a
+     * one-pair model has no language token; the source code stays the splitter's) */
+    snprintf(o->pair_src, sizeof o->pair_src, "%s", ch.source_lang);
+    snprintf(o->pair_tgt, sizeof o->pair_tgt, "%s", ch.target_lang);
+    o->source_lang = o->pair_src[0] ? o->pair_src : NULL;
+    o->target_lang = o->pair_tgt[0] ? o->pair_tgt : NULL;
+    return 0;
+}
+
 static int setup(run *r, options *o, char *dir, size_t dirlen)
 {
     char err[XLATE_ERRLEN];
     xlate_model_params mp = xlate_model_default_params();
+    int picked = pair_model(o, dir, dirlen);
 
-    if (find_model_dir(o->model, dir, dirlen, err, sizeof err)) {
+    if (picked > 0)
+        return picked;
+    if (picked < 0 && find_model_dir(o->model, dir, dirlen, err, sizeof err)) {
         fprintf(stderr, "xlate: %s\n", err);
         return XLATE_EXIT_MODEL;
     }
@@ -468,7 +535,11 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
         return XLATE_EXIT_USAGE;
     if (o->target_lang && !r->info.lang_forced) {
         r->lang_id = xlate_lang_id(r->model, o->target_lang);
-        if (r->lang_id < 0) {
+        /* a one-pair model takes its own target language (--to de for an en-de model): no
+         * token to put in front */
+        int own = !r->info.n_langs && r->info.target_lang &&
+                  hub_lang_eq(o->target_lang, r->info.target_lang);
+        if (r->lang_id < 0 && !own) {
             char list[1024] = "", q[200];
             size_t n = 0;
             for (int i = 0; i < r->info.n_langs && n + 2 < sizeof list; i++)

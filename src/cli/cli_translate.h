@@ -15,8 +15,10 @@ typedef struct {
     int quiet, verbose, scores;
     int compute_type;    /* xlate_compute_type */
     int beam_set, lp_set;   /* given on the command line (else the model's defaults) */
-    const char *target_lang; /* --target-lang: >>xx<< goes in front of every source */
-    const char *source_lang; /* --source-lang: the sentence splitter's rules */
+    const char *target_lang; /* --target-lang (--to): >>xx<< goes in front of every source */
+    const char *source_lang; /* --source-lang (--from): the sentence splitter's rules */
+    char pair_src[32], pair_tgt[32]; /* the codes of the model a language pair picked from the
+                                        hub cache (cli_translate.c pair_model) */
     int split;           /* XLATE_SPLIT_SENTENCES or XLATE_SPLIT_NONE (--split) */
     int paragraphs;      /* --paragraphs: lines up to a blank line are one paragraph */
     int doc_fmt;         /* --format: DOCFMT_* (cli_doc.c), a whole document */

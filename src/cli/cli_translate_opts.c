@@ -49,7 +49,8 @@ static void usage(FILE *f)
         "      --split MODE        sentences (default: each sentence of a line is\n"
         "                          translated on its own; jsonl adds \"sentences\") or\n"
         "                          none (a line is one segment: pre-split corpora)\n"
-        "      --source-lang L     the splitter's rules (en, de, fr...; default: the\n"
+        "      --source-lang L     the source language (also --from L): the\n"
+        "                          splitter's rules (en, de, fr...; default: the\n"
         "                          model's source language, else neutral rules);\n"
         "                          NLLB-200, M2M100: the source language's code\n"
         "                          (default: the tokenizer's src_lang)\n"
@@ -72,10 +73,14 @@ static void usage(FILE *f)
         "      --max-length N      at most N generated tokens, eos counted (default:\n"
         "                          3 * (source tokens + 1) + 10, at most max_positions;\n"
         "                          OPUS-MT: the model's max_length - 1)\n"
-        "      --target-lang L     multilingual OPUS-MT models: put >>L<< in front of\n"
-        "                          each sentence; NLLB-200, M2M100: the target\n"
-        "                          language, required (eng_Latn, en; xlate info\n"
-        "                          lists the languages)\n"
+        "      --target-lang L     the target language (also --to L): multilingual\n"
+        "                          OPUS-MT models: put >>L<< in front of each\n"
+        "                          sentence; NLLB-200, M2M100: the target language,\n"
+        "                          required (eng_Latn, en; xlate info lists the\n"
+        "                          languages). Without -m, a pair the default model\n"
+        "                          does not translate takes a model from the hub\n"
+        "                          cache that does (xlate models lists them), or\n"
+        "                          names the one to get with xlate pull\n"
         "      --min-length N      no eos before N tokens (default 0); raises the\n"
         "                          default --max-length to N + 1 where it is lower\n"
         "      --max-input-length N\n"
@@ -157,6 +162,8 @@ int translate_options(options *o, int argc, char **argv)
         {"compute-type", required_argument, 0, O_COMPUTE},
         {"target-lang", required_argument, 0, O_LANG},
         {"source-lang", required_argument, 0, O_SRC_LANG},
+        {"to", required_argument, 0, O_LANG},        /* argos-translate's, translate-shell's */
+        {"from", required_argument, 0, O_SRC_LANG},
         {"split", required_argument, 0, O_SPLIT},
         {"paragraphs", no_argument, 0, O_PARAS},
         {"alignments", no_argument, 0, O_ALIGN},

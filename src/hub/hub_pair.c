@@ -165,9 +165,10 @@ int hub_pair_find(const char *cache, const char *src, const char *tgt, hub_pair_
     return best < 3;
 }
 
+/* 1 when s's language part ("pt" of "pt_BR") is 2-3 lowercase letters, as OPUS-MT's names. */
 static int plain_code(const char *s)
 {
-    size_t n = strlen(s);
+    size_t n = base_len(s);
     if (n < 2 || n > 3)
         return 0;
     for (size_t i = 0; i < n; i++)
@@ -179,7 +180,8 @@ static int plain_code(const char *s)
 void hub_pair_suggest(const char *src, const char *tgt, char *out, size_t n)
 {
     if (src && tgt && plain_code(src) && plain_code(tgt))
-        snprintf(out, n, "Helsinki-NLP/opus-mt-%s-%s", src, tgt);
+        snprintf(out, n, "Helsinki-NLP/opus-mt-%.*s-%.*s", (int)base_len(src), src,
+                 (int)base_len(tgt), tgt);
     else
         snprintf(out, n, "facebook/nllb-200-distilled-600M");
 }

@@ -99,8 +99,8 @@ int hub_pair_find(const char *cache, const char *src, const char *tgt, hub_pair_
  * point to the codes to give it (into m, a static table or the arguments; "" for none). */
 int hub_model_serves(const hub_model *m, const char *src, const char *tgt,
                      const char **src_code, const char **tgt_code);
-/* The model a user could pull for src -> tgt: "Helsinki-NLP/opus-mt-SRC-TGT" for two ISO 639-1
- * codes, else "facebook/nllb-200-distilled-600M". */
+/* The model a user could pull for src -> tgt: "Helsinki-NLP/opus-mt-SRC-TGT" for two ISO 639
+ * codes (a region dropped), else "facebook/nllb-200-distilled-600M". */
 void hub_pair_suggest(const char *src, const char *tgt, char *out, size_t n);
 /* 1 when two language codes name the same language: equal ignoring case, or one is the other
  * with a region ("en" and "en_US", "en-GB"). */
