@@ -52,13 +52,13 @@ expect_rc "split a line of punctuation only: exit 0" $? 0
 expect_eq "split a line of punctuation only: nothing dropped" "$(tr -d '\n ' < "$T/pout")" "?!....!!!---"
 
 # streaming: the answer to a line comes before the next line is written (a FIFO, no EOF yet)
-# (the writer waits up to 20 s for the first answer, then sends the second line)
+# (the writer waits for the first answer, up to the hang guard $HANG, then sends the second line)
 mkfifo "$T/fifo"
 : > "$T/sout"
 (
   printf 'One. Two.\n'
   i=0
-  while [ ! -s "$T/sout" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+  while [ ! -s "$T/sout" ] && [ $i -lt $((HANG * 10)) ]; do sleep 0.1; i=$((i + 1)); done
   [ -s "$T/sout" ] && cp "$T/sout" "$T/early"
   printf 'Three.\n'
 ) > "$T/fifo" &

@@ -54,13 +54,13 @@ expect_eq "8 MB line: the line after it is answered as on its own" "$(sed -n 2p 
 # Output before the input ends: 5000 lines into a FIFO held open; all 5000 answers must come
 # while xlate still waits for more.
 mkfifo "$T/in"
-timeout 60 "$XLATE" -m "$F" --input-format ids --output-format ids --max-length $ML --threads 1 \
+timeout "$HANG" "$XLATE" -m "$F" --input-format ids --output-format ids --max-length $ML --threads 1 \
   < "$T/in" > "$T/partial" 2> "$T/err" &
 pid=$!
 exec 3> "$T/in"
 head -n 5000 "$T/200k" >&3
 i=0
-while [ "$(wc -l < "$T/partial")" -lt 5000 ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+while [ "$(wc -l < "$T/partial")" -lt 5000 ] && [ $i -lt $((HANG * 20)) ]; do sleep 0.05; i=$((i + 1)); done
 got=$(wc -l < "$T/partial")
 if kill -0 $pid 2> /dev/null; then alive=1; else alive=0; fi
 exec 3>&-
@@ -76,7 +76,7 @@ else notok "input still open: the same answers" "differ"; fi
 coprocess() { # WHAT ARGS...
   what=$1; shift
   rm -f "$T/ci" "$T/co"; mkfifo "$T/ci" "$T/co"
-  timeout 60 "$XLATE" -m models/en-de --threads 1 "$@" < "$T/ci" > "$T/co" 2> "$T/cerr" &
+  timeout "$HANG" "$XLATE" -m models/en-de --threads 1 "$@" < "$T/ci" > "$T/co" 2> "$T/cerr" &
   cpid=$!
   exec 3> "$T/ci" 4< "$T/co"
   : > "$T/answers"; worst=0; n=0
@@ -105,7 +105,7 @@ coprocess "--batch-size 64 --window 5000" --batch-size 64 --window 5000
 
 # Half a line must not hold back the answer to the whole line before it.
 rm -f "$T/ci" "$T/co"; mkfifo "$T/ci" "$T/co"
-timeout 60 "$XLATE" -m models/en-de --threads 1 < "$T/ci" > "$T/co" 2> "$T/cerr" &
+timeout "$HANG" "$XLATE" -m models/en-de --threads 1 < "$T/ci" > "$T/co" 2> "$T/cerr" &
 cpid=$!
 exec 3> "$T/ci" 4< "$T/co"
 printf 'A dog runs.\nA black ca' >&3

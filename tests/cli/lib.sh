@@ -2,6 +2,9 @@
 XLATE=${XLATE:-./xlate}
 PYTHON=${PYTHON:-/usr/bin/python3}
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+# A hang guard, never a speed limit (issue 34: no test asserts a time): how long a test waits
+# for an answer before it calls xlate hung. Generous enough for a 2-core machine at load 10.
+HANG=${TEST_HANG_SECONDS:-300}
 fails=0
 ok() { echo "ok - $1"; }
 notok() { echo "not ok - $1: $2"; fails=$((fails + 1)); }
