@@ -5,6 +5,7 @@
  * the whole repo as corrupted (_cache_manager.py:785, :790, :823); xlate keeps listing it, the
  * file named as missing or the ref as the repo's problem, so that `xlate models` says why. */
 #include "hub/hub_scan.h"
+#include "hub/hub.h"
 #include "model/config.h"
 #include "model/family.h"
 #include "model/weights.h"
@@ -19,30 +20,6 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-
-/* ------------------------------------------------------------------ the cache folder */
-
-/* The cache folder by huggingface_hub's rules (constants.py: HF_HUB_CACHE, else HF_HOME/hub,
- * else XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub). A private copy until the
- * hub core's hub_cache_dir (hub.h) is committed. */
-static int default_cache(char *out, size_t n, char *err, size_t errlen)
-{
-    const char *v;
-    int w;
-    if ((v = getenv("HF_HUB_CACHE")) && v[0])
-        w = snprintf(out, n, "%s", v);
-    else if ((v = getenv("HF_HOME")) && v[0])
-        w = snprintf(out, n, "%s/hub", v);
-    else if ((v = getenv("XDG_CACHE_HOME")) && v[0])
-        w = snprintf(out, n, "%s/huggingface/hub", v);
-    else if ((v = getenv("HOME")) && v[0])
-        w = snprintf(out, n, "%s/.cache/huggingface/hub", v);
-    else
-        return xerr(err, errlen, "no hub cache folder: set HF_HUB_CACHE (HOME is not set)");
-    if (w < 0 || (size_t)w >= n)
-        return xerr(err, errlen, "hub cache folder: path too long");
-    return 0;
-}
 
 /* ------------------------------------------------------------------ small helpers */
 
@@ -334,7 +311,7 @@ int hub_scan(const char *cache, hub_cache_info *out, char *err, size_t errlen)
 
     memset(out, 0, sizeof *out);
     if (!cache) {
-        if (default_cache(def, sizeof def, err, errlen))
+        if (hub_cache_dir(def, sizeof def, err, errlen))
             return -1;
         cache = def;
     }
