@@ -6,7 +6,10 @@ set -e
 cd "$(dirname "$0")/.."
 pkgs="build-essential pkg-config libopenblas-dev libcjson-dev libcurl4-openssl-dev libssl-dev"
 if [ "${1:-}" = "--test" ]; then
-  pkgs="$pkgs python3 python3-torch python3-numpy python3-sentencepiece sentencepiece parallel valgrind clang groff-base groff man-db python3-html5lib python3-lxml cmark python3-markdown"
+  pkgs="$pkgs python3 python3-torch python3-numpy python3-sentencepiece sentencepiece parallel valgrind clang groff-base groff man-db python3-html5lib python3-lxml cmark python3-markdown nodejs"
+  # Debian's npm, unless an npm is there already (NodeSource's nodejs carries its own and
+  # conflicts with Debian's package)
+  command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
 fi
 missing=""
 for p in $pkgs; do
@@ -18,5 +21,10 @@ if [ -n "$missing" ]; then
   echo "setup: installing$missing" >&2
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+if [ "${1:-}" = "--test" ]; then
+  # the official Hugging Face JS client, exactly as pinned in tests/hub/package-lock.json
+  # (tests/py/test_hub_js.py: the caches and the wire protocol checked with a client not ours)
+  npm ci --prefix tests/hub --no-audit --no-fund --loglevel=error
 fi
 make -s
