@@ -116,8 +116,9 @@ int hub_model_serves(const hub_model *m, const char *src, const char *tgt,
         if (hub_lang_eq(m->source_lang, src) || strcasecmp(m->source_lang, "mul") == 0)
             s = src;
         t = find_code(m, tgt);
-    } else if (hub_lang_eq(m->source_lang, src) && hub_lang_eq(m->target_lang, tgt)) {
-        s = src; /* one pair: no language token */
+    } else if ((hub_lang_eq(m->source_lang, src) || strcasecmp(m->source_lang, "mul") == 0) &&
+               hub_lang_eq(m->target_lang, tgt)) {
+        s = src; /* one pair (or any source into one target: opus-mt-mul-en): no token */
         t = "";
     }
     if (!s || !t)
@@ -129,10 +130,12 @@ int hub_model_serves(const hub_model *m, const char *src, const char *tgt,
     return 1;
 }
 
-/* A kind's rank: one pair, a multilingual OPUS-MT model, M2M100 / NLLB. */
+/* A kind's rank: one pair, a multilingual OPUS-MT model (many targets, or "mul" sources),
+ * M2M100 / NLLB. */
 static int rank(const hub_model *m)
 {
-    return strcmp(m->family, "m2m100") == 0 ? 2 : m->n_langs ? 1 : 0;
+    return strcmp(m->family, "m2m100") == 0                          ? 2
+           : m->n_langs || strcasecmp(m->source_lang, "mul") == 0 ? 1 : 0;
 }
 
 int hub_pair_find(const char *cache, const char *src, const char *tgt, hub_pair_choice *out,

@@ -173,7 +173,13 @@ def body(tmp):
     t5.add(c5, "model.safetensors", b"\0" * 100)
     t5.ref("main", c5)
 
-    repos = {r.id: r for r in (fr_de, rom, nl, inc, t5)}
+    # any source into English (OPUS-MT's "mul" models): the one-pair files under such a name
+    mul = Repo(cache, "Helsinki-NLP/opus-mt-mul-en")
+    c6 = commit_of("mul-en", "1")
+    mul.add_dir(c6, pair)
+    mul.ref("main", c6)
+
+    repos = {r.id: r for r in (fr_de, rom, nl, inc, t5, mul)}
 
     # --- xlate models --json
     p = run(["models", "--json"], env=env)
@@ -184,7 +190,7 @@ def body(tmp):
         not_ok("models --json: parses", f"{e}: {p.stdout[:300]!r} {p.stderr[:300]!r}")
         return
     by_id = {o["repo_id"]: o for o in got}
-    expect_eq("models --json: the five model repos, sorted (datasets and .locks skipped)",
+    expect_eq("models --json: the six model repos, sorted (datasets and .locks skipped)",
               [o["repo_id"] for o in got], sorted(repos))
     for rid, r in repos.items():
         o = by_id.get(rid, {})
@@ -286,6 +292,10 @@ def body(tmp):
     same_as("--from deu_Latn --to fra_Latn: NLLB's own codes",
             ["--from", "deu_Latn", "--to", "fra_Latn"], nl.snapshot(c3),
             ["--source-lang", "deu_Latn", "--target-lang", "fra_Latn"])
+    a = same_as("--from fi --to en: opus-mt-mul-en (any source) before NLLB",
+                ["--from", "fi", "--to", "en"], mul.snapshot(c6), [])
+    check("--from fi --to en: stderr names Helsinki-NLP/opus-mt-mul-en",
+          lambda: None if mul.id.encode() in a.stderr else repr(a.stderr))
     a = run(["-q", "--from", "fr", "--to", "de"], env=env)
     expect_eq("-q --from fr --to de: no note on stderr", a.stderr.decode(), "")
 
