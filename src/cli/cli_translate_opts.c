@@ -15,7 +15,7 @@ static void usage(FILE *f)
 {
     fputs(
         "Usage: xlate [OPTIONS] [TEXT...]\n"
-        "       xlate info [DIR] | encode --spm FILE | decode --spm FILE\n"
+        "       xlate info [DIR] | models [--json] | encode --spm FILE | decode --spm FILE\n"
         "Translates each line of stdin (or of -i FILE, or each TEXT) and writes one\n"
         "line per input line, in input order, to stdout (or -o FILE). Each line is\n"
         "split into sentences, translated sentence by sentence and joined again. An\n"
