@@ -167,8 +167,8 @@ def top_p(scores, p, min_tokens_to_keep=1):
 def note_swaps(score, key, order, swaps):
     """tests/py/near_tie.py's swaps: candidates with real scores `score` were ranked by `key`
     (ascending; a favored candidate's key is -score - tol) and `order` picked. For each favored
-    pick, the largest gap to a candidate of higher score that it overtook (one left out of
-    order, or one picked after it) is appended to swaps (None: nothing recorded)."""
+    pick, the largest gap to a candidate of higher or equal score that it overtook (one left
+    out of order, or one picked after it) is appended to swaps (None: nothing recorded)."""
     if swaps is None:
         return
     score = np.asarray(score, dtype=np.float64)
@@ -179,7 +179,9 @@ def note_swaps(score, key, order, swaps):
         i = int(i)
         if key[i] == -score[i]:
             continue  # not favored
-        over = (score > score[i]) & (out | (key > key[i]))
+        # ">=": an exact tie overtaken is a swap of margin 0 (its order was the tie-break's)
+        over = (score >= score[i]) & (out | (key > key[i]))
+        over[i] = False
         if over.any():
             swaps.append(float((score[over] - score[i]).max()))
 
