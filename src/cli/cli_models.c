@@ -55,19 +55,19 @@ static void revs_text(const hub_repo_info *r, char *out, size_t n)
         snprintf(out, n, "-");
 }
 
+/* The main revision's verdict, then the repo's own problem (a ref to a missing snapshot). */
 static void status_text(const repo_view *v, char *out, size_t n)
 {
     const hub_model *m = v->rv ? &v->probe[v->main_i] : NULL;
+    const char *rp = v->r->problem;
     if (!m)
-        snprintf(out, n, "cannot run: %s", v->r->problem[0] ? v->r->problem : "no snapshot");
+        snprintf(out, n, "cannot run: %s", rp[0] ? rp : "no snapshot");
     else if (m->missing[0])
-        snprintf(out, n, "incomplete: missing %s", m->missing);
+        snprintf(out, n, "incomplete: missing %s%s%s", m->missing, rp[0] ? "; " : "", rp);
     else if (m->problem[0])
-        snprintf(out, n, "cannot run: %s", m->problem);
-    else if (v->r->problem[0])
-        snprintf(out, n, "complete (%s)", v->r->problem);
+        snprintf(out, n, "cannot run: %s%s%s", m->problem, rp[0] ? "; " : "", rp);
     else
-        snprintf(out, n, "complete");
+        snprintf(out, n, "complete%s%s", rp[0] ? "; " : "", rp);
 }
 
 static int print_text(const repo_view *v, int n)

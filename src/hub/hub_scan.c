@@ -64,8 +64,10 @@ static int ignored(const char *name)
            strcmp(name, "Thumbs.db") == 0 || strcmp(name, "desktop.ini") == 0;
 }
 
-/* Every non-folder below dir (links followed, as glob("**") does), as paths relative to it. */
-static int walk(const char *dir, const char *rel, strlist *out)
+/* Every non-folder below dir (links followed, as glob("**") does), as paths relative to it;
+ * at most WALK_DEPTH folders deep (a link to a folder above cannot loop it forever). */
+enum { WALK_DEPTH = 32 };
+static int walk_at(const char *dir, const char *rel, strlist *out, int depth)
 {
     char *path = rel[0] ? path_join(dir, rel) : strdup(dir);
     DIR *d = path ? opendir(path) : NULL;
@@ -85,7 +87,7 @@ static int walk(const char *dir, const char *rel, strlist *out)
         if (!full)
             rc = -1;
         else if (stat(full, &sb) == 0 && S_ISDIR(sb.st_mode))
-            rc = walk(dir, sub, out);
+            rc = depth < WALK_DEPTH ? walk_at(dir, sub, out, depth + 1) : 0;
         else
             rc = strlist_add(out, sub);
         free(sub);
@@ -94,6 +96,11 @@ static int walk(const char *dir, const char *rel, strlist *out)
     closedir(d);
     free(path);
     return rc;
+}
+
+static int walk(const char *dir, const char *rel, strlist *out)
+{
+    return walk_at(dir, rel, out, 0);
 }
 
 /* A text file's first line, whitespace-trimmed, into out; -1 when unreadable. */
@@ -273,7 +280,7 @@ static int scan_repo(hub_repo_info *r, const char *cache, const char *name)
     /* a ref left over names a commit with no snapshot (:823) */
     for (int k = 0; k < ref_names.n; k++)
         if (ref_commits.v[k] && !r->problem[0])
-            snprintf(r->problem, sizeof r->problem, "refs/%s names commit %.48s, which has no "
+            snprintf(r->problem, sizeof r->problem, "ref %s names commit %.48s, which has no "
                      "snapshot", ref_names.v[k], ref_commits.v[k]);
     /* the revision refs/main names first: the one a name without @REVISION loads */
     for (int i = 1; i < r->n_revs; i++)

@@ -172,6 +172,8 @@ def body(tmp):
     t5.add(c5, "config.json", json.dumps({"model_type": "t5", "d_model": 512}).encode())
     t5.add(c5, "model.safetensors", b"\0" * 100)
     t5.ref("main", c5)
+    gone = commit_of("t5", "gone")
+    t5.ref("refs/pr/1", gone)   # a ref to a commit with no snapshot (huggingface_hub: corrupted)
 
     # any source into English (OPUS-MT's "mul" models): the one-pair files under such a name
     mul = Repo(cache, "Helsinki-NLP/opus-mt-mul-en")
@@ -232,6 +234,8 @@ def body(tmp):
               (o["complete"], sorted(o["missing"]), o["runs"]),
               (False, ["source.spm", "vocab.json"], False))
     o = by_id[t5.id]
+    expect_eq("t5-small: the repo's problem names the ref to a missing snapshot",
+              o["problem"], f"ref refs/pr/1 names commit {gone}, which has no snapshot")
     check("t5-small: cannot run, the reason names model_type \"t5\"",
           lambda: None if not o["runs"] and o["reason"] and '"t5"' in o["reason"] and
           "model_type" in o["reason"] else f"{o}")
@@ -257,7 +261,7 @@ def body(tmp):
     check("models: opus-mt-it-de line names the missing files",
           lambda: has(inc.id, "incomplete: missing source.spm, vocab.json"))
     check("models: t5-small line says it cannot run and why",
-          lambda: has(t5.id, "cannot run:", "t5"))
+          lambda: has(t5.id, "cannot run:", "t5", f"refs/pr/1 names commit {gone}"))
     p = run(["models", "--bogus"], env=env)
     expect_eq("models --bogus: exit 1", p.returncode, 1)
     p = run(["models", "--json"], env={"HF_HUB_CACHE": os.path.join(tmp, "none")})
