@@ -1,7 +1,7 @@
-/* cli_models.c — `xlate models [--json]`: the models in the Hugging Face hub's cache (hub_scan.h),
- * one line each: repo id, family, languages, revisions (refs and short commits), size on disk,
- * and whether every file xlate needs is there (else the missing files) or why xlate cannot run
- * it. --json: an array of objects, every revision with its own files' verdict. */
+/* cli_models.c — `xlate models [--json]`: the models in the Hugging Face hub's cache
+ * (hub_scan.h), one line each: repo id, family, languages, revisions (refs and short commits),
+ * size on disk, and whether every file xlate needs is there (else the missing files) or why
+ * xlate cannot run it. --json: an array of objects, every revision with its own verdict. */
 #include "cli/cli.h"
 #include "cli/cli_common.h"
 #include "hub/hub_scan.h"

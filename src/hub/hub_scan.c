@@ -2,7 +2,7 @@
  * (src/huggingface_hub/utils/_cache_manager.py at ee0a4510, cited by line), and what model a
  * snapshot holds (hub_probe: the library's config and tokenizer readers, no second parser).
  * xlate's one difference: a broken link or a ref to a missing snapshot makes huggingface_hub drop
- * the whole repo as corrupted (_cache_manager.py:785, :790, :823); xlate keeps listing it, the
+ * the whole repo as corrupted (_cache_manager.py:800-801, :838-841); xlate keeps listing it, the
  * file named as missing or the ref as the repo's problem, so that `xlate models` says why. */
 #include "hub/hub_scan.h"
 #include "hub/hub.h"
@@ -57,7 +57,7 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* huggingface_hub FILES_TO_IGNORE (_cache_manager.py:37) and the dot entries */
+/* huggingface_hub FILES_TO_IGNORE (_cache_manager.py:36) and the dot entries */
 static int ignored(const char *name)
 {
     return strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strcmp(name, ".DS_Store") == 0 ||
@@ -148,8 +148,8 @@ static int cmp_file(const void *a, const void *b)
     return strcmp(((const hub_cached_file *)a)->path, ((const hub_cached_file *)b)->path);
 }
 
-/* refs/ and below: the files (_cache_manager.py:764-777: every file below refs/, its path the ref's name,
- * its text the commit). */
+/* The refs (_cache_manager.py:762-782): every file below refs/, its path the ref's name, its
+ * text the commit. */
 static int scan_refs(const char *repo_dir, strlist *names, strlist *commits)
 {
     char *refs = path_join(repo_dir, "refs");
@@ -168,7 +168,7 @@ static int scan_refs(const char *repo_dir, strlist *names, strlist *commits)
     return rc;
 }
 
-/* A snapshot's files and size (_cache_manager.py:781-813: each file resolved to its blob, a
+/* A snapshot's files and size (_cache_manager.py:786-835: each file resolved to its blob, a
  * blob's size counted once in the revision's size_on_disk). Repo-wide blobs go to *ids. */
 static int scan_revision(hub_revision *rv, blob_id **ids, int *n_ids, int *cap_ids)
 {
@@ -220,14 +220,14 @@ static int scan_repo(hub_repo_info *r, const char *cache, const char *name)
     struct dirent *e;
     struct stat sb;
 
-    /* "models--ORG--NAME": the type before the first "--", then "--" is "/" (:739-741) */
+    /* "models--ORG--NAME": the type before the first "--", then "--" is "/" (:742-744) */
     if (!(r->repo_id = strdup(name + strlen("models--"))) || !(r->dir = path_join(cache, name)))
         goto done;
     for (char *p; (p = strstr(r->repo_id, "--"));)
         memmove(p + 1, p + 2, strlen(p + 2) + 1), *p = '/';
     if (!(snaps = path_join(r->dir, "snapshots")))
         goto done;
-    if (stat(snaps, &sb) != 0 || !S_ISDIR(sb.st_mode)) { /* :754 */
+    if (stat(snaps, &sb) != 0 || !S_ISDIR(sb.st_mode)) { /* :756-757 */
         snprintf(r->problem, sizeof r->problem, "no snapshots folder (%s)", snaps);
         rc = 0;
         goto done;
@@ -268,7 +268,7 @@ static int scan_repo(hub_repo_info *r, const char *cache, const char *name)
                     goto done;
                 }
                 free(ref_commits.v[k]);
-                ref_commits.v[k] = NULL; /* refs_by_hash.pop (:818) */
+                ref_commits.v[k] = NULL; /* refs_by_hash.pop (:828) */
             }
         if (mine.n)
             qsort(mine.v, (size_t)mine.n, sizeof *mine.v, cmp_str);
@@ -277,7 +277,7 @@ static int scan_repo(hub_repo_info *r, const char *cache, const char *name)
         if (scan_revision(rv, &ids, &n_ids, &cap_ids))
             goto done;
     }
-    /* a ref left over names a commit with no snapshot (:823) */
+    /* a ref left over names a commit with no snapshot (:838-841) */
     for (int k = 0; k < ref_names.n; k++)
         if (ref_commits.v[k] && !r->problem[0])
             snprintf(r->problem, sizeof r->problem, "ref %s names commit %.48s, which has no "
@@ -290,7 +290,7 @@ static int scan_repo(hub_repo_info *r, const char *cache, const char *name)
                 memmove(r->revs + 1, r->revs, (size_t)i * sizeof *r->revs);
                 r->revs[0] = t;
             }
-    r->n_blobs = n_ids; /* repo size: the distinct blobs of every snapshot (:843-849) */
+    r->n_blobs = n_ids; /* repo size: the distinct blobs of every snapshot (:855, :860) */
     for (int i = 0; i < n_ids; i++)
         r->size += ids[i].size;
     rc = 0;
@@ -331,10 +331,11 @@ int hub_scan(const char *cache, hub_cache_info *out, char *err, size_t errlen)
         hub_scan_free(out);
         return -1;
     }
-    /* only model repos: "models--*" folders (:735-741; datasets--, spaces--, .locks are not
-     * models) */
+    /* only model repos: "models--*" folders (:692-704, :742-746; datasets--, spaces--, .locks
+     * are not models) */
     while ((e = readdir(d)))
-        if (strncmp(e->d_name, "models--", 8) == 0 && e->d_name[8] && strlist_add(&names, e->d_name))
+        if (strncmp(e->d_name, "models--", 8) == 0 && e->d_name[8] &&
+            strlist_add(&names, e->d_name))
             break;
     closedir(d);
     if (names.n) {
@@ -348,7 +349,7 @@ int hub_scan(const char *cache, hub_cache_info *out, char *err, size_t errlen)
         int isdir = p && stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
         free(p);
         if (!isdir)
-            continue; /* "Repo path is not a directory" (:734): not a repo */
+            continue; /* "Repo path is not a directory" (:736-737): not a repo */
         if (scan_repo(&out->repos[out->n++], cache, names.v[i]))
             goto done;
     }
@@ -400,7 +401,7 @@ const hub_revision *hub_repo_main(const hub_repo_info *r)
 
 void hub_format_size(long long bytes, char *out, size_t n)
 {
-    /* _cache_manager.py:866-877: f"{num:3.1f}{unit}", unit "", K, M, G... at 1000 */
+    /* _cache_manager.py:866-876: f"{num:3.1f}{unit}", unit "", K, M, G... at 1000 */
     static const char *const units[] = {"", "K", "M", "G", "T", "P", "E", "Z"};
     double x = (double)bytes;
     for (int i = 0; i < 8; i++) {
@@ -569,8 +570,10 @@ void hub_probe(hub_model *m, const char *dir, const char *repo_id, int check_wei
     }
     /* one weights format: the names weights_open tries for a Hugging Face directory (as
      * transformers' from_pretrained), or xlate's config field */
-    if (hub ? !present(dir, "model.safetensors") && !present(dir, "model.safetensors.index.json") &&
-                  !present(dir, "pytorch_model.bin") && !present(dir, "pytorch_model.bin.index.json")
+    if (hub ? !present(dir, "model.safetensors") &&
+                  !present(dir, "model.safetensors.index.json") &&
+                  !present(dir, "pytorch_model.bin") &&
+                  !present(dir, "pytorch_model.bin.index.json")
             : !present(dir, c.weights)) {
         size_t l = strlen(m->missing);
         snprintf(m->missing + l, sizeof m->missing - l, "%s%s", l ? ", " : "",
