@@ -6,7 +6,8 @@ d_model 512, 6 + 6 layers, 8 heads, ffn 2048, swish, f16 weights, one shared voc
 58,101 ids whose ~3,600 real pieces (source.spm + target.spm) are spread over the whole range
 (--spread), so that about 44% of the ids, and of the real pieces, lie past 32,767; a bias on the
 real pieces (--real-bias) makes the decoder emit them rather than the fillers. Checked: greedy
-and beam 4, ids and text, identical to the reference on every line; the outputs hold ids past
+and beam 4, ids and text, identical to the reference on every line but a measured near-tie
+(tests/py/near_tie.py); the outputs hold ids past
 32,767. Random weights of this size fall into repeating one token per line (centering helps
 little): the test is about size, f16 and large ids, the small models of tests/py/test_marian.py
 about varied output. Takes 30 s to 2 minutes (most of it making the model and PyTorch's steps).
@@ -23,7 +24,8 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 sys.path.insert(0, os.path.join(TOP, "tests", "py"))
 import marian_reference as R  # noqa: E402
-from checks import check, done, expect_eq  # noqa: E402
+from checks import check, done  # noqa: E402
+import near_tie  # noqa: E402
 from test_marian import TEST_EN, ids_lines, lines_of, reference, run, source_only  # noqa: E402
 
 GREEDY_LINES, BEAM_LINES = 8, 4
@@ -58,10 +60,21 @@ def main():
             got_txt = lines_of(run(args, "\n".join(texts) + "\n"))
             want = reference(m, tok, texts, K)
             what = "greedy" if K == 1 else f"beam {K}"
-            expect_eq(f"{what}: ids of {n} lines identical to the reference",
-                      [i for i in range(n) if got_ids[i] != want[i][0]], [])
-            expect_eq(f"{what}: text of {n} lines identical to the reference",
-                      [(got_txt[i], want[i][1]) for i in range(n) if got_txt[i] != want[i][1]], [])
+            refits = {}
+
+            def refit(i, K=K, texts=texts, got_ids=got_ids):  # favoring xlate's ids of line i
+                if i not in refits:
+                    with near_tie.favoring(m, got_ids[i]) as margins:
+                        src = tok.encode(texts[i])
+                        out = m.greedy(src, m.gen["max_length"]) if K == 1 else \
+                            m.beam(src, K, m.gen["max_length"])[0][1]
+                        out = R.strip_eos(out, m.eos)
+                        refits[i] = ((out, tok.decode(out)), list(margins))
+                return refits[i]
+            near_tie.compare(f"{what}: ids of {n} lines as the reference", got_ids,
+                             [w[0] for w in want], lambda i: (refit(i)[0][0], refit(i)[1]))
+            near_tie.compare(f"{what}: text of {n} lines as the reference", got_txt,
+                             [w[1] for w in want], lambda i: (refit(i)[0][1], refit(i)[1]))
             ids = [i for w in want for i in w[0]]
             n_past = sum(i > 32767 for i in ids)
             n_only = sum(i in only for i in ids)
