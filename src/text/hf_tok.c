@@ -426,7 +426,7 @@ size_t hf_tok_finish_text(char *s, size_t n, int clean)
     return clean ? cleanup(s, n) : n;
 }
 
-/* transformers v4.40, rule by rule (README.md "OPUS-MT models" lists them with their tests):
+/* transformers v4.40, rule by rule (docs/MODELS.md "OPUS-MT models" lists them with their tests):
  * 1. tokenization_utils.py PreTrainedTokenizer.convert_ids_to_tokens,
  *    "if skip_special_tokens and index in self.all_special_ids: continue": all_special_ids are
  *    the ids _add_tokens gave "</s>", "<unk>", "<pad>" from get_vocab() = vocab.json (the

@@ -5,7 +5,7 @@
  * the pieces with target.spm's DecodePieces (a special token's text cuts them), replaces every
  * U+2581 by a space, strips the ends and, unless tokenizer_config.json says
  * "clean_up_tokenization_spaces": false, applies transformers' clean_up_tokenization. The rules
- * and the transformers lines they follow: hf_tok_decode, README.md "OPUS-MT models". */
+ * and the transformers lines they follow: hf_tok_decode, docs/MODELS.md "OPUS-MT models". */
 #ifndef XLATE_HF_TOK_H
 #define XLATE_HF_TOK_H
 #include "text/spm.h"
