@@ -320,9 +320,10 @@ def build():
     d = repo("org/opus-tiny", "marian")
     with open(os.path.join(d, "pytorch_model.bin"), "wb") as f:  # the second format: never fetched
         f.write(os.urandom(4000))
-    d = repo("org/opus-tiny@v1", "marian")
-    with open(os.path.join(d, "README.md"), "a") as f:
-        f.write("v1\n")
+    for rev in ("v1", "refs/pr/1"):  # other revisions: other commits
+        d = repo("org/opus-tiny@" + rev, "marian")
+        with open(os.path.join(d, "README.md"), "a") as f:
+            f.write(rev + "\n")
     repo("org/nllb-tiny", "nllb")
     repo("org/nllb-bin", "nllbbin")
     d = repo("org/opus-sharded", "marian")
@@ -406,6 +407,20 @@ def t_pull():
     r = pull("org/opus-tiny@v1", c)
     check("pull org/opus-tiny@v1: refs/v1 and its snapshot",
           lambda: verify_snapshot(c, "org/opus-tiny", MARIAN_FILES, rev="v1") if r.rc == 0 else repr(r))
+
+    HUB.reset()
+    r = pull("org/opus-tiny@refs/pr/1", c)
+    api = [e["path"] for e in HUB.log() if e["path"].startswith("/api/")]
+    check("pull org/opus-tiny@refs/pr/1: refs/refs/pr/1 and its snapshot",
+          lambda: verify_snapshot(c, "org/opus-tiny", MARIAN_FILES, rev="refs/pr/1") if r.rc == 0 else repr(r))
+    check("... the revision quoted in the API's URL (refs%2Fpr%2F1, hf_api.py model_info quote(safe=''))",
+          lambda: None if api and all(p.startswith("/api/models/org/opus-tiny/revision/refs%2Fpr%2F1") for p in api)
+          else "requests %s" % api)
+    locks = os.path.join(c, ".locks", "models--org--opus-tiny")
+    want_locks = {etag_of("org/opus-tiny", p) + ".lock" for p in MARIAN_FILES}
+    check("lock files where huggingface_hub puts them: .locks/models--org--opus-tiny/ETAG.lock",
+          lambda: None if os.path.isdir(locks) and want_locks <= set(os.listdir(locks))
+          else "%s holds %s" % (locks, sorted(os.listdir(locks)) if os.path.isdir(locks) else "nothing"))
 
     c2 = new_cache("nllb")
     HUB.reset()
