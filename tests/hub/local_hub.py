@@ -55,6 +55,8 @@ A fault: {"kind": K, "repo": R?, "file": F?, "on": "api"|"resolve"|"lfs"|"body"?
   cut     send `after` bytes of the body, then close the connection          (on: body)
   stall   send `after` bytes of the body, then hold the connection           (on: body)
   corrupt every byte of the body inverted at offsets >= `at` (default size // 2)  (on: body)
+  norange a GET with Range answered 200 with the whole file, as a server ignoring Range does
+          (file_download.py:386-390 starts the file over then)                  (on: body)
 `body` is the request that carries a file's bytes: a GET on the LFS port for an LFS file, a GET
 of resolve for a regular one. times: how many requests it hits (default 1; -1 every one);
 skip: how many matching requests it lets through first; method: only GET or HEAD.
@@ -173,7 +175,7 @@ class HubState:
             for f in self.faults:
                 if f["kind"] not in kinds or f.get("times", 1) == 0:
                     continue
-                on = f.get("on") or ("body" if f["kind"] in ("cut", "stall", "corrupt")
+                on = f.get("on") or ("body" if f["kind"] in ("cut", "stall", "corrupt", "norange")
                                      else "resolve" if f.get("file") else "api")
                 if on not in where:
                     continue
@@ -278,6 +280,9 @@ class Handler(BaseHTTPRequestHandler):
     # -- the file bytes, with Range and the body faults --
     def _send_file(self, rf, where, repo, entry, head):
         rng = parse_range(self.headers.get("Range"), rf.size)
+        if rng and self.command == "GET" and \
+                self.state.take_fault(("norange",), where + ("body",), self.command, repo, rf.path):
+            entry["fault"], rng = "norange", None  # the whole file, 200, as a server ignoring Range
         common = [("Accept-Ranges", "bytes"), ("Content-Type", "application/octet-stream")] + head
         if rng == "bad":
             self._status(416, common + [("Content-Range", "bytes */%d" % rf.size)], b"", entry)
@@ -543,6 +548,15 @@ class Handler(BaseHTTPRequestHandler):
         self._status(200, [("Content-Type", "application/json")], body, None)
 
 
+class QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # a client that hangs up (a cut, a SIGINT, a timeout) is what the tests do on purpose
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
+
+
 def repos_summary(repos):
     return {rid: {"gated": r.gated, "private": r.private,
                   "revisions": {name: {"commit": rev.commit,
@@ -577,8 +591,7 @@ def serve(argv):
     servers = []
     for name in ("hub", "lfs"):
         h = type("Handler_" + name, (Handler,), {"state": st, "port_name": name})
-        srv = ThreadingHTTPServer(("127.0.0.1", 0), h)
-        srv.daemon_threads = True
+        srv = QuietServer(("127.0.0.1", 0), h)
         servers.append(srv)
     st.lfs_port = servers[1].server_address[1]
     for srv in servers[1:]:

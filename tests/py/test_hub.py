@@ -552,6 +552,16 @@ def t_cut():
     check("... with Range: bytes=%d-" % cut,
           lambda: None if [g["range"] for g in gets if g["range"]] == ["bytes=%d-" % cut]
           else "ranges %s" % [g["range"] for g in gets])
+    # a cut, then a server that ignores Range (200, the whole file): the file is started over
+    c = new_cache("cut-norange")
+    HUB.reset()
+    HUB.fault({"kind": "cut", "repo": big, "file": "model.safetensors", "after": cut})
+    HUB.fault({"kind": "norange", "repo": big, "file": "model.safetensors"})
+    r = pull(big, c)
+    gets = lfs_gets(HUB.log(), "model.safetensors")
+    check("a cut, then the resume answered 200 with the whole file: the blob is right, not appended to",
+          lambda: (verify_snapshot(c, big, MARIAN_FILES) if r.rc == 0 else repr(r)) or
+          (None if [g["fault"] for g in gets] == ["cut", "norange"] else "requests %s" % gets))
     # a cut, then 5xx on every later request: the run gives up; a rerun resumes from what it kept
     c = new_cache("cut-rerun")
     HUB.reset()
