@@ -531,9 +531,10 @@ def t_progress():
         outs[label] = (p.returncode, b"".join(chunks).decode(errors="replace"))
         PRINTED.append(outs[label][1] + out.decode(errors="replace"))
     rc, text = outs["tty"]
-    check("progress on a terminal: a line naming each file (model.safetensors, source.spm)",
-          lambda: None if rc == 0 and "model.safetensors" in text and "source.spm" in text else
-          "exit %s, stderr %r" % (rc, text[-400:]))
+    lines = text.replace("\r", "\n").split("\n")
+    missing = [f for f in sorted(MARIAN_FILES) if not any(f in ln and "B/s" in ln for ln in lines)]
+    check("progress on a terminal: a line with each file's name and rate (huggingface-cli's bars)",
+          lambda: None if rc == 0 and not missing else "exit %s, no line for %s in %r" % (rc, missing, text[-600:]))
     rc, text = outs["tty -q"]
     check("-q on a terminal: no progress", lambda: None if rc == 0 and "model.safetensors" not in text else
           "exit %s, stderr %r" % (rc, text[-400:]))
