@@ -261,6 +261,15 @@ static int on_progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_of
     (void)dltotal, (void)ultotal, (void)ulnow;
     if (http_cancelled(pl))
         return 1;
+    /* nothing new for timeout_s seconds, waiting for the answer included: stalled (curl's
+     * low-speed check averages over its last seconds, so a burst then silence outlasts it) */
+    if ((long long)dlnow != pl->seen) {
+        pl->seen = (long long)dlnow;
+        pl->idle_since = t;
+    } else if (t - pl->idle_since >= (double)pl->timeout_s) {
+        pl->stalled = 1;
+        return 1;
+    }
     if (!pl->tty || !pl->file || t - pl->last < 0.25)
         return 0;
     pl->last = t;
@@ -326,7 +335,12 @@ CURLcode http_request(pull *pl, const char *method, const char *url, long long f
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
     if (strcmp(method, "HEAD") == 0)
         curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+    pl->seen = 0;
+    pl->idle_since = now_seconds();
+    pl->stalled = 0;
     rc = curl_easy_perform(c);
+    if (rc == CURLE_ABORTED_BY_CALLBACK && pl->stalled)
+        rc = CURLE_OPERATION_TIMEDOUT;
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &ans->status);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
     curl_slist_free_all(h);
@@ -348,25 +362,30 @@ int http_transient_curl(CURLcode rc)
 }
 
 /* The error of a final HTTP answer that is not 2xx, as a hub status with its message. */
-int http_error(pull *pl, const char *what, const char *url, const http_answer *a,
-                      char *err, size_t errlen)
+int http_error(pull *pl, const char *what, const char *url, const http_answer *a, char *err,
+               size_t errlen)
 {
+    const char *code = a->error_code, *sp = code[0] ? " " : "";
+    const char *fix = pl->token_from ? "the token (from HF_TOKEN or the token file) has no access "
+                                       "to it: accept its terms on the hub, or set HF_TOKEN to a "
+                                       "token that has"
+                                     : "set HF_TOKEN to a token (hub settings, Access Tokens) "
+                                       "that has access to it";
+    /* the hub answers 401 RepoNotFound for a repository that does not exist as for a private
+     * one, to a client without a token (utils/_http.py hf_raise_for_status) */
+    if ((a->status == 401 || a->status == 403) && strcmp(code, "RepoNotFound") == 0)
+        return xerr(err, errlen, "%s: %s: HTTP %ld RepoNotFound: no such repository, or it is "
+                    "private: check the name, or %s", what, url, a->status, fix),
+               HUB_EAUTH;
     if (a->status == 401 || a->status == 403)
         return xerr(err, errlen, "%s: %s: HTTP %ld%s%s: the repository is gated or private: %s",
-                    what, url, a->status, a->error_code[0] ? " " : "", a->error_code,
-                    pl->token_from ? "the token (from HF_TOKEN or the token file) has no access "
-                                     "to it; accept its terms on the hub, or set HF_TOKEN to a "
-                                     "token that has"
-                                   : "set HF_TOKEN to a token (hub settings, Access Tokens) that "
-                                     "has access to it"),
+                    what, url, a->status, sp, code, fix),
                HUB_EAUTH;
     if (a->status == 404)
         return xerr(err, errlen, "%s: %s: HTTP 404%s%s", what, url,
-                    a->error_code[0] ? " " : " (not found)", a->error_code),
+                    code[0] ? " " : " (not found)", code),
                HUB_ENOTFOUND;
-    return xerr(err, errlen, "%s: %s: HTTP %ld%s%s", what, url, a->status,
-                a->error_code[0] ? " " : "", a->error_code),
-           HUB_ENET;
+    return xerr(err, errlen, "%s: %s: HTTP %ld%s%s", what, url, a->status, sp, code), HUB_ENET;
 }
 
 /* The message of a failed transfer: disk, cancel or network. Returns the hub status. */
@@ -375,7 +394,7 @@ int http_transfer_error(pull *pl, const char *what, const char *url, CURLcode rc
                           size_t errlen)
 {
     if (http_cancelled(pl) || rc == CURLE_ABORTED_BY_CALLBACK)
-        return xerr(err, errlen, "%s: interrupted", what), HUB_EINTR;
+        return xerr(err, errlen, "%s: interrupted (a rerun resumes)", what), HUB_EINTR;
     if (rc == CURLE_WRITE_ERROR && s->write_errno)
         return xerr(err, errlen, "%s: cannot write %s: %s", what, file ? file : "the cache",
                     strerror(s->write_errno)),

@@ -9,6 +9,7 @@
 #include <openssl/evp.h>
 
 #define TRIES 5          /* attempts of one request (huggingface_hub http_get: 5) */
+#define FILE_TRIES 10    /* attempts of one file's bytes, counting those that made progress */
 #define MAX_HOPS 10      /* redirects followed */
 #define API_MAX (64 << 20) /* the API's JSON answer, at most */
 
@@ -50,6 +51,10 @@ typedef struct pull {
     double t0, last;
     long long at_t0;
     int shown;               /* a progress line of this file is on the screen */
+    /* the no-progress timeout of the request under way: body bytes last seen, since when */
+    long long seen;
+    double idle_since;
+    int stalled;
 } pull;
 
 int http_cancelled(const pull *pl);

@@ -88,7 +88,7 @@ static int download_blob(pull *pl, const char *path, const char *url, const char
     char cur[4096], what[600], got[65];
     unsigned char md[32];
     unsigned mdlen = 0;
-    int rc = HUB_OK, tries = 0, hops = 0;
+    int rc = HUB_OK, tries = 0, hops = 0, attempts = 0;
 
     snprintf(what, sizeof what, "%s", path);
     if ((s.fd = open(incomplete, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0)
@@ -167,12 +167,13 @@ static int download_blob(pull *pl, const char *path, const char *url, const char
             rc = http_transfer_error(pl, what, cur, cc, &s, incomplete, tries + 1, err, errlen);
             goto out;
         }
-        if (s.got > 0) /* progress was made: the tries count again (http_get's rule) */
+        if (s.got > 0) /* progress was made: the tries count again (http_get's rule), */
             tries = 0;
-        if (++tries >= TRIES) {
-            rc = cc ? http_transfer_error(pl, what, cur, cc, &s, incomplete, tries, err, errlen)
+        if (++attempts >= FILE_TRIES || ++tries >= TRIES) { /* but a trickle ends too */
+            rc = cc ? http_transfer_error(pl, what, cur, cc, &s, incomplete, attempts, err,
+                                          errlen)
                     : (xerr(err, errlen, "%s: %s: HTTP %ld (%d tries)", what, cur, a.status,
-                            tries), HUB_ENET);
+                            attempts), HUB_ENET);
             goto out;
         }
         http_nap(pl, pl->retry_ms << (tries - 1));
