@@ -162,7 +162,8 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *user)
     }
     if (!colon)
         return n;
-#define HDR(name) ((size_t)(colon - buf) == sizeof name - 1 && !strncasecmp(buf, name, sizeof name - 1))
+#define HDR(name)                                                                            \
+    ((size_t)(colon - buf) == sizeof name - 1 && !strncasecmp(buf, name, sizeof name - 1))
     const char *v = colon + 1;
     size_t vl = n - (size_t)(v - buf);
     if (HDR("ETag"))
@@ -173,6 +174,8 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *user)
         trim_copy(a->commit, sizeof a->commit, v, vl);
     else if (HDR("X-Error-Code"))
         trim_copy(a->error_code, sizeof a->error_code, v, vl);
+    else if (HDR("X-Error-Message"))
+        trim_copy(a->error_message, sizeof a->error_message, v, vl);
     else if (HDR("Location"))
         trim_copy(a->location, sizeof a->location, v, vl);
     else if (HDR("Content-Range"))
@@ -362,8 +365,8 @@ int http_transient_curl(CURLcode rc)
 }
 
 /* The error of a final HTTP answer that is not 2xx, as a hub status with its message. */
-int http_error(pull *pl, const char *what, const char *url, const http_answer *a, char *err,
-               size_t errlen)
+static int http_error_(pull *pl, const char *what, const char *url, const http_answer *a,
+                       char *err, size_t errlen)
 {
     const char *code = a->error_code, *sp = code[0] ? " " : "";
     const char *fix = pl->token_from ? "the token (from HF_TOKEN or the token file) has no access "
@@ -386,6 +389,19 @@ int http_error(pull *pl, const char *what, const char *url, const http_answer *a
                     code[0] ? " " : " (not found)", code),
                HUB_ENOTFOUND;
     return xerr(err, errlen, "%s: %s: HTTP %ld%s%s", what, url, a->status, sp, code), HUB_ENET;
+}
+
+int http_error(pull *pl, const char *what, const char *url, const http_answer *a, char *err,
+               size_t errlen)
+{
+    int rc = http_error_(pl, what, url, a, err, errlen);
+    size_t len = err ? strlen(err) : 0;
+    char q[200];
+    /* the hub's own words (X-Error-Message), quoted so that they cannot drive the terminal */
+    if (err && a->error_message[0] && len + 20 < errlen)
+        snprintf(err + len, errlen - len, " (the hub says \"%s\")",
+                 str_quote(q, sizeof q, a->error_message, strlen(a->error_message)));
+    return rc;
 }
 
 /* The message of a failed transfer: disk, cancel or network. Returns the hub status. */
@@ -422,7 +438,8 @@ int http_fetch(pull *pl, const char *method, const char *url, int follow, body_s
             rc = CURLE_OK; /* metadata by GET: the body was cut on purpose */
         if (http_cancelled(pl) || rc == CURLE_ABORTED_BY_CALLBACK || (rc == CURLE_WRITE_ERROR))
             return http_transfer_error(pl, what, cur, rc, sink, NULL, tries + 1, err, errlen);
-        if ((rc != CURLE_OK && http_transient_curl(rc)) || (rc == CURLE_OK && http_transient_status(ans->status))) {
+        if ((rc != CURLE_OK && http_transient_curl(rc)) ||
+            (rc == CURLE_OK && http_transient_status(ans->status))) {
             if (++tries >= TRIES)
                 return rc ? http_transfer_error(pl, what, cur, rc, sink, NULL, tries, err, errlen)
                           : xerr(err, errlen, "%s: %s: HTTP %ld (%d tries)", what, cur,

@@ -17,6 +17,7 @@
 typedef struct http_answer {
     long status;
     char etag[256], linked_etag[256], commit[128], error_code[128], location[4096];
+    char error_message[256]; /* X-Error-Message, shown quoted */
     char content_range[128];
     long long linked_size, content_length; /* -1: not sent */
 } http_answer;

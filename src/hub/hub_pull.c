@@ -79,20 +79,20 @@ static int hash_prefix(int fd, long long upto, EVP_MD_CTX *ctx)
 
 /* The bytes of one file into blobs/ETAG.incomplete, resumed, checked (size; sha256 of an LFS
  * blob). Called under the blob's lock. On success the .incomplete is whole and checked. */
-static int download_blob(pull *pl, const char *path, const char *url, const char *etag,
-                         long long size, const char *incomplete, char *err, size_t errlen)
+static int download_blob(pull *pl, const char *what, const char *path, const char *url,
+                         const char *etag, long long size, const char *incomplete, char *err,
+                         size_t errlen)
 {
     body_sink s = {.fd = -1};
     http_answer a;
     struct stat sb;
-    char cur[4096], what[600], got[65];
+    char cur[4096], got[65];
     unsigned char md[32];
     unsigned mdlen = 0;
     int rc = HUB_OK, tries = 0, hops = 0, attempts = 0;
 
-    snprintf(what, sizeof what, "%s", path);
     if ((s.fd = open(incomplete, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0)
-        return xerr(err, errlen, "%s: cannot create %s: %s", path, incomplete, strerror(errno)),
+        return xerr(err, errlen, "%s: cannot create %s: %s", what, incomplete, strerror(errno)),
                HUB_EDISK;
     if (fstat(s.fd, &sb) != 0)
         goto disk;
@@ -104,7 +104,7 @@ static int download_blob(pull *pl, const char *path, const char *url, const char
     }
     if (is_sha256(etag)) {
         if (!(s.sha = EVP_MD_CTX_new()) || !EVP_DigestInit_ex(s.sha, EVP_sha256(), NULL)) {
-            rc = (xerr(err, errlen, "%s: cannot start a SHA-256", path), HUB_EINTEGRITY);
+            rc = (xerr(err, errlen, "%s: cannot start a SHA-256", what), HUB_EINTEGRITY);
             goto out;
         }
         if (s.offset > 0 && hash_prefix(s.fd, s.offset, s.sha))
@@ -126,7 +126,7 @@ static int download_blob(pull *pl, const char *path, const char *url, const char
         if (cc == CURLE_OK && a.status >= 300 && a.status < 400 && a.location[0]) {
             char next[4096];
             if (++hops > MAX_HOPS || http_resolve(cur, a.location, next, sizeof next)) {
-                rc = (xerr(err, errlen, "%s: %s: too many or bad redirects", path, cur), HUB_ENET);
+                rc = (xerr(err, errlen, "%s: %s: too many or bad redirects", what, cur), HUB_ENET);
                 goto out;
             }
             snprintf(cur, sizeof cur, "%s", next);
@@ -137,7 +137,7 @@ static int download_blob(pull *pl, const char *path, const char *url, const char
             long long start = -1;
             if (sscanf(a.content_range, "bytes %lld-", &start) != 1 || start != s.offset) {
                 rc = (xerr(err, errlen, "%s: %s: asked bytes from %lld, the answer's Content-Range "
-                          "is \"%s\"", path, cur, s.offset, a.content_range), HUB_EINTEGRITY);
+                          "is \"%s\"", what, cur, s.offset, a.content_range), HUB_EINTEGRITY);
                 goto bad;
             }
         }
@@ -178,14 +178,14 @@ static int download_blob(pull *pl, const char *path, const char *url, const char
         }
         http_nap(pl, pl->retry_ms << (tries - 1));
         if (http_cancelled(pl)) {
-            rc = (xerr(err, errlen, "%s: interrupted", what), HUB_EINTR);
+            rc = (xerr(err, errlen, "%s: interrupted (a rerun resumes)", what), HUB_EINTR);
             goto out;
         }
         snprintf(cur, sizeof cur, "%s", url); /* a signed CDN URL may be stale: from the top */
         hops = 0;
     }
     if (size >= 0 && s.offset != size) {
-        rc = (xerr(err, errlen, "%s: %s: got %lld bytes, the hub said %lld", path, url, s.offset,
+        rc = (xerr(err, errlen, "%s: %s: got %lld bytes, the hub said %lld", what, url, s.offset,
                   size), HUB_EINTEGRITY);
         goto bad;
     }
@@ -195,7 +195,8 @@ static int download_blob(pull *pl, const char *path, const char *url, const char
             sprintf(got + 2 * i, "%02x", md[i]);
         if (strcmp(got, etag) != 0) {
             rc = (xerr(err, errlen, "%s: %s: the bytes' sha256 is %s, the hub's is %s: refused "
-                      "(removed; a rerun downloads it again)", path, url, got, etag), HUB_EINTEGRITY);
+                      "(removed; a rerun downloads it again)", what, url, got, etag),
+                  HUB_EINTEGRITY);
             goto bad;
         }
     }
@@ -204,7 +205,8 @@ static int download_blob(pull *pl, const char *path, const char *url, const char
     goto out;
 disk:
     s.write_errno = errno;
-    rc = (xerr(err, errlen, "%s: cannot write %s: %s", path, incomplete, strerror(errno)), HUB_EDISK);
+    rc = (xerr(err, errlen, "%s: cannot write %s: %s", what, incomplete, strerror(errno)),
+          HUB_EDISK);
 bad:
     unlink(incomplete); /* bad bytes or a full disk: nothing to resume from */
 out:
@@ -223,7 +225,8 @@ out:
     if (s.sha)
         EVP_MD_CTX_free(s.sha);
     if (s.fd >= 0 && close(s.fd) != 0 && rc == HUB_OK) {
-        rc = (xerr(err, errlen, "%s: cannot write %s: %s", path, incomplete, strerror(errno)), HUB_EDISK);
+        rc = (xerr(err, errlen, "%s: cannot write %s: %s", what, incomplete, strerror(errno)),
+              HUB_EDISK);
         unlink(incomplete);
     }
     return rc;
@@ -258,7 +261,8 @@ static int pull_file(pull *pl, const char *cache, const char *repo_dir, const ch
                      const char *commit, const char *path, char *err, size_t errlen)
 {
     char url[4096], qpath[2048], final[4096], get_url[4096], etag[200], tmp[4600];
-    char blobs[4400], blob[4600], incomplete[4700], lockdir[4400], what[600];
+    char blobs[4400], blob[4600], incomplete[4700], lockdir[4400], what[600], qe[200];
+    const char *raw;
     body_sink m = {.fd = -1};
     http_answer a;
     struct stat sb;
@@ -298,9 +302,11 @@ static int pull_file(pull *pl, const char *cache, const char *repo_dir, const ch
     }
     /* file_download.py:1630-1640: etag = X-Linked-Etag or ETag, normalized; size =
      * X-Linked-Size, else Content-Length unless a redirect */
-    if (etag_name(a.linked_etag[0] ? a.linked_etag : a.etag, etag, sizeof etag))
+    raw = a.linked_etag[0] ? a.linked_etag : a.etag;
+    if (etag_name(raw, etag, sizeof etag))
         return xerr(err, errlen, "%s: %s: no usable ETag (got \"%s\"): the server is not a "
-                    "hub", what, url, a.linked_etag[0] ? a.linked_etag : a.etag), HUB_ENET;
+                    "hub", what, url, str_quote(qe, sizeof qe, raw, strlen(raw))),
+               HUB_ENET;
     size = a.linked_size >= 0 ? a.linked_size
            : a.status >= 300 && a.status < 400 ? -1 : a.content_length;
     snprintf(blobs, sizeof blobs, "%s/blobs", repo_dir);
@@ -313,7 +319,7 @@ static int pull_file(pull *pl, const char *cache, const char *repo_dir, const ch
         return rc;
     /* file_download.py:1227-1237: a blob there (another repo's file, another pull) is linked */
     if (!(stat(blob, &sb) == 0 && S_ISREG(sb.st_mode))) {
-        if ((rc = download_blob(pl, path, get_url, etag, size, incomplete, err, errlen)))
+        if ((rc = download_blob(pl, what, path, get_url, etag, size, incomplete, err, errlen)))
             goto out;
         /* file_download.py:2000 _chmod_and_move: the umask's mode, then the rename */
         mode_t um = umask(0);
