@@ -10,6 +10,7 @@
 #include "cli/cli_decode_opts.h"
 #include "cli/cli_common.h"
 #include "base/util.h"
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -35,18 +36,32 @@ bad:
                 cli_quote(q, sizeof q, s, strlen(s)));
 }
 
-int decode_opt(decode_opts *d, int c, const char *arg, char *err, size_t errlen)
+/* A positive number at most hi, checked as the float it becomes (the decoding's arithmetic
+ * is in floats: 1e-320 is 0 there). One message for every way to miss: a bad syntax, out of
+ * range, 0 as a float, with the real range (issue 37: 1e308 was said to be outside -1e300 to
+ * 1e300). `note` follows the range in the message. */
+static int positive_opt(const char *opt, const char *arg, double hi, const char *note,
+                        float *out, char *err, size_t errlen)
 {
     double f;
+    char e2[XLATE_ERRLEN], q[200];
+    if (parse_float_opt(opt, arg, -DBL_MAX, DBL_MAX, &f, e2, sizeof e2) || !((float)f > 0) ||
+        f > hi)
+        return xerr(err, errlen, "%s: expected a number > 0 (at least 1.4e-45, the smallest "
+                    "32-bit float) and at most %g%s, got \"%s\"", opt, hi, note,
+                    cli_quote(q, sizeof q, arg, strlen(arg)));
+    *out = (float)f;
+    return 0;
+}
+
+int decode_opt(decode_opts *d, int c, const char *arg, char *err, size_t errlen)
+{
     long v;
     switch (c) {
     case DOPT_REP:
-        if (parse_float_opt("--repetition-penalty", arg, -1e300, 1e300, &f, err, errlen))
+        if (positive_opt("--repetition-penalty", arg, 1000,
+                         " (1: off; above 1 penalizes repeated tokens)", &d->rep, err, errlen))
             return -1;
-        if (f <= 0 || f > 1000)
-            return xerr(err, errlen, "--repetition-penalty: expected a number > 0 and at most "
-                        "1000 (1: off; above 1 penalizes repeated tokens), got %s", arg);
-        d->rep = (float)f;
         d->rep_set = 1;
         return 0;
     case DOPT_NGRAM:
@@ -70,21 +85,14 @@ int decode_opt(decode_opts *d, int c, const char *arg, char *err, size_t errlen)
         d->topk_set = 1;
         return 0;
     case DOPT_TOPP:
-        if (parse_float_opt("--sampling-topp", arg, -1e300, 1e300, &f, err, errlen))
+        if (positive_opt("--sampling-topp", arg, 1, ", in (0, 1] (1: every token)", &d->topp,
+                         err, errlen))
             return -1;
-        if (f <= 0 || f > 1)
-            return xerr(err, errlen, "--sampling-topp: expected a number in (0, 1], got %s",
-                        arg);
-        d->topp = (float)f;
         d->topp_set = 1;
         return 0;
     case DOPT_TEMP:
-        if (parse_float_opt("--sampling-temperature", arg, -1e300, 1e300, &f, err, errlen))
+        if (positive_opt("--sampling-temperature", arg, 1000, "", &d->temp, err, errlen))
             return -1;
-        if (f <= 0 || f > 1000)
-            return xerr(err, errlen, "--sampling-temperature: expected a number in (0, 1000], "
-                        "got %s", arg);
-        d->temp = (float)f;
         d->temp_set = 1;
         return 0;
     case DOPT_SEED:

@@ -2,6 +2,7 @@
  * Each cites the transformers v4.40 class it follows (generation/logits_process.py; the rules
  * are quoted, since the stored copies of the file are of other versions). */
 #include "decode/logits.h"
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -21,17 +22,26 @@ static int repetition_on(const logits_rules *r)
 {
     return r->repetition_penalty > 0 && r->repetition_penalty != 1;
 }
+/* The product or quotient in double, held inside the float range: a penalty as small as the
+ * smallest float (1.4e-45) divides a logit of 1 to 7e44, past FLT_MAX, and an inf logit
+ * would make the log-softmax NaN (issue 37). A finite value is the float of the exact result
+ * (double rounding is harmless for one division or product); a larger one is +-FLT_MAX, so
+ * the penalized tokens stay ordered above (below) every other one. */
+static inline float saturate(double x)
+{
+    return x > FLT_MAX ? FLT_MAX : x < -FLT_MAX ? -FLT_MAX : (float)x;
+}
 static void repetition(const logits_row *r, float *logits)
 {
-    float p = r->rules->repetition_penalty;
+    double p = r->rules->repetition_penalty;
     for (int i = 0; i <= r->pos; i++) {
         int t = seq_at(r, i), seen = 0;
         if (t < 0 || t >= r->vocab)
             continue;
         for (int j = 0; j < i && !seen; j++) /* O(len^2) compares: small beside a step */
             seen = seq_at(r, j) == t;
-        if (!seen)
-            logits[t] = logits[t] < 0 ? logits[t] * p : logits[t] / p;
+        if (!seen && isfinite(logits[t]))
+            logits[t] = saturate(logits[t] < 0 ? logits[t] * p : logits[t] / p);
     }
 }
 
@@ -170,11 +180,28 @@ static int temperature_on(const logits_rules *r)
 {
     return r->sampling && r->temperature > 0 && r->temperature != 1;
 }
+/* x / t in double, the float of the exact quotient (the same bits as float division) while
+ * every quotient fits a float. When one does not (t as small as 1e-38: issue 37), the row is
+ * shifted by its largest logit first, (x - max) / t, held at -FLT_MAX below: softmax, top-k
+ * and top-p do not change with a shift, and the largest token is 0, so no value overflows and
+ * the sample is the one of the exact quotients (at such a t, the argmax). */
 static void temperature(const logits_row *r, float *logits)
 {
-    float t = r->rules->temperature;
+    double t = r->rules->temperature, mx = -INFINITY;
+    int over = 0;
+    for (int v = 0; v < r->vocab; v++) {
+        double q = logits[v] / t;
+        over |= isfinite(logits[v]) && fabs(q) > FLT_MAX;
+        mx = logits[v] > mx ? logits[v] : mx;
+    }
+    if (!over) {
+        for (int v = 0; v < r->vocab; v++)
+            logits[v] = (float)(logits[v] / t);
+        return;
+    }
     for (int v = 0; v < r->vocab; v++)
-        logits[v] /= t;
+        if (logits[v] != -INFINITY)
+            logits[v] = saturate((logits[v] - mx) / t);
 }
 
 /* The k-th largest of a[0..n) (k from 1), reordering a: quickselect, median-of-three pivots. */

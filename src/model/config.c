@@ -454,7 +454,9 @@ static int hf_check_unsupported(const cJSON *g, const hf_off *list, const char *
 }
 
 /* Field `key` of g as a number in (lo, hi] (lo_open) or [lo, hi]: *out = dflt when absent or
- * null. */
+ * null. The bounds hold for the float the value becomes: a positive value below the smallest
+ * float (1e-320) is 0 as a float, which the decoding's checks would refuse later as if an
+ * option had given it (issue 37). */
 static int hf_num(const cJSON *g, const char *key, float dflt, double lo, int lo_open, double hi,
                   float *out, const char *name, char *err, size_t errlen)
 {
@@ -467,6 +469,10 @@ static int hf_num(const cJSON *g, const char *key, float dflt, double lo, int lo
         return xerr(err, errlen, "%s: field \"%s\": expected a number in %c%g, %g], got %.40s",
                     name, key, lo_open ? '(' : '[', lo, hi,
                     cJSON_IsNumber(v) ? v->valuestring : json_type_name(v));
+    if (lo_open && (float)v->valuedouble <= (float)lo)
+        return xerr(err, errlen, "%s: field \"%s\": expected a number in (%g, %g] (at least "
+                    "1.4e-45, the smallest 32-bit float, above %g), got %.40s: %g as a float",
+                    name, key, lo, hi, lo, v->valuestring, (double)(float)v->valuedouble);
     *out = (float)v->valuedouble;
     return 0;
 }
