@@ -273,11 +273,29 @@ int reader_ready(line_reader *r)
     return r->eof || r->end - r->start >= r->max_line || find_nl(r) != NULL;
 }
 
-static int is_blank(const char *s, size_t n)
+/* A blank line: whitespace only, the whitespace of split.h's invariant (split.c is_space:
+ * ASCII 9-13 and space, NEL, NBSP, Ogham space, U+2000-U+200A, the line and paragraph
+ * separators, narrow NBSP, math space, ideographic space), which is what makes a line empty
+ * without --paragraphs: it has no sentence. So a line of U+3000 or U+00A0 is a paragraph
+ * break too (issue 37: one rule for both modes). */
+static int is_blank(const char *text, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\v' && s[i] != '\f')
+    const unsigned char *s = (const unsigned char *)text;
+    for (size_t i = 0; i < n;) {
+        if (s[i] == ' ' || (s[i] >= 9 && s[i] <= 13))
+            i++;
+        else if (i + 1 < n && s[i] == 0xC2 && (s[i + 1] == 0x85 || s[i + 1] == 0xA0))
+            i += 2;
+        else if (i + 2 < n && ((s[i] == 0xE1 && s[i + 1] == 0x9A && s[i + 2] == 0x80) ||
+                               (s[i] == 0xE2 && s[i + 1] == 0x80 &&
+                                (s[i + 2] <= 0x8A || s[i + 2] == 0xA8 || s[i + 2] == 0xA9 ||
+                                 s[i + 2] == 0xAF) && s[i + 2] >= 0x80) ||
+                               (s[i] == 0xE2 && s[i + 1] == 0x81 && s[i + 2] == 0x9F) ||
+                               (s[i] == 0xE3 && s[i + 1] == 0x80 && s[i + 2] == 0x80)))
+            i += 3;
+        else
             return 0;
+    }
     return 1;
 }
 
@@ -322,19 +340,12 @@ int para_next(para_reader *p, char **text, size_t *len, char *err, size_t errlen
         size_t n;
         long line;
         int got;
-        if (p->held) { /* the line that did not fit the last paragraph */
-            s = p->held;
-            n = p->held_len;
-            line = p->held_line;
-        } else {
-            got = reader_next(p->in, &s, &n, err, errlen);
-            if (got < 0)
-                return -1;
-            if (got == 0)
-                break;
-            line = p->in->line;
-            p->cut |= p->in->cut;
-        }
+        got = reader_next(p->in, &s, &n, err, errlen);
+        if (got < 0)
+            return -1;
+        if (got == 0)
+            break;
+        line = p->in->line;
         if (is_blank(s, n)) {
             if (p->len == 0) { /* a blank line between paragraphs: an empty line */
                 p->first_line = line;
@@ -351,25 +362,19 @@ int para_next(para_reader *p, char **text, size_t *len, char *err, size_t errlen
             s++;
             n--;
         }
-        if (p->len && p->len + 1 + n > p->in->max_line) { /* too long: the rest comes next */
-            if (!p->held) {
-                if (!(p->held = malloc(n + 1)))
-                    return xerr(err, errlen, "%s: line %ld: out of memory", p->in->name, line);
-                memcpy(p->held, s, n);
-                p->held_len = n;
-                p->held_line = line;
-            }
+        if (p->cut) /* past max_line: the rest of the paragraph is dropped */
+            continue;
+        p->cut = p->in->cut;
+        if (p->len && p->len + 1 + n > p->in->max_line) { /* too long: kept up to max_line */
+            n = p->len + 1 < p->in->max_line ? p->in->max_line - p->len - 1 : 0;
             p->cut = 1;
-            break;
+            if (!n)
+                continue;
         }
         if (!p->len)
             p->first_line = line;
         if (para_add(p, s, n, err, errlen))
             return -1;
-        if (s == p->held) {
-            free(p->held);
-            p->held = NULL;
-        }
     }
     if (p->len == 0)
         return 0;
@@ -386,8 +391,7 @@ int para_ready(para_reader *p)
 void para_free(para_reader *p)
 {
     free(p->buf);
-    free(p->held);
-    p->buf = p->held = NULL;
+    p->buf = NULL;
 }
 
 void reader_where(const line_reader *r, long line, char *out, size_t n)

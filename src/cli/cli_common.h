@@ -58,8 +58,10 @@ void reader_close(line_reader *r);
 /* Paragraphs of hard-wrapped text (--paragraphs): the lines up to a blank line, joined by one
  * space (each line's own leading and trailing whitespace dropped); each blank line comes back
  * as an empty line of its own, so a text's blank lines are kept. A paragraph is cut, with
- * `cut` set, where it would pass the reader's max_line bytes (memory stays bounded); the rest
- * comes as the next paragraph. */
+ * `cut` set, where it would pass the reader's max_line bytes (memory stays bounded): its rest,
+ * up to the next blank line, is dropped, as the rest of a line too long is without
+ * --paragraphs, so one paragraph is always one output line (issue 37). Blank: whitespace
+ * only, Unicode's (U+00A0, U+3000...) as the splitter's. */
 typedef struct {
     line_reader *in;
     char *buf;            /* [cap] the paragraph being joined */
@@ -67,9 +69,6 @@ typedef struct {
     long first_line;      /* the returned paragraph's first line number */
     int cut;              /* it was cut at max_line, or one of its lines was */
     int blank;            /* a blank line ended the last paragraph and is still to come */
-    char *held;           /* a line read but not yet joined (the cut's rest), malloc'd */
-    size_t held_len;
-    long held_line;
 } para_reader;
 
 /* Returns 1 with the paragraph (or empty line) in *text / *len (valid until the next call),
