@@ -61,6 +61,72 @@ int utf8_fix(char **text)
     return 0;
 }
 
+void json_string_put(void (*put)(void *user, const char *s, size_t n), void *user,
+                     const char *text, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    size_t i = 0, run = 0; /* s[run, i) is copied as it is */
+    put(user, "\"", 1);
+    while (i < n) {
+        size_t l = utf8_seq(s + i, n - i);
+        const char *esc = NULL;
+        char tmp[8];
+        if (!l)
+            esc = "\xEF\xBF\xBD";
+        else if (s[i] == '"')
+            esc = "\\\"";
+        else if (s[i] == '\\')
+            esc = "\\\\";
+        else if (s[i] == '\n')
+            esc = "\\n";
+        else if (s[i] == '\t')
+            esc = "\\t";
+        else if (s[i] == '\r')
+            esc = "\\r";
+        else if (s[i] < 0x20 || s[i] == 0x7F) {
+            snprintf(tmp, sizeof tmp, "\\u%04x", s[i]);
+            esc = tmp;
+        }
+        if (!esc) {
+            i += l;
+            continue;
+        }
+        put(user, text + run, i - run);
+        put(user, esc, strlen(esc));
+        i += l ? l : 1;
+        run = i;
+    }
+    put(user, text + run, n - run);
+    put(user, "\"", 1);
+}
+
+/* json_string_put's sink into a buffer of 6 n + 3 bytes (each byte at most "\u00XX"). */
+typedef struct {
+    char *buf;
+    size_t len;
+} json_buf;
+static void json_buf_put(void *user, const char *s, size_t n)
+{
+    json_buf *b = user;
+    memcpy(b->buf + b->len, s, n);
+    b->len += n;
+}
+
+/* s[0..n) as a cJSON raw string value, escaped by json_string_put: cJSON's own strings end at
+ * a NUL byte, which cut a sentence's "source" short of its span (issue 37). */
+static cJSON *json_string_n(const char *s, size_t n)
+{
+    json_buf b = {malloc(6 * n + 3), 0};
+    cJSON *v;
+    if (!b.buf)
+        return NULL;
+    json_string_put(json_buf_put, &b, s, n);
+    b.buf[b.len] = '\0';
+    v = cJSON_CreateRaw(b.buf);
+    free(b.buf);
+    return v;
+}
+
 static int is_space(unsigned char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
@@ -255,17 +321,11 @@ static int sentences_json(const output *o, cJSON *obj, const xlate_translation *
     for (int k = 0; k < t->n_segments; k++) {
         const xlate_segment *sg = &t->segments[k];
         cJSON *one = cJSON_CreateObject(), *span;
-        char *src = NULL;
+        cJSON *src;
         int ok = one != NULL;
-        if (ok && t->text) {
-            ok = (src = malloc(sg->end - sg->start + 1)) != NULL;
-            if (ok) {
-                memcpy(src, t->text + sg->start, sg->end - sg->start);
-                src[sg->end - sg->start] = '\0';
-                ok = utf8_fix(&src) == 0 && cJSON_AddStringToObject(one, "source", src);
-            }
-            free(src);
-        }
+        if (ok && t->text)
+            ok = (src = json_string_n(t->text + sg->start, sg->end - sg->start)) &&
+                 cJSON_AddItemToObject(one, "source", src);
         ok = ok && (span = cJSON_AddArrayToObject(one, "span")) != NULL &&
              cJSON_AddItemToArray(span, cJSON_CreateNumber((double)sg->start)) &&
              cJSON_AddItemToArray(span, cJSON_CreateNumber((double)sg->end));

@@ -27,4 +27,11 @@ int output_line(const output *o, const xlate_translation *t, char *err, size_t e
  * with U+FFFD (the string is reallocated). Returns 0, -1 out of memory. */
 int utf8_fix(char **text);
 
+/* text[0..n) as a JSON string, quotes included, handed to put piece by piece: control bytes
+ * (NUL included) as \u00XX (\n, \t, \r, \", \\ as such), each byte that is not part of a
+ * valid UTF-8 sequence as U+FFFD, so no byte is lost silently and the output is valid JSON.
+ * The one escaping of jsonl's "source" and xlate split's sentences. */
+void json_string_put(void (*put)(void *user, const char *s, size_t n), void *user,
+                     const char *text, size_t n);
+
 #endif

@@ -5,6 +5,7 @@
  * an empty one as an empty line alone). jsonl: one {"sentences": [...]} per input line. */
 #include "cli/cli.h"
 #include "cli/cli_common.h"
+#include "cli/cli_output.h"
 #include "text/split.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,44 +104,11 @@ static int parse_opts(int argc, char **argv, split_opts *o)
     return -1;
 }
 
-/* s[0..n) as a JSON string: control bytes (NUL included) as \u00XX, invalid UTF-8 bytes as
- * U+FFFD, so no byte is lost silently and the output is valid JSON. */
+/* s[0..n) as a JSON string (cli_output.h json_string_put: the escaping jsonl's "source" has). */
+static void put_bytes(void *w, const char *s, size_t n) { writer_put(w, s, n); }
 static void put_json_string(writer *w, const char *text, size_t n)
 {
-    const unsigned char *s = (const unsigned char *)text;
-    size_t i = 0, run = 0; /* s[run, i) is copied as it is */
-    writer_put(w, "\"", 1);
-    while (i < n) {
-        size_t l = utf8_seq(s + i, n - i);
-        const char *esc = NULL;
-        char tmp[8];
-        if (!l)
-            esc = "\xEF\xBF\xBD";
-        else if (s[i] == '"')
-            esc = "\\\"";
-        else if (s[i] == '\\')
-            esc = "\\\\";
-        else if (s[i] == '\n')
-            esc = "\\n";
-        else if (s[i] == '\t')
-            esc = "\\t";
-        else if (s[i] == '\r')
-            esc = "\\r";
-        else if (s[i] < 0x20 || s[i] == 0x7F) {
-            snprintf(tmp, sizeof tmp, "\\u%04x", s[i]);
-            esc = tmp;
-        }
-        if (!esc) {
-            i += l;
-            continue;
-        }
-        writer_put(w, text + run, i - run);
-        writer_puts(w, esc);
-        i += l ? l : 1;
-        run = i;
-    }
-    writer_put(w, text + run, n - run);
-    writer_put(w, "\"", 1);
+    json_string_put(put_bytes, w, text, n);
 }
 
 int cmd_split(int argc, char **argv)

@@ -1,0 +1,232 @@
+"""Hardening, round 4 (issue 37): what hostile values found in the decoding controls, the line
+contract, jsonl, the messages and the Hugging Face files, each case checked against an oracle
+that does not come from xlate (the arithmetic's limit, Python's json, the input's own lines).
+
+Random models in the hub layout are made by tools/make_marian.py and tools/make_m2m100.py into
+a temporary directory (nothing is committed). Checked:
+  1. no NaN translation: --sampling-temperature 1e-38 / 1e-45 and --repetition-penalty 1e-40,
+     and the same values in generation_config.json, give finite "logprob"/"score" (a sample at
+     a temperature that small is the argmax: the same ids as greedy); a value that is 0 as a
+     32-bit float is refused, by the option with its real range (exit 1), or, from
+     generation_config.json, naming the file and the key (exit 2, no option blamed);
+  2. N lines in, N out with --paragraphs: a paragraph over 1 MiB is one output line (cut, with a
+     warning, as a line over 1 MiB is without --paragraphs), the paragraphs and blank lines
+     counted from the input by Python; a line of only U+3000, U+00A0 (or other Unicode
+     spaces) is blank in both modes: an empty output line, and a paragraph break;
+  3. jsonl's sentence "source" is the text its "span" covers (a NUL, control bytes, invalid
+     UTF-8 as U+FFFD), the same string `xlate split --output-format jsonl` writes;
+Run by tests/run.sh with env XLATE (the binary) and Debian's /usr/bin/python3.
+"""
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, done, ok, not_ok  # noqa: E402,F401
+
+XLATE = os.path.abspath(os.path.join(TOP, os.environ.get("XLATE", "./xlate")))
+PY = sys.executable
+RUNS = 0  # hostile runs of xlate made by this test (docs/HARDENING.md's round 4 figures)
+
+
+def xl(args, inp=b"", timeout=60):
+    """xlate's (exit status, stdout, stderr), stdin `inp` (bytes)."""
+    global RUNS
+    RUNS += 1
+    p = subprocess.run([XLATE] + args, input=inp, capture_output=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+
+
+def make(tool, out, *args):
+    subprocess.run([PY, os.path.join(TOP, "tools", tool), out, *args], check=True,
+                   capture_output=True)
+
+
+def variant(base, dst, gen=None, files=None):
+    """A copy of model directory `base` with generation_config.json's fields `gen` changed
+    (None: a field removed) and whole files replaced (`files`: name -> bytes)."""
+    shutil.copytree(base, dst)
+    if gen:
+        path = os.path.join(dst, "generation_config.json")
+        g = json.load(open(path))
+        for k, v in gen.items():
+            if v is None:
+                g.pop(k, None)
+            else:
+                g[k] = v
+        with open(path, "w") as f:
+            json.dump(g, f)
+    for name, data in (files or {}).items():
+        with open(os.path.join(dst, name), "wb") as f:
+            f.write(data)
+    return dst
+
+
+def jsonl(out):
+    return [json.loads(l) for l in out.decode("utf-8").split("\n")[:-1]]
+
+
+def finite_answers(rows):
+    """None when every row's logprob and score are finite numbers, else why not."""
+    for i, r in enumerate(rows):
+        for k in ("logprob", "score"):
+            if not isinstance(r.get(k), (int, float)) or not math.isfinite(r[k]):
+                return f"line {i + 1}: {k} {r.get(k)!r} (translation {r.get('translation')!r})"
+    return None
+
+
+SENTS = ["A man is walking down the street.", "Two dogs play in the snow.",
+         "A little girl climbs into a wooden playhouse."]
+TEXT = ("\n".join(SENTS) + "\n").encode()
+
+
+def item1(T, mar):
+    """No NaN translation: tiny temperatures and repetition penalties."""
+    base = ["-q", "-m", mar, "--split", "none", "--output-format", "jsonl"]
+    rc, out, err = xl(base + ["--sampling-topk", "1"], TEXT)
+    greedy = [r["ids"] for r in jsonl(out)] if rc == 0 else None
+    for t in ("1e-38", "1e-45", "3e-39"):
+        rc, out, err = xl(base + ["--sampling-temperature", t, "--seed", "7"], TEXT)
+        rows = jsonl(out) if rc == 0 else []
+        check(f"--sampling-temperature {t}: exit 0, finite logprob and score",
+              lambda: f"exit {rc}: {err}" if rc else finite_answers(rows))
+        check(f"--sampling-temperature {t}: the argmax, as T -> 0 (greedy's ids)",
+              lambda: None if [r["ids"] for r in rows] == greedy
+              else f"{[r['ids'][:8] for r in rows]} vs greedy {[g[:8] for g in greedy]}")
+    for p in ("1e-40", "1e-45", "1000"):
+        for beam in ("1", "3"):
+            rc, out, err = xl(base + ["--repetition-penalty", p, "--beam-size", beam], TEXT)
+            rows = jsonl(out) if rc == 0 else []
+            check(f"--repetition-penalty {p} --beam-size {beam}: exit 0, finite logprob/score",
+                  lambda: f"exit {rc}: {err}" if rc else finite_answers(rows))
+    # values that are 0 as a float: refused with the range the arithmetic takes
+    for opt, v in (("--sampling-temperature", "1e-320"), ("--repetition-penalty", "1e-46"),
+                   ("--sampling-topp", "1e-320")):
+        rc, out, err = xl(base + [opt, v], TEXT)
+        check(f"{opt} {v} (0 as a float): exit 1, the option and its smallest value named",
+              lambda: None if rc == 1 and err.startswith(f"xlate: {opt}: ") and "1.4e-45" in err
+              and "got 0\n" not in err else f"exit {rc}: {err!r}")
+    # the same values from the model's generation_config.json
+    for key, v, extra in (("temperature", 1e-38, {"do_sample": True, "top_k": 0}),
+                          ("repetition_penalty", 1e-40, {})):
+        d = variant(mar, os.path.join(T, f"gen_{key}"), dict(extra, **{key: v}))
+        rc, out, err = xl(["-q", "-m", d, "--split", "none", "--output-format", "jsonl",
+                           "--seed", "3"], TEXT)
+        rows = jsonl(out) if rc == 0 else []
+        check(f"generation_config.json {key} {v}: exit 0, finite logprob and score",
+              lambda: f"exit {rc}: {err}" if rc else finite_answers(rows))
+        if key == "temperature":
+            check("generation_config.json temperature 1e-38: the argmax (greedy's ids)",
+                  lambda: None if [r["ids"] for r in rows] == greedy else "differs")
+    for key, v, extra in (("temperature", "1e-320", {"do_sample": True}),
+                          ("repetition_penalty", "1e-320", {}),
+                          ("top_p", "1e-320", {"do_sample": True})):
+        d = variant(mar, os.path.join(T, f"gen0_{key}"), extra)
+        path = os.path.join(d, "generation_config.json")
+        text = open(path).read().rstrip().rstrip("}") + f', "{key}": {v}}}\n'
+        open(path, "w").write(text)
+        rc, out, err = xl(["-q", "-m", d], TEXT)
+        check(f"generation_config.json {key} {v}: exit 2 naming the file and the key, no "
+              "option blamed",
+              lambda: None if rc == 2 and "generation_config.json" in err and f'"{key}"' in err
+              and "--" not in err else f"exit {rc}: {err!r}")
+
+
+def paragraphs_of(text):
+    """The output lines --paragraphs owes `text` (the oracle): one per paragraph (lines up to
+    a blank one, blank: only whitespace as str.isspace says, Unicode's White_Space less the
+    four separators Python adds), one empty line per blank line."""
+    out, cur = [], []
+    for line in text.split("\n")[:-1]:
+        if line.strip(" \t\r\v\f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+                      "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000") == "":
+            if cur:
+                out.append(" ".join(cur))
+                cur = []
+            out.append("")
+        else:
+            cur.append(line)
+    if cur:
+        out.append(" ".join(cur))
+    return out
+
+
+def item2(T, mar):
+    """--paragraphs: one output line a paragraph, whatever its length; one blank-line rule."""
+    base = ["-m", mar, "--split", "none"]
+    big = "\n".join(["A man is walking down the street with a dog."] * 25000)
+    text = "Two dogs play.\n\n" + big + "\n\nA girl sings.\n"
+    assert len(big.encode()) > (1 << 20)
+    rc, out, err = xl(base + ["--paragraphs"], text.encode(), timeout=300)
+    lines = out.decode().split("\n")[:-1]
+    want = paragraphs_of(text)
+    check(f"--paragraphs, a {len(big.encode()) >> 10} KiB paragraph among 3: {len(want)} "
+          "lines out, as many as paragraphs and blank lines in",
+          lambda: None if rc == 0 and len(lines) == len(want) and
+          [l == "" for l in lines] == [w == "" for w in want] else
+          f"exit {rc}, {len(lines)} lines: {[l[:20] for l in lines]}; {err[-300:]!r}")
+    check("--paragraphs, the paragraph over 1 MiB: a warning naming its first line and the cut",
+          lambda: None if "line 3: longer than " in err and err.count("longer than") == 1 else repr(err[-300:]))
+    for sp in ("\u3000", "\u00a0", "\u3000\u00a0 \u2003", "\u00a0\t"):
+        text = f"Two dogs play.\nA man walks.\n{sp}\nA girl sings.\n{sp}\n{sp}\nThe end.\n"
+        want = paragraphs_of(text)
+        rc, out, err = xl(base + ["-q", "--paragraphs"], text.encode())
+        lines = out.decode().split("\n")[:-1]
+        check(f"--paragraphs: a line of {sp.encode('unicode_escape').decode()} is a paragraph "
+              f"break ({len(want)} lines out)",
+              lambda: None if rc == 0 and [l == "" for l in lines] == [w == "" for w in want]
+              else f"exit {rc}: {lines!r}")
+        rc, out, err = xl(base + ["-q"], text.encode())
+        lines = out.decode().split("\n")[:-1]
+        check(f"without --paragraphs: a line of {sp.encode('unicode_escape').decode()} gives "
+              "an empty line",
+              lambda: None if rc == 0 and [l == "" for l in lines] ==
+              [l.strip(sp + " ") == "" for l in text.split("\n")[:-1]] else f"{lines!r}")
+
+
+def item3(T, mar):
+    """jsonl: a sentence's source is the bytes its span covers, as xlate split writes them."""
+    lines = [b"A dog\x00runs fast. Two cats\x01 play \xff here.", b"\x00", b"a\x00\x00b. c\x7f.",
+             b"\x00Lead. Trail\x00"]
+    inp = b"\n".join(lines) + b"\n"
+    rc, out, err = xl(["-q", "-m", mar, "--output-format", "jsonl"], inp)
+    rows = jsonl(out) if rc == 0 else []
+    rc2, out2, err2 = xl(["split", "--output-format", "jsonl"], inp)
+    split = [json.loads(l)["sentences"] for l in out2.decode().split("\n")[:-1]]
+    for i, line in enumerate(lines):
+        def one():
+            if rc or rc2:
+                return f"exit {rc} / {rc2}: {err} {err2}"
+            sents = rows[i].get("sentences", [])
+            got = [s["source"] for s in sents]
+            want = [line[a:b].decode("utf-8", "replace") for a, b in (s["span"] for s in sents)]
+            if got != want:
+                return f"source {got!r}, the span's bytes {want!r}"
+            if got != split[i]:
+                return f"source {got!r}, xlate split {split[i]!r}"
+            return None
+        check(f"jsonl line {i + 1} {line!r}: each source is its span's bytes and xlate split's "
+              "sentence", one)
+
+
+def main():
+    T = tempfile.mkdtemp(prefix="xlate_r4_")
+    try:
+        mar = os.path.join(T, "mar")
+        make("make_marian.py", mar, "--num-beams", "1")
+        item1(T, mar)
+        item2(T, mar)
+        item3(T, mar)
+    finally:
+        shutil.rmtree(T, ignore_errors=True)
+    print(f"# {RUNS} runs of xlate", flush=True)
+    return done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
