@@ -465,7 +465,7 @@ int hub_pull(const hub_ref *ref, const hub_pull_params *p, char *out, size_t n, 
     snprintf(tag, sizeof tag, "%s/CACHEDIR.TAG", cache);
     if (access(tag, F_OK) != 0 && (f = fopen(tag, "w"))) {
         fputs("Signature: 8a477f597d28d172789f06886806bc55\n"
-              "# This file is a cache directory tag created by huggingface_hub.\n"
+              "# This file is a cache directory tag (the hub's cache, written by xlate).\n"
               "# For information about cache directory tags, see:\n"
               "#\thttps://bford.info/cachedir/\n", f);
         fclose(f);
