@@ -507,5 +507,6 @@ out:
     free_names(shards, nshards);
     curl_easy_cleanup(pl.curl);
     curl_global_cleanup();
+    memset(pl.auth, 0, sizeof pl.auth); /* the token leaves no copy behind */
     return rc;
 }
