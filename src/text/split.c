@@ -395,6 +395,16 @@ static int in_title(const split_ctx *x, size_t te)
     return 0;
 }
 
+/* 1 when a dash follows the whitespace after te: "voila! -- you have cake". */
+static int dash_after(const split_ctx *x, size_t te)
+{
+    size_t l, k = te;
+    while (k < x->len && k - te < WORD_MAX && is_space(cp_at(x->s, x->len, k, &l)))
+        k += l;
+    int32_t c = k < x->len ? cp_at(x->s, x->len, k, &l) : -1;
+    return c == '-' || c == 0x2013 || c == 0x2014;
+}
+
 /* 1 when the run of terminators [i, te) (closers included) ends a sentence. quoted: closers
  * follow the terminators; kinds: a bit per TERM_* seen; ndots: the full stops in it. */
 static int split_decide(const split_ctx *x, size_t i, size_t te, int quoted, unsigned kinds,
@@ -424,14 +434,24 @@ static int split_decide(const split_ctx *x, size_t i, size_t te, int quoted, uns
                 (we == ws + 1 || x->s[ws + 1] == '\'' || x->s[ws + 1] == 0xE2))
                 return 0; /* "the thing is . . . I didn't mean it" */
         }
-        if ((kinds & (1u << TERM_MARK)) && !quoted && ndots == 0 && x->s[te - 1] == '?')
-            return 1; /* "where did you grow up? india?": only a quotation goes on after '?'
-                         ('!' is often a name's or an exclamation's: "Yahoo! in", "Oh! he
-                         said") */
+        if ((kinds & (1u << TERM_MARK)) && !quoted && ndots == 0 &&
+            (x->s[te - 1] == '?' || (x->s[te - 1] == '!' &&
+                                     !(lower && i == te - 1 && i > x->word_start &&
+                                       split_bang_name((const char *)x->s + x->word_start,
+                                                       i - x->word_start)))) &&
+            !dash_after(x, te))
+            return 1; /* "where did you grow up? india?", "Stop! the bus is leaving": only
+                         a quotation ("Go!" he said), a dash (voila! -- you have cake) or a
+                         name's '!' (Yahoo! in) goes on after '?' and '!': a missed end loses
+                         words in translation, a wrong one costs some fluency */
         return !lower || x->caseless; /* "...", "…": a lowercase word goes on */
     }
-    if (lower && !x->caseless)
-        return 0;
+    /* A single full stop before a lowercase word: the end of a sentence after a word, not
+     * after an abbreviation, a number, an initial or an acronym (each branch below says 0 for
+     * these when low). In text without capitals the case says nothing (low is 0). */
+    int low = lower && !x->caseless;
+    if (low && quoted)
+        return 0; /* 'This is great.' she said; (... an engineer.) at the University */
     if (i - x->word_start > WORD_MAX)
         return 1;
     token t;
@@ -458,15 +478,17 @@ static int split_decide(const split_ctx *x, size_t i, size_t te, int quoted, uns
             kind = abbr_kind(x->r, key, p.n + t.n);
         }
     }
-    if (kind == ABBR_TITLE || kind == ABBR_MID || (kind && x->digits_after))
+    if (kind == ABBR_TITLE || kind == ABBR_MID || (kind && x->digits_after) || (kind && low))
         return 0; /* (an abbreviation with its number: "die Nr.1 Hits") */
     if (kind == ABBR_NUM)
         return !is_digit(c);
+    if (kind == ABBR_END)
+        return 1; /* "etc. The", "usw. Dann" */
     int next_single = we > ws && is_letter(c) && dot_after &&
                       cp_at(x->s, x->len, ws, &l) == c && ws + l == we;
     if (single) {
-        if (next_single)
-            return 0; /* initials: "J. R. R. Tolkien", "z. B." */
+        if (next_single || low)
+            return 0; /* initials: "J. R. R. Tolkien", "z. B.", "Jerome K. and" */
         if (x->first_token)
             return 0; /* a list marker: "a. ", "B. " */
         if (is_upper(t.first))
@@ -483,7 +505,9 @@ static int split_decide(const split_ctx *x, size_t i, size_t te, int quoted, uns
                                                      "(CDT)" or a lowercase word, not */
     if (t.dots && t.letters && !t.digits && !t.others && t.max_seg <= 2)
         return is_starter(x->r, x->s + ws, we - ws, dot_after); /* "U.S.", "Ph.D.", "a.m." */
-    return 1;
+    if (low && t.digits)
+        return 0; /* a number: "in 1990. the", "costs $5. more" */
+    return 1; /* a word: "painted. three wine glasses", "...Army. Then" */
 }
 
 /* French puts a space (often a no-break one) before a closing guillemet: "« C'est fini. »".

@@ -15,7 +15,14 @@ static const split_abbr common_abbr[] = {
     {"e.g", M}, {"i.e", M}, {"vs", M}, {"cf", M}, {"ca", M}, {"approx", M}, {"z.B", M},
     {"No", N}, {"Nr", N}, {"Vol", N}, {"Fig", N}, {"pp", N}, {"N\xc2\xb0", N} /* N° */,
     {"N\xc2\xba", N} /* Nº */,
+    /* company forms, in every language's text: "Pitt, Briggs & Co. at noon", "ABC Ltd. and" */
+    {"Inc", ABBR_END}, {"Ltd", ABBR_END}, {"Co", ABBR_END}, {"Corp", ABBR_END},
+    {"Bros", ABBR_END}, {"etc", ABBR_END}, {"Dept", ABBR_END},
     {NULL, 0}};
+
+/* Names written with an exclamation mark that is no terminator: "She works at Yahoo! in the
+ * accounting department" goes on (before a lowercase word only). Compared exactly. */
+static const char *const bang_names[] = {"Yahoo", "Jeopardy", "Yum", "Wham", NULL};
 
 static const split_abbr en_abbr[] = {
     {"Mx", T}, {"Sr", T}, {"Gen", T}, {"Gov", T}, {"Sen", T}, {"Rep", T}, {"Rev", T},
@@ -28,6 +35,10 @@ static const split_abbr en_abbr[] = {
     {"secs", N}, {"art", N}, {"para", N}, {"eq", N}, {"eqs", N}, {"tel", N}, {"op", N},
     {"P.S", M}, {"P.P.S", M}, {"PS", M}, {"Drs", T}, {"Pvt", M} /* Pvt. Ltd. */, {"v", M} /* Roe v. Wade */, {"pop", N}, {"ext", N}, {"Rs", N},
     {"ed", N}, {"pg", N}, {"ex", N}, {"ref", N}, {"refs", N}, {"tab", N},
+    {"Jr", ABBR_END}, {"al", ABBR_END} /* et al. */, {"est", ABBR_END},
+    {"govt", ABBR_END}, {"misc", ABBR_END}, {"med", ABBR_END}, {"min", ABBR_END},
+    {"max", ABBR_END}, {"hrs", ABBR_END}, {"mins", ABBR_END}, {"yrs", ABBR_END},
+    {"lbs", ABBR_END}, {"oz", ABBR_END}, {"ave", ABBR_END}, {"blvd", ABBR_END},
     {"Jan", N}, {"Feb", N}, {"Mar", N}, {"Apr", N}, {"Jun", N}, {"Jul", N}, {"Aug", N},
     {"Sep", N}, {"Sept", N}, {"Oct", N}, {"Nov", N}, {"Dec", N},
     {NULL, 0}};
@@ -50,6 +61,7 @@ static const split_abbr de_abbr[] = {
     {"Hbf", N}, {"Abb", N}, {"Tab", N}, {"Anm", N}, {"Aufl", N}, {"Hrsg", N}, {"Nrn", N},
     {"Jan", N}, {"Feb", N}, {"M\xc3\xa4rz", N}, {"Apr", N}, {"Aug", N}, {"Sept", N},
     {"Okt", N}, {"Nov", N}, {"Dez", N},
+    {"usw", ABBR_END}, {"etc", ABBR_END}, {"ff", ABBR_END}, {"bzgl", M}, {"ca", M},
     {NULL, 0}};
 
 static const split_abbr fr_abbr[] = {
@@ -67,13 +79,14 @@ static const split_abbr es_abbr[] = {
     {"D", T}, {"D\xc3\xb1\x61", T} /* Dña */, {"Sto", T}, {"Sta", T}, {"Arq", T},
     {"p.ej", M}, {"aprox", M}, {"a.C", M}, {"d.C", M}, {"Ud", M}, {"Uds", M}, {"Vd", M},
     {"Vds", M}, {"Avda", N}, {"Av", N}, {"c", N}, {"Cra", N}, {"Ext", N}, {"Mt", T},
-    {"EE", M} /* EE. UU. */, {"p\xc3\xa1rrf", N} /* párrf */, {"min", M},
+    {"EE", M} /* EE. UU. */, {"UU", ABBR_END}, {"EE.UU", ABBR_END}, {"p\xc3\xa1rrf", N} /* párrf */, {"min", M},
     {"ene", N}, {"feb", N}, {"mar", N}, {"abr", N}, {"may", N}, {"jun", N}, {"jul", N},
     {"ago", N}, {"sep", N}, {"sept", N}, {"oct", N}, {"nov", N}, {"dic", N},
     {"lun", N}, {"mi\xc3\xa9", N} /* mié */, {"jue", N}, {"vie", N},
     {"s\xc3\xa1\x62", N} /* sáb */, {"dom", N},
     {"n\xc3\xbam", N} /* núm */, {"p\xc3\xa1g", N} /* pág */, {"art", N}, {"cap", N},
     {"vol", N}, {"n", N}, {"p", N}, {"pp", N}, {"tel", N},
+    {"Adm\xc3\xb3n", M} /* Admón */, {"Hs", ABBR_END},
     {NULL, 0}};
 
 static const split_abbr it_abbr[] = {
@@ -85,6 +98,7 @@ static const split_abbr it_abbr[] = {
     {"gen", N}, {"feb", N}, {"mar", N}, {"apr", N}, {"mag", N}, {"giu", N}, {"lug", N},
     {"ago", N}, {"set", N}, {"ott", N}, {"nov", N}, {"dic", N},
     {"pag", N}, {"pagg", N}, {"n", N}, {"art", N}, {"cap", N}, {"vol", N}, {"tel", N},
+    {"V.Cte", T}, {"econ", M}, {"az", M}, {"meteor", M}, {"idraul", M}, {"ecc", ABBR_END},
     {NULL, 0}};
 
 static const split_abbr nl_abbr[] = {
@@ -96,6 +110,7 @@ static const split_abbr nl_abbr[] = {
     {"nr", N}, {"blz", N}, {"art", N}, {"hfst", N}, {"vol", N}, {"tel", N},
     {"jan", N}, {"feb", N}, {"mrt", N}, {"apr", N}, {"aug", N}, {"sep", N}, {"sept", N},
     {"okt", N}, {"nov", N}, {"dec", N},
+    {"aanw", M}, {"vnw", ABBR_END}, {"enz", ABBR_END},
     {NULL, 0}};
 
 static const split_abbr pt_abbr[] = {
@@ -275,6 +290,14 @@ const split_rules *split_rules_for(const char *lang)
 }
 
 const split_abbr *split_common_abbr(void) { return common_abbr; }
+
+int split_bang_name(const char *s, size_t n)
+{
+    for (const char *const *w = bang_names; *w; w++)
+        if (strlen(*w) == n && memcmp(s, *w, n) == 0)
+            return 1;
+    return 0;
+}
 
 int split_code_no_spaces(const char *lang)
 {

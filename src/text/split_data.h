@@ -9,8 +9,11 @@
 enum {
     ABBR_TITLE = 1, /* a name follows (Mr., Dr., Prof.): never the end of a sentence */
     ABBR_MID,       /* more of the sentence follows (e.g., z. B., bzw.): never the end */
-    ABBR_NUM        /* a number follows (No. 5, Nr. 5, Jan. 12): not the end before a digit */
+    ABBR_NUM,       /* a number follows (No. 5, Nr. 5, Jan. 12): not the end before a digit */
+    ABBR_END        /* often last in a sentence (etc., Inc., usw.): the end before a capital */
 };
+/* Before a lowercase word, every kind goes on: the word after an abbreviation is what makes
+ * the abbreviation's stop the sentence's end or not (split.c, split_decide). */
 
 typedef struct {
     const char *word; /* as written without its final dot, inner dots kept without spaces
@@ -40,6 +43,10 @@ const split_rules *split_rules_for(const char *lang);
 
 /* The abbreviations every language's rules include (Latin ones, titles shared in Europe). */
 const split_abbr *split_common_abbr(void);
+
+/* 1 when s[0..n) is a name written with a '!' after it ("Yahoo"): that '!' is part of the
+ * name, not a terminator, before a lowercase word. */
+int split_bang_name(const char *s, size_t n);
 
 /* 1 when the code names Chinese or Japanese. */
 int split_code_no_spaces(const char *lang);
