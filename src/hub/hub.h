@@ -1,6 +1,7 @@
 /* hub.h — the Hugging Face hub: model names (hub_name.c), the hub's cache on disk
- * (hub_cache.c) and downloads into it over HTTP(S) with libcurl (hub_pull.c). Nothing else in
- * xlate knows HTTP. The cache is huggingface_hub's, so that xlate, transformers and
+ * (hub_cache.c), which files a model needs (hub_files.c) and downloads into the cache over
+ * HTTP(S) with libcurl (hub_pull.c; its requests in hub_http.c). Nothing else in xlate knows
+ * HTTP. The cache is huggingface_hub's, so that xlate, transformers and
  * huggingface-cli share it:
  *   CACHE/models--ORG--NAME/refs/REVISION       the 40-hex commit, no newline
  *   CACHE/models--ORG--NAME/blobs/ETAG          a file's bytes (ETAG.incomplete while it comes)
