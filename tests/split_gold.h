@@ -365,6 +365,13 @@ static const gold gold_cases[] = {
     {"de", "Äpfel, Birnen usw. sind gesund. Danach ging er.",
      {"Äpfel, Birnen usw. sind gesund.", "Danach ging er.", NULL}},
     {"es", "Vive en EE. UU. desde 2010. Le gusta.", {"Vive en EE. UU. desde 2010.", "Le gusta.", NULL}},
+    /* addresses: never split inside; the punctuation after one is the sentence's */
+    {"en", "Write to john.doe@example.com. then call.", {"Write to john.doe@example.com.", "then call.", NULL}},
+    {"en", "Get it at https://example.com/v2. then run it.", {"Get it at https://example.com/v2.", "then run it.", NULL}},
+    {"en", "Is it https://x.org/a?b=1! Yes.", {"Is it https://x.org/a?b=1!", "Yes.", NULL}},
+    {"en", "Visit https://example\uff0ecom/a now.", {"Visit https://example\uff0ecom/a now.", NULL}},
+    {"ja", "詳しくはwww.example.com。次に進みます。", {"詳しくはwww.example.com。", "次に進みます。", NULL}},
+    {"ja", "見てhttps://例え。テスト/パス。次へ。", {"見てhttps://例え。テスト/パス。", "次へ。", NULL}},
     /* language codes in other spellings select the same rules */
     {"deu", "Am 12. Juni kam er.", {"Am 12. Juni kam er.", NULL}},
     {"ger", "Am 12. Juni kam er.", {"Am 12. Juni kam er.", NULL}},

@@ -378,6 +378,58 @@ static void check_public_set(void)
     }
 }
 
+/* Web and e-mail addresses in running text are never split inside (issue 36): each address
+ * of the list, put between each prefix and each suffix (trailing punctuation as people write
+ * it: "see https://x.org/a." ends the sentence after the address, the '.' is not part of it),
+ * in each language's rules; the address's bytes are known by construction and must lie in one
+ * span. */
+static void check_links(void)
+{
+    static const char *const links[] = {
+        "https://example.com/docs", "http://a.b.c/x.y?q=1&r=2#frag", "www.example.org",
+        "WWW.Example.ORG/A.B", "https://example.com/?x=1!y&z=2?w", "ftp://files.example.net/pub/f.tar.gz",
+        "https://en.wikipedia.org/wiki/Foo_(bar)", "john.doe@example.com", "mailto:j.d@x.org",
+        "https://\xe4\xbe\x8b\xe3\x81\x88\xe3\x80\x82\xe3\x83\x86\xe3\x82\xb9\xe3\x83\x88/p",
+        /* https://例え。テスト/p */
+        "https://example\xef\xbc\x8e" "com/a", /* https://example．com/a */
+        "http://127.0.0.1:8080/a.b/c", "https://x.io/a...b", "https://x.io/A.B.C",
+        "https://example.com/v2", "info@Example.COM", "http://example.com/page.10",
+        "https://github.com/org/repo/blob/main/README.md", "a.b@c.d", "user@\xe4\xbe\x8b.jp"};
+    static const char *const before[] = {"", "Visit ", "see ", "Mail ", "(see ",
+                                         "\xe8\xa9\xb3\xe3\x81\x97\xe3\x81\x8f\xe3\x81\xaf",
+                                         "Es ist Mr. ", "It is at 5 p.m. at "};
+    static const char *const after[] = {"", ".", ". ", "? ", "! ", ", ", ") ", ". then", ". Then",
+                                        "? what", "! wow", "\xe3\x80\x82", "\xe3\x80\x82\xe6\xac\xa1",
+                                        "...", ". . . so", " :)", ".) Next", ".\" he", "!?", ".[1] A"};
+    static const char *const langs[] = {NULL, "en", "de", "fr", "ja", "zh", "ru", "el"};
+    char buf[512];
+    int n = 0, bad = 0;
+    char why[400] = "";
+    for (size_t u = 0; u < sizeof links / sizeof links[0]; u++)
+        for (size_t b = 0; b < sizeof before / sizeof before[0]; b++)
+            for (size_t a = 0; a < sizeof after / sizeof after[0]; a++)
+                for (size_t g = 0; g < sizeof langs / sizeof langs[0]; g++) {
+                    int len = snprintf(buf, sizeof buf, "%s%s%s%s", before[b], links[u], after[a],
+                                       (a + g) % 2 ? " More text here." : "");
+                    size_t ls = strlen(before[b]), le = ls + strlen(links[u]);
+                    split_span *v = NULL;
+                    int nv = 0, inside = 0;
+                    char err[200];
+                    if (split_sentences(buf, (size_t)len, langs[g], &v, &nv, err, sizeof err))
+                        inside = 1;
+                    for (int k = 0; k < nv; k++)
+                        inside |= (v[k].start > ls && v[k].start < le) ||
+                                  (v[k].end > ls && v[k].end < le);
+                    n++;
+                    if (inside && !bad++)
+                        snprintf(why, sizeof why, "[%s] %.300s", langs[g] ? langs[g] : "-", buf);
+                    free(v);
+                }
+    char what[120];
+    snprintf(what, sizeof what, "%d texts with a web or e-mail address: never split inside one", n);
+    check(!bad, what, "%d split inside, first: %s", bad, why);
+}
+
 int main(void)
 {
     check_gold();
@@ -385,5 +437,6 @@ int main(void)
     check_random();
     check_hostile();
     check_langs();
+    check_links();
     return check_done();
 }

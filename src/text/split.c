@@ -332,7 +332,11 @@ typedef struct {
                           start a sentence ("i am going out. jill finishes today.") */
     int digits_after;  /* digits follow the stop at once ("word.10 "): a reference, unless
                           the word is an abbreviation ("Nr.1", "p.5") */
+    int link;          /* where a web or e-mail address in the current token is (link_step):
+                          LINK_NONE, LINK_HOST (ASCII so far), LINK_IDN, LINK_PATH */
 } split_ctx;
+
+enum { LINK_NONE, LINK_HOST, LINK_IDN, LINK_PATH };
 
 /* The next word after position k (whitespace, openers and dashes skipped): its first code
  * point (-1 at the end of the text), its letters' extent [*ws, *we), whether a '.' follows
@@ -378,6 +382,72 @@ static int starts_link(const unsigned char *s, size_t n)
            (n >= 4 && memcmp(s, "www.", 4) == 0);
 }
 
+/* Punctuation of the CJK and general punctuation blocks and the fullwidth forms' symbols:
+ * they end an address written in running CJK text ("见www.a.com，然后"). */
+static int cjk_punct(int32_t c)
+{
+    return (c >= 0x2000 && c <= 0x206F) || (c >= 0x3000 && c <= 0x303F) ||
+           (c >= 0xFF01 && c <= 0xFF20) || (c >= 0xFF3B && c <= 0xFF40) ||
+           (c >= 0xFF5B && c <= 0xFF65);
+}
+
+/* The link state after the code point c at s[i] (split_ctx.link), so that an address is never
+ * split inside: "scheme://", "www." or "name@" starts one (its host), '/', '?' or '#' its path;
+ * a non-ASCII letter in the host makes it an internationalised one, whose labels may be
+ * separated by the ideographic and fullwidth full stops (UTS #46: U+3002, U+FF0E, U+FF61:
+ * "https://例え。テスト/"); other punctuation ends the host. Reads at most 4 bytes around i:
+ * O(1) a code point. Whitespace and a sentence's end reset it (split_sentences). */
+static int link_step(const split_ctx *x, int state, int32_t c, size_t i)
+{
+    const unsigned char *s = x->s;
+    int alnum_before = i > 0 && isalnum_ascii(s[i - 1]);
+    switch (state) {
+    case LINK_NONE:
+        if (c == ':' && alnum_before && i + 2 < x->len && s[i + 1] == '/' && s[i + 2] == '/')
+            return LINK_HOST; /* "https://", "ftp://" */
+        if (c == '@' && alnum_before && i + 1 < x->len &&
+            (isalnum_ascii(s[i + 1]) || s[i + 1] >= 0x80))
+            return LINK_HOST; /* "john.doe@example.com" */
+        if ((c == 'w' || c == 'W') && !alnum_before && x->len - i >= 4 &&
+            word_eq(s + i, 4, "www."))
+            return LINK_HOST;
+        return LINK_NONE;
+    case LINK_HOST:
+    case LINK_IDN:
+        if (c < 0x80) {
+            if (isalnum_ascii((unsigned char)c) || c == '-' || c == '.' || c == ':' ||
+                c == '@' || c == '_' || c == '%')
+                return state;
+            if (c == '/' && (s[i - 1] == ':' || (s[i - 1] == '/' && i >= 2 && s[i - 2] == ':')))
+                return state; /* the scheme's "//" */
+            return c == '/' || c == '?' || c == '#' ? LINK_PATH : LINK_NONE;
+        }
+        if (c == 0x3002 || c == 0xFF0E || c == 0xFF61)
+            return state; /* a label separator, or the sentence's end: split_decide decides */
+        return cjk_punct(c) ? LINK_NONE : LINK_IDN;
+    default:
+        return cjk_punct(c) && c != 0x3002 && c != 0xFF0E && c != 0xFF61 ? LINK_NONE
+                                                                          : LINK_PATH;
+    }
+}
+
+/* 1 when the ideographic or fullwidth full stop run [i, te) separates two labels of the
+ * address's host: an ASCII letter or digit follows ("example．com"), or, in a host that
+ * already has non-ASCII letters, a letter does ("例え。テスト"). In an ASCII host before a
+ * CJK word ("www.example.com。次に") it is the sentence's end. */
+static int link_label_dot(const split_ctx *x, size_t i, size_t te)
+{
+    size_t l;
+    int32_t c = cp_at(x->s, x->len, i, &l);
+    if ((x->link != LINK_HOST && x->link != LINK_IDN) || i + l != te || te >= x->len ||
+        (c != 0x3002 && c != 0xFF0E && c != 0xFF61))
+        return 0;
+    int32_t d = cp_at(x->s, x->len, te, &l);
+    if (d < 0x80)
+        return isalnum_ascii((unsigned char)d);
+    return x->link == LINK_IDN && !is_space(d) && !cjk_punct(d) && d != 0xFFFD;
+}
+
 /* 1 when te is inside a title in 《》 that closes soon: 《摔跤吧！爸爸》. Looks at most
  * WORD_MAX * 2 bytes ahead, and only when a 《 was seen in this sentence. */
 static int in_title(const split_ctx *x, size_t te)
@@ -417,6 +487,8 @@ static int split_decide(const split_ctx *x, size_t i, size_t te, int quoted, uns
         int32_t c = te < x->len ? cp_at(x->s, x->len, te, &l) : -1;
         if (quoted && c >= 0x3041 && c <= 0x309F)
             return 0;
+        if (link_label_dot(x, i, te))
+            return 0; /* "https://例え。テスト/", "https://example．com" */
         return !in_title(x, te);
     }
     if (te < x->len && !is_space(cp_at(x->s, x->len, te, &l)))
@@ -452,6 +524,8 @@ static int split_decide(const split_ctx *x, size_t i, size_t te, int quoted, uns
     int low = lower && !x->caseless;
     if (low && quoted)
         return 0; /* 'This is great.' she said; (... an engineer.) at the University */
+    if (low && x->link)
+        return 1; /* an address is a word, whatever its digits: "at example.com/v2. then" */
     if (i - x->word_start > WORD_MAX)
         return 1;
     token t;
@@ -677,7 +751,7 @@ int split_sentences(const char *text, size_t len, const char *lang, split_span *
     size_t marker_end = 0; /* the dots before it belong to a list marker */
     int in_word = 0, count = 0, list_on = 0;
     marker lm = {0, 0, 0, 0}; /* the list's last marker, when list_on */
-    split_ctx x = {s, len, split_rules_for(lang), 0, 0, 0, 0, 0, 0, 0};
+    split_ctx x = {s, len, split_rules_for(lang), 0, 0, 0, 0, 0, 0, 0, LINK_NONE};
     *spans = NULL;
     *n = 0;
     x.caseless = caseless(s, len);
@@ -689,6 +763,7 @@ int split_sentences(const char *text, size_t len, const char *lang, split_span *
                 x.prev_end = i;
                 in_word = 0;
             }
+            x.link = LINK_NONE;
             i += l;
             continue;
         }
@@ -717,6 +792,7 @@ int split_sentences(const char *text, size_t len, const char *lang, split_span *
         }
         if (first == SIZE_MAX)
             first = i;
+        x.link = link_step(&x, x.link, c, i);
         int tk = c < 0x80 && c != '.' && c != '!' && c != '?' && c != ';' && c != ':'
                      ? TERM_NONE
                      : term_kind(c, x.r);
@@ -766,6 +842,7 @@ int split_sentences(const char *text, size_t len, const char *lang, split_span *
             first = SIZE_MAX;
             in_word = 0;
             x.prev_end = 0;
+            x.link = LINK_NONE;
         }
         i = j;
     }

@@ -69,6 +69,11 @@ expect_eq "split streams: a line's sentences are out before the next line arrive
 Two."
 expect_eq "split streams: then the rest" "$(tr '\n' '|' < "$T/sout")" "One.|Two.||Three.||"
 
+# addresses in running text are never split inside; the punctuation after one ends the sentence
+"$XLATE" split --source-lang en 'Mail john.doe@example.com. then see https://example.org/a.b?x=1! ok www.example．com/v2. Done.' > "$T/uout" 2>&1
+expect_eq "split: web and e-mail addresses kept whole, the sentence ends after their punctuation" \
+  "$(tr '\n' '|' < "$T/uout")" "Mail john.doe@example.com.|then see https://example.org/a.b?x=1!|ok www.example．com/v2.|Done.||"
+
 "$XLATE" split --source-lang english "One. Two." > "$T/wout" 2> "$T/werr"
 expect_rc "split --source-lang english: exit 0" $? 0
 expect_grep "split --source-lang english: a warning says the neutral rules apply" "$T/werr" "no rules of its own for language 'english'"
