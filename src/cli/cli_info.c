@@ -328,9 +328,10 @@ int cmd_info(int argc, char **argv)
             return XLATE_EXIT_USAGE;
         }
     }
-    if (find_model_dir(opt, in->dir, sizeof in->dir, err, sizeof err)) {
+    status = find_model_dir_quiet(opt, 0, in->dir, sizeof in->dir, err, sizeof err);
+    if (status) {
         fprintf(stderr, "xlate: %s\n", err);
-        status = XLATE_EXIT_MODEL;
+        status = status > 0 ? status : XLATE_EXIT_MODEL; /* a pull's 4 or 130 as it is */
         goto done;
     }
     status = gather(in);

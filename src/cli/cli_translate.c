@@ -490,9 +490,14 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
 
     if (picked > 0)
         return picked;
-    if (picked < 0 && find_model_dir(o->model, dir, dirlen, err, sizeof err)) {
-        fprintf(stderr, "xlate: %s\n", err);
-        return XLATE_EXIT_MODEL;
+    if (picked < 0) {
+        /* a hub name not in the cache is pulled here: -q silences its note, and a pull's own
+         * status (4 the cache cannot be written, 130 interrupted) is the run's */
+        int rc = find_model_dir_quiet(o->model, o->quiet, dir, dirlen, err, sizeof err);
+        if (rc) {
+            fprintf(stderr, "xlate: %s\n", err);
+            return rc > 0 ? rc : XLATE_EXIT_MODEL;
+        }
     }
     r->dir = dir;
     mp.load_tokenizers = o->in_fmt == FMT_TEXT || o->out_fmt != FMT_IDS || o->target_lang ||
