@@ -115,8 +115,13 @@ int is_lang_code(const char *s)
 
 const char *str_quote(char *out, size_t outlen, const char *s, size_t n)
 {
+    return str_quote_max(out, outlen, s, n, 40);
+}
+
+const char *str_quote_max(char *out, size_t outlen, const char *s, size_t n, size_t max)
+{
     size_t k = 0;
-    for (size_t i = 0; i < n && i < 40 && k + 8 < outlen; i++) {
+    for (size_t i = 0; i < n && i < max && k + 8 < outlen; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c == '"' || c == '\\')
             k += (size_t)snprintf(out + k, outlen - k, "\\%c", c);
@@ -125,6 +130,6 @@ const char *str_quote(char *out, size_t outlen, const char *s, size_t n)
         else
             k += (size_t)snprintf(out + k, outlen - k, "\\x%02x", c);
     }
-    snprintf(out + k, outlen - k, "%s", n > 40 ? "..." : "");
+    snprintf(out + k, outlen - k, "%s", n > max ? "..." : "");
     return out;
 }

@@ -37,6 +37,8 @@ int is_lang_code(const char *s);
  * escaped, every other byte (NUL, VT, FF, DEL, non-ASCII) as \xHH, so a value shows whole on
  * one line and cannot drive the terminal; the first 40 bytes, then "...". Returns out. */
 const char *str_quote(char *out, size_t outlen, const char *s, size_t n);
+/* The same, cut after max bytes (file names: 200). */
+const char *str_quote_max(char *out, size_t outlen, const char *s, size_t n, size_t max);
 
 /* Monotonic seconds. */
 double now_seconds(void);

@@ -67,15 +67,16 @@ int find_model_dir_quiet(const char *opt, int quiet, char *out, size_t n, char *
 
     if (opt || (env && env[0])) {
         const char *dir = opt ? opt : env;
+        char q[CLI_QUOTED_PATH];
         struct stat sb;
         if (stat(dir, &sb) != 0 && errno == ENOENT && hub_is_name(dir))
             return find_hub_model(dir, quiet, out, n, err, errlen);
         if (stat(dir, &sb) != 0)
-            return xerr(err, errlen, "%s: model directory%s: %s", dir,
+            return xerr(err, errlen, "%s: model directory%s: %s", cli_quote_path(q, dir),
                         opt ? "" : " (from XLATE_MODEL)", strerror(errno));
         if (!S_ISDIR(sb.st_mode))
             return xerr(err, errlen, "%s: not a directory (a model is a directory with "
-                        "config.json)", dir);
+                        "config.json)", cli_quote_path(q, dir));
         snprintf(out, n, "%s", dir);
         return 0;
     }
@@ -108,10 +109,10 @@ int reader_open(line_reader *r, const char *path, char *err, size_t errlen)
         r->fd = STDIN_FILENO;
         r->name = "stdin";
     } else {
+        r->name = cli_quote_path(r->name_q, path);
         r->fd = open(path, O_RDONLY | O_CLOEXEC);
         if (r->fd < 0)
-            return xerr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        r->name = path;
+            return xerr(err, errlen, "%s: cannot open: %s", r->name, strerror(errno));
         r->close = 1;
     }
     if (fstat(r->fd, &sb) == 0) {
@@ -419,10 +420,10 @@ int writer_open(writer *w, const char *path, char *err, size_t errlen)
         w->name = "stdout";
         return 0;
     }
+    w->name = cli_quote_path(w->name_q, path);
     w->f = fopen(path, "wb");
     if (!w->f)
-        return xerr(err, errlen, "%s: cannot open for writing: %s", path, strerror(errno));
-    w->name = path;
+        return xerr(err, errlen, "%s: cannot open for writing: %s", w->name, strerror(errno));
     w->close = 1;
     return 0;
 }
@@ -501,6 +502,11 @@ int writer_error(const writer *w, int quiet_epipe)
 const char *cli_quote(char *out, size_t outlen, const char *s, size_t n)
 {
     return str_quote(out, outlen, s, n);
+}
+
+const char *cli_quote_path(char *out, const char *path)
+{
+    return str_quote_max(out, CLI_QUOTED_PATH, path, strlen(path), 200);
 }
 
 /* Option numbers are written one way: an optional sign, then decimal digits (for a number: a

@@ -17,6 +17,8 @@ int find_model_dir(const char *opt, char *out, size_t n, char *err, size_t errle
 int find_model_dir_quiet(const char *opt, int quiet, char *out, size_t n, char *err,
                          size_t errlen);
 
+#define CLI_QUOTED_PATH 820 /* 200 bytes escaped as \xNN, "..." and the NUL */
+
 /* Lines from a file descriptor, or from a list of strings (positional arguments). The reader
  * keeps one buffer of at most max_line + 1 bytes: a longer line is cut there (its rest is read
  * and dropped, `cut` tells), so no input needs more memory than that. */
@@ -36,6 +38,7 @@ typedef struct {
     int skip;            /* dropping the rest of a cut line */
     int cut;             /* the line just returned was longer than max_line and was cut */
     int close;           /* 1 when fd is ours to close */
+    char name_q[CLI_QUOTED_PATH]; /* the file name as messages show it (cli_quote_path) */
 } line_reader;
 
 #define READER_MAX_LINE ((size_t)1 << 20)
@@ -82,10 +85,11 @@ void para_free(para_reader *p);
  * broken pipe (the reader went away) is remembered as such so the caller can stop quietly. */
 typedef struct {
     FILE *f;
-    const char *name;
+    const char *name;     /* "stdout", or name_q */
     int failed;
     int errno_;
     int close;
+    char name_q[CLI_QUOTED_PATH]; /* the file name as messages show it (cli_quote_path) */
 } writer;
 
 int writer_open(writer *w, const char *path, char *err, size_t errlen);
@@ -105,6 +109,10 @@ int writer_error(const writer *w, int quiet_epipe);
  * escaped, every other byte (NUL, VT, FF, DEL, non-ASCII) as \xHH, so a field shows whole on
  * one line and cannot drive the terminal; the first 40 bytes, then "...". Returns out. */
 const char *cli_quote(char *out, size_t outlen, const char *s, size_t n);
+/* A file or directory name for a message: cli_quote's escaping, cut after 200 bytes (out:
+ * CLI_QUOTED_PATH bytes). A name given on the command line is a value like any other: a
+ * newline in it must not forge a line of stderr, nor an escape drive the terminal. */
+const char *cli_quote_path(char *out, const char *path);
 int parse_int_opt(const char *opt, const char *s, long lo, long hi, long *out, char *err,
                   size_t errlen);
 int parse_float_opt(const char *opt, const char *s, double lo, double hi, double *out,

@@ -298,7 +298,7 @@ int decode_prefix(decode_opts *d, const xlate_model *m, int ids, int max_length,
         if (got < 0)
             return xerr(err, errlen, "--target-prefix: %s", e2);
         if (got == 0)
-            return xerr(err, errlen, "--target-prefix %s: it ended before %s", d->prefix_file,
+            return xerr(err, errlen, "--target-prefix %s: it ended before %s", d->pre.name,
                         where);
         p = ps;
     }

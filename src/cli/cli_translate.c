@@ -388,7 +388,7 @@ static int setup_forced_langs(run *r, options *o)
 {
     const char *src = o->source_lang ? o->source_lang : r->info.source_lang;
     int tgt;
-    char near[256];
+    char near[256], q[200];
     if (!o->target_lang && o->in_fmt != FMT_TEXT)
         return 0; /* lines of ids: their own tokens, the model's forced_bos_token_id if any */
     if (!o->target_lang) {
@@ -397,10 +397,12 @@ static int setup_forced_langs(run *r, options *o)
                 r->info.n_langs, r->info.source_lang ? r->info.source_lang : "the model's");
         return -1;
     }
+    /* the values quoted as the Marian path's (cli_quote: issue 37) */
     if ((tgt = xlate_lang_id(r->model, o->target_lang)) < 0) {
         xlate_lang_suggest(r->model, o->target_lang, near, sizeof near);
-        fprintf(stderr, "xlate: --target-lang %s: not one of the model's %d language codes; "
-                "the closest: %s\n", o->target_lang, r->info.n_langs, near);
+        fprintf(stderr, "xlate: --target-lang \"%s\": not one of the model's %d language "
+                "codes; the closest: %s\n", cli_quote(q, sizeof q, o->target_lang,
+                strlen(o->target_lang)), r->info.n_langs, near);
         return -1;
     }
     o->dp.forced_bos_id = tgt;
@@ -408,8 +410,9 @@ static int setup_forced_langs(run *r, options *o)
         return 0;
     if (!src || (r->lang_id = xlate_lang_id(r->model, src)) < 0) {
         xlate_lang_suggest(r->model, src ? src : "eng_Latn", near, sizeof near);
-        fprintf(stderr, "xlate: --source-lang %s: not one of the model's %d language codes; "
-                "the closest: %s\n", src ? src : "(none)", r->info.n_langs, near);
+        fprintf(stderr, "xlate: --source-lang \"%s\": not one of the model's %d language "
+                "codes; the closest: %s\n", src ? cli_quote(q, sizeof q, src, strlen(src))
+                : "(none)", r->info.n_langs, near);
         return -1;
     }
     if (r->info.lang_after_eos) {
