@@ -84,18 +84,31 @@ int main(void)
          NULL);
     good("absent: an empty object", " {} ", NULL);
     good("a key spelled with escapes is the key it spells",
-         "{\"added\\u005fto\\u00e9kens\": [0], \"added\\u005ftokens\": [1], "
-         "\"added_tokens\": [3]}", "[1]");
-    good("the first of two is taken", "{\"added_tokens\": [4], \"added_tokens\": [5]}", "[4]");
-    good("the rest of the text is not read: a broken tail after the value",
-         "{\"added_tokens\": [6], \"model\": {\"vocab\": [[\"a\", 1", "[6]");
+         "{\"added\\u005fto\\u00e9kens\": [0], \"added\\u005ftokens\": [1]}", "[1]");
+    /* issue 37: the key twice is refused, as the strict parser refuses it (Python's json would
+     * take the last, this reader took the first), so the rest is skimmed to the end */
+    bad("the key twice, spelled two ways: refused",
+        "{\"added\\u005ftokens\": [1], \"added_tokens\": [3]}", 46, 100,
+        "t.json: byte 27: key \"added_tokens\" appears twice (first at byte 1)");
+    bad("the key twice: refused", "{\"added_tokens\": [4], \"added_tokens\": [5]}", 42, 100,
+        "t.json: byte 22: key \"added_tokens\" appears twice (first at byte 1)");
+    good("another key twice after the value is not this reader's to judge",
+         "{\"added_tokens\": [4], \"a\": 1, \"a\": 2}", "[4]");
+    bad("the rest is skimmed: a broken tail after the value",
+        "{\"added_tokens\": [6], \"model\": {\"vocab\": [[\"a\", 1", 48, 100,
+        "t.json: byte 48: the text ends where the end of an array or object was expected");
     same_as_cjson("parsed, it equals the whole text's member (cJSON)",
                   "{\"version\":\"1.0\",\"added_tokens\":[{\"id\":256204,\"content\":\"zul_Latn\","
                   "\"single_word\":false,\"lstrip\":false,\"rstrip\":false,\"normalized\":false,"
                   "\"special\":true},{\"id\":7,\"content\":\"\\u00e9\\n\\\"\"}],\"normalizer\":null}");
 
     bad("not an object", "[1]", 3, 100, "t.json: byte 0: expected a JSON object at the top");
-    bad("a byte order mark", "\xef\xbb\xbf{}", 5, 100, "t.json: byte 0: a byte order mark");
+    /* docs/FORMAT.md: one mark at byte 0 is let pass, a second or one after a blank is not */
+    good("a byte order mark at byte 0 is let pass", "\xef\xbb\xbf{\"added_tokens\": [2]}", "[2]");
+    bad("a second byte order mark", "\xef\xbb\xbf\xef\xbb\xbf{}", 8, 100,
+        "t.json: byte 3: a byte order mark");
+    bad("a byte order mark after a blank", " \xef\xbb\xbf{}", 6, 100,
+        "t.json: byte 1: a byte order mark");
     bad("empty", "", 0, 100, "t.json: byte 0: the text ends where an object ({) was expected");
     bad("a string never closed", "{\"a\": \"xyz", 10, 100,
         "t.json: byte 10: the text ends where the end of a string (\") was expected");
@@ -132,7 +145,7 @@ int main(void)
     while (n < 200000)
         n += (size_t)snprintf(big + n, sizeof big - n, "[\"\\u2581p%zu\", -1.5], ", n);
     n += (size_t)snprintf(big + n, sizeof big - n,
-                          "[\"]\", 0]]}, \"added_tokens\": [{\"id\": 1}], \"x\": [[[");
+                          "[\"]\", 0]]}, \"added_tokens\": [{\"id\": 1}], \"x\": [[[]]]}");
     if (f) {
         fwrite(big, 1, n, f);
         fclose(f);
@@ -140,7 +153,7 @@ int main(void)
     rc = json_member_file(path, "added_tokens", 1 << 20, &text, &len, &at, err, sizeof err);
     check(rc == 0 && text && strcmp(text, "[{\"id\": 1}]") == 0 &&
               at == (size_t)(strstr(big, "\"added_tokens\": ") + 16 - big),
-          "a file: the member after 200 kB, read across blocks; the broken tail not read",
+          "a file: the member after 200 kB, read across blocks, the rest skimmed",
           "rc %d (%s) \"%s\" at %zu", rc, rc ? err : "", text ? text : "-", at);
     free(text);
     text = NULL;

@@ -52,8 +52,9 @@ const char *json_what(const cJSON *v, char *buf, size_t n);
  * rest of the file (json_member.c): the file is read in 64 KB blocks and skimmed up to the key
  * (strings and their escapes, the nesting of arrays and objects followed, at most 1024 deep;
  * nothing checked further: the value is for json_parse_strict), the value's text copied out (at
- * most max bytes), the reading stopped at its end. The first member with the key is taken (keys
- * compared unescaped; transformers' json.load would take the last of two). Returns 0 with *text (malloc'd, NUL-terminated,
+ * most max bytes), the rest skimmed to the object's end: the key twice is refused (keys
+ * compared unescaped), as json_parse_strict refuses a key twice; one byte order mark at byte
+ * 0 is let pass (docs/FORMAT.md). Returns 0 with *text (malloc'd, NUL-terminated,
  * *len bytes, *offset its first byte in the file), or *text NULL when the object has no such
  * member; -1 and "<path>: byte B: <why>" (B a 0-based offset into the file) when the text ends
  * or goes wrong before the value's end, or the value passes max bytes. */

@@ -1,9 +1,10 @@
 /* json_member.c — one member of a large JSON object read without parsing the rest (json.h
  * json_member_file): the text is skimmed, strings with their escapes and the nesting of arrays
  * and objects followed but nothing built, up to the member's key; the member's value is copied
- * out and the reading stops where the value ends. A file is read in blocks, so a member near
- * the top of a large file (tokenizer.json's "added_tokens", before its 17 MB "model" in
- * NLLB-200's) costs a few kilobytes of reading and memory. */
+ * out and the rest skimmed to the object's end, for a second member with the key (refused, as
+ * the strict parser refuses a key twice). A file is read in blocks, so a member of a large
+ * file (tokenizer.json's "added_tokens", before its 17 MB "model" in NLLB-200's) costs a few
+ * kilobytes of memory and one skim of the file. */
 #include "base/json.h"
 #include "base/util.h"
 #include <errno.h>
@@ -216,68 +217,124 @@ static int skim_value(skim *s, int c, int *after, const char *what, char *err, s
 }
 
 /* The walk of the top object: 0 with the value captured (s->cap) or not found (s->cap NULL,
- * *found 0); -1 on error. */
+ * *found 0); -1 on error. After the value the walk goes on to the object's end: the key a
+ * second time is refused, as the strict parser refuses a key twice (docs/FORMAT.md; Python's
+ * json, which transformers reads it with, would take the last, this walk took the first:
+ * issue 37). That reads the rest of the file, skimmed (NLLB's 17 MB in some 20 ms), nothing
+ * built. One UTF-8 byte order mark at byte 0 is let pass, as FORMAT.md says. */
 static int skim_top(skim *s, const char *key, size_t max, int *found, size_t *offset,
                     const char *what, char *err, size_t errlen)
 {
-    size_t want = strlen(key);
-    int c = next_nonws(s);
+    size_t want = strlen(key), got_n = 0, first_at = 0;
+    char *got = NULL;
+    int c = next(s), rc = -1;
     *found = 0;
-    if (c == 0xef) /* a UTF-8 byte order mark is not JSON (the strict parser refuses it) */
-        return xerr(err, errlen, "%s: byte %zu: a byte order mark", what, s->off - 1);
-    if (c != '{')
-        return c < 0 ? ended(s, what, "an object ({)", err, errlen)
-                     : xerr(err, errlen, "%s: byte %zu: expected a JSON object at the top", what,
-                            s->off - 1);
-    if ((c = next_nonws(s)) == '}')
-        return 0;
+    if (c == 0xef) { /* a byte order mark at byte 0: EF BB BF */
+        if (next(s) != 0xbb || next(s) != 0xbf) {
+            xerr(err, errlen, "%s: byte 0: expected a JSON object at the top", what);
+            goto done;
+        }
+        c = next(s);
+    }
+    if (c >= 0 && is_ws(c))
+        c = next_nonws(s);
+    if (c == 0xef) { /* a second mark, or one after a blank (FORMAT.md refuses it) */
+        xerr(err, errlen, "%s: byte %zu: a byte order mark", what, s->off - 1);
+        goto done;
+    }
+    if (c != '{') {
+        if (c < 0)
+            ended(s, what, "an object ({)", err, errlen);
+        else
+            xerr(err, errlen, "%s: byte %zu: expected a JSON object at the top", what,
+                 s->off - 1);
+        goto done;
+    }
+    if ((c = next_nonws(s)) == '}') {
+        rc = 0;
+        goto done;
+    }
     for (;;) {
         char raw[SKIM_RAW], k[SKIM_RAW + 1];
-        size_t rlen = 0, klen;
+        size_t rlen = 0, klen, key_at = s->off - 1;
         int after, hit;
-        if (c != '"')
-            return c < 0 ? ended(s, what, "a key", err, errlen)
-                         : xerr(err, errlen, "%s: byte %zu: expected a key (a string)", what,
-                                s->off - 1);
+        if (c != '"') {
+            if (c < 0)
+                ended(s, what, "a key", err, errlen);
+            else
+                xerr(err, errlen, "%s: byte %zu: expected a key (a string)", what, s->off - 1);
+            goto done;
+        }
         if (skim_string(s, raw, &rlen, what, err, errlen))
-            return -1;
+            goto done;
         klen = unescape_key(raw, rlen < SKIM_RAW ? rlen : SKIM_RAW, k);
         k[klen] = 0;
         hit = rlen <= SKIM_RAW && klen == want && memcmp(k, key, want) == 0;
-        if ((c = next_nonws(s)) != ':')
-            return c < 0 ? ended(s, what, "':'", err, errlen)
-                         : xerr(err, errlen, "%s: byte %zu: expected ':' after the key \"%.40s\"",
-                                what, s->off - 1, k);
-        if ((c = next_nonws(s)) < 0)
-            return ended(s, what, "a value", err, errlen);
+        if (hit && *found) {
+            xerr(err, errlen, "%s: byte %zu: key \"%s\" appears twice (first at byte %zu)",
+                 what, key_at, key, first_at);
+            goto done;
+        }
+        if ((c = next_nonws(s)) != ':') {
+            if (c < 0)
+                ended(s, what, "':'", err, errlen);
+            else
+                xerr(err, errlen, "%s: byte %zu: expected ':' after the key \"%.40s\"", what,
+                     s->off - 1, k);
+            goto done;
+        }
+        if ((c = next_nonws(s)) < 0) {
+            ended(s, what, "a value", err, errlen);
+            goto done;
+        }
         if (hit) {
+            first_at = key_at;
             *offset = s->off - 1;
             s->cap_max = max;
             s->cap_size = 256;
-            if (!(s->cap = malloc(s->cap_size)))
-                return xerr(err, errlen, "out of memory");
+            if (!(s->cap = malloc(s->cap_size))) {
+                xerr(err, errlen, "out of memory");
+                goto done;
+            }
             s->cap[0] = (char)c;
             s->cap_n = 1;
         }
         if (skim_value(s, c, &after, what, err, errlen))
-            return -1;
+            goto done;
         if (hit) {
             /* a literal's value ends before the byte that ended it */
             if (after != -2 && after >= 0)
                 s->cap_n--;
             s->cap[s->cap_n] = 0;
+            got = s->cap; /* kept aside: the rest is skimmed without copying */
+            got_n = s->cap_n;
+            s->cap = NULL;
             *found = 1;
-            return 0;
         }
         c = after == -2 || is_ws(after) ? next_nonws(s) : after;
-        if (c == '}')
-            return 0;
-        if (c != ',')
-            return c < 0 ? ended(s, what, "',' or '}'", err, errlen)
-                         : xerr(err, errlen, "%s: byte %zu: expected ',' or '}' after the value "
-                                "of \"%.40s\"", what, s->off - 1, k);
+        if (c == '}') {
+            rc = 0;
+            goto done;
+        }
+        if (c != ',') {
+            if (c < 0)
+                ended(s, what, "',' or '}'", err, errlen);
+            else
+                xerr(err, errlen, "%s: byte %zu: expected ',' or '}' after the value of "
+                     "\"%.40s\"", what, s->off - 1, k);
+            goto done;
+        }
         c = next_nonws(s);
     }
+done:
+    if (rc == 0 && *found) {
+        s->cap = got;
+        s->cap_n = got_n;
+    } else {
+        free(got);
+        *found = 0;
+    }
+    return rc;
 }
 
 static int member(skim *s, const char *key, size_t max, char **text, size_t *len,

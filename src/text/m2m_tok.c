@@ -340,17 +340,17 @@ static int load_added(m2m_tok *t, const cJSON *cfg, const char *dir, char *err, 
     if (!side && !absent)
         return -1;
     cJSON_ArrayForEach(e, side) {
-        snprintf(where, sizeof where, "%s/added_tokens.json: \"%.40s\"", dir, e->string);
-        if (!cJSON_IsNumber(e) || e->valuedouble < 0 || e->valuedouble > 0x7fffffff ||
-            e->valuedouble != (double)(int)e->valuedouble) {
-            xerr(err, errlen, "%s: expected a token id, got %s", where, json_type_name(e));
+        int64_t id;
+        snprintf(where, sizeof where, "%s/added_tokens.json", dir);
+        /* FORMAT.md's integer rule (json_int), the vocabulary's range said (issue 37) */
+        if (json_int(e, 0, t->n_ids - 1, &id, where, "a token id", err, errlen))
             goto done;
-        }
+        snprintf(where, sizeof where, "%s/added_tokens.json: \"%.40s\"", dir, e->string);
         { /* special when it is one of the tokenizer's specials or language tokens */
             int special = 0;
             for (int k = 0; k < t->n_added && !special; k++)
                 special = t->added[k].special && strcmp(t->added[k].text, e->string) == 0;
-            if (add_token(t, e->string, e->valueint, 0, 0, 0, special, where, err, errlen))
+            if (add_token(t, e->string, (int)id, 0, 0, 0, special, where, err, errlen))
                 goto done;
         }
     }
@@ -368,13 +368,16 @@ static int load_added(m2m_tok *t, const cJSON *cfg, const char *dir, char *err, 
         }
         cJSON_ArrayForEach(e, list) {
             const cJSON *id = cJSON_GetObjectItemCaseSensitive(e, "id");
+            int64_t x;
             snprintf(where, sizeof where, "%s/tokenizer.json: added_tokens[%d]", dir, k++);
-            if (!cJSON_IsObject(e) || !cJSON_IsNumber(id) || id->valuedouble < 0 ||
-                id->valuedouble > 0x7fffffff || id->valuedouble != (double)id->valueint) {
+            if (!cJSON_IsObject(e) || !id) {
                 xerr(err, errlen, "%s: expected an object with an integer \"id\"", where);
                 goto done;
             }
-            if (add_entry(t, e, id->valueint, where, err, errlen))
+            /* FORMAT.md's integer rule: 400.0 and 4e2 are refused as everywhere else, and
+             * -1 is said to be outside the vocabulary (issue 37) */
+            if (json_int(id, 0, t->n_ids - 1, &x, where, "\"id\"", err, errlen) ||
+                add_entry(t, e, (int)x, where, err, errlen))
                 goto done;
         }
     }

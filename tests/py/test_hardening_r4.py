@@ -15,11 +15,19 @@ a temporary directory (nothing is committed). Checked:
      spaces) is blank in both modes: an empty output line, and a paragraph break;
   3. jsonl's sentence "source" is the text its "span" covers (a NUL, control bytes, invalid
      UTF-8 as U+FFFD), the same string `xlate split --output-format jsonl` writes;
+  4. every option of --help that takes a value, given a hostile one (a newline and a forged
+     "xlate:" line, an ANSI escape, 10 kB), on a MarianMT and an NLLB model: stderr holds no
+     forged line, no escape byte and no message longer than 1 kB;
+  5. tokenizer.json's "added_tokens" under docs/FORMAT.md's one rule: a key twice refused
+     (Python's json would take the last, xlate's reader took the first), ids 100.0 and 1e2
+     refused as integers written with a fraction or exponent, a byte order mark let pass (the
+     same ids as without), id -1 refused as out of range with the value said;
 Run by tests/run.sh with env XLATE (the binary) and Debian's /usr/bin/python3.
 """
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -38,7 +46,10 @@ def xl(args, inp=b"", timeout=60):
     """xlate's (exit status, stdout, stderr), stdin `inp` (bytes)."""
     global RUNS
     RUNS += 1
-    p = subprocess.run([XLATE] + args, input=inp, capture_output=True, timeout=timeout)
+    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_HOME=os.path.join(tempfile.gettempdir(),
+                                                                    "xlate_r4_no_hub"))
+    p = subprocess.run([XLATE] + args, input=inp, capture_output=True, timeout=timeout,
+                       env=env)
     return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
 
 
@@ -214,6 +225,90 @@ def item3(T, mar):
               "sentence", one)
 
 
+HOSTILE = {"newline": "x\nxlate: forged line", "escape": "\x1b[31mred\x1b]0;title\x07",
+           "10 kB": "A" * 10000}
+
+
+def value_options():
+    """The options of `xlate --help` that take a value: [(name, kind)]: the long name, or the
+    short one where there is no long one."""
+    rc, out, err = xl(["--help"])
+    opts = []
+    for line in out.decode().split("\n"):
+        m = re.match(r"^  (?:(-\w), )?\s*(--[\w-]+)(?: ([A-Z]+)\b)?", line)
+        if m and m.group(3) and m.group(2) not in opts:
+            opts.append(m.group(2))
+    return opts
+
+
+def stderr_clean(err):
+    """None when stderr holds no forged line, no escape byte, no line over 1 kB."""
+    lines = err.split("\n")
+    if any(l.startswith("xlate: forged") for l in lines):
+        return f"a forged line: {err[:300]!r}"
+    if "\x1b" in err or "\x07" in err:
+        return f"an escape byte: {err[:300]!r}"
+    if any(len(l) > 1024 for l in lines):
+        return f"a line of {max(len(l) for l in lines)} bytes: {err[:200]!r}..."
+    return None
+
+
+def item4(T, mar, nllb):
+    """Hostile option values: every message quotes them."""
+    opts = value_options()
+    check(f"--help lists {len(opts)} options with a value (at least 25)",
+          lambda: None if len(opts) >= 25 and "--target-lang" in opts else repr(opts))
+    bad = []
+    runs = 0
+    for model in (mar, nllb):
+        for opt in opts:
+            for kind, v in HOSTILE.items():
+                args = ["-m", model, opt, v] if opt not in ("-m", "--model") else [opt, v]
+                if opt not in ("--target-lang", "--to") and model == nllb:
+                    args += ["--target-lang", "deu_Latn"]
+                rc, out, err = xl(args, b"A dog runs.\n", timeout=60)
+                runs += 1
+                why = stderr_clean(err)
+                if why:
+                    bad.append(f"{opt} ({kind}, {os.path.basename(model)}): {why}")
+    check(f"{runs} runs, every option with a hostile value: no forged line, no escape, "
+          "no message over 1 kB", lambda: "; ".join(bad[:12]) + f" ({len(bad)} in all)"
+          if bad else None)
+
+
+def item5(T, nllb):
+    """tokenizer.json: the documented JSON rule (FORMAT.md) for its added_tokens member."""
+    def tok_json(text):
+        return {"tokenizer.json": text.encode() if isinstance(text, str) else text}
+    good = '{"version": "1.0", "added_tokens": [{"id": 100, "content": "xyzzy"}], "model": {}}'
+    d = variant(nllb, os.path.join(T, "tj_good"), files=tok_json(good))
+    args = ["-q", "--target-lang", "deu_Latn", "--output-format", "ids"]
+    rc, want, err = xl(args + ["-m", d], b"A dog xyzzy runs.\n")
+    check("tokenizer.json with an added token: exit 0", lambda: f"{rc}: {err}" if rc else None)
+    d = variant(nllb, os.path.join(T, "tj_bom"), files=tok_json(b"\xef\xbb\xbf" + good.encode()))
+    rc, out, err = xl(args + ["-m", d], b"A dog xyzzy runs.\n")
+    check("tokenizer.json with a byte order mark: let pass (FORMAT.md), the same ids",
+          lambda: None if rc == 0 and out == want else f"exit {rc}: {err!r}")
+    bad = {
+        "added_tokens twice": ('{"added_tokens": [{"id": 100, "content": "xyzzy"}], '
+                               '"added_tokens": [{"id": 101, "content": "xyzzy"}]}',
+                               ["tokenizer.json", '"added_tokens"', "twice"]),
+        "id 100.0": ('{"added_tokens": [{"id": 100.0, "content": "xyzzy"}]}',
+                     ["tokenizer.json", "100.0", "without a fraction or exponent"]),
+        "id 1e2": ('{"added_tokens": [{"id": 1e2, "content": "xyzzy"}]}',
+                   ["tokenizer.json", "1e2", "without a fraction or exponent"]),
+        "id -1": ('{"added_tokens": [{"id": -1, "content": "xyzzy"}]}',
+                  ["tokenizer.json", "got -1", "[0, "]),
+        "a BOM after a blank": (b" \xef\xbb\xbf" + good.encode(),
+                                ["tokenizer.json", "byte order mark"]),
+    }
+    for what, (text, bits) in bad.items():
+        d = variant(nllb, os.path.join(T, "tj_" + what.replace(" ", "_")), files=tok_json(text))
+        rc, out, err = xl(args + ["-m", d], b"A dog.\n")
+        check(f"tokenizer.json, {what}: exit 2, the message says {bits}",
+              lambda: None if rc == 2 and all(b in err for b in bits) else f"exit {rc}: {err!r}")
+
+
 def main():
     T = tempfile.mkdtemp(prefix="xlate_r4_")
     try:
@@ -222,6 +317,15 @@ def main():
         item1(T, mar)
         item2(T, mar)
         item3(T, mar)
+        nllb = os.path.join(T, "nllb")
+        make("make_m2m100.py", nllb, "--num-beams", "1")
+        item5(T, nllb)
+        cwd = os.getcwd()
+        os.chdir(T)  # -o and --target-prefix with hostile names write and read here
+        try:
+            item4(T, mar, nllb)
+        finally:
+            os.chdir(cwd)
     finally:
         shutil.rmtree(T, ignore_errors=True)
     print(f"# {RUNS} runs of xlate", flush=True)
