@@ -252,5 +252,70 @@ int main(void)
               "a warning names its line", "\"%s\"", d.warnings[0]);
         doc_free(&d);
     }
+    {
+        /* doc_url_at: what is a URL (docs/DOCUMENTS.md, by hand) */
+        static const struct {
+            const char *s;
+            size_t at, len;
+        } urls[] = {
+            {"see https://example.com/docs.", 4, 24},       /* the full stop left out */
+            {"(https://x.org/a_(b)) and", 1, 19},             /* balanced ')' kept, the last not */
+            {"mail info@example.com!", 5, 16},
+            {"at www.example.org, then", 3, 15},
+            {"HTTP://EXAMPLE.COM", 0, 18},
+            {"x@y", 0, 0},                                    /* no dot in the domain */
+            {"a@b.c0m", 0, 0},                                /* a digit in the last label */
+            {"nothttp://x.org", 3, 0},                         /* inside a word */
+            {"https://", 0, 0},                               /* nothing after the scheme */
+            {"https://a\xc2\xa0" "b", 0, 9},                  /* ends at a U+00A0 */
+        };
+        for (size_t i = 0; i < sizeof urls / sizeof *urls; i++) {
+            size_t n = doc_url_at(urls[i].s, strlen(urls[i].s), urls[i].at);
+            check(n == urls[i].len, "doc_url_at", "\"%s\" at %zu: %zu, want %zu", urls[i].s,
+                  urls[i].at, n, urls[i].len);
+        }
+    }
+    {
+        /* doc_mark_urls: "Go to <b>https://a.org</b> or https://b.org now" (HTML): the URL
+         * inside b becomes b's child, the other one a top element between b and i; one the
+         * element i crosses stays text. Each written as its text (& escaped). */
+        doc d;
+        int u, b, i;
+        doc_init(&d, "", 0);
+        doc_new_unit(&d, DOC_ESC_HTML, 1, &u, err, sizeof err);
+        doc_put_unit(&d, u, err, sizeof err);
+        text(&d, u, "Go to ");
+        b = elem(&d, u, -1, "<b>", "</b>");
+        text(&d, u, "https://a.org");
+        doc_end_elem(&d, u, b);
+        text(&d, u, " or https://b.org/?x&y now, not https://c.");
+        i = elem(&d, u, -1, "<i>", "</i>");
+        text(&d, u, "org here");
+        doc_end_elem(&d, u, i);
+        int rc = doc_mark_urls(&d, u, err, sizeof err);
+        const doc_unit *du = &d.units[u];
+        check(rc == 0 && du->n_ranges == 4 && du->ranges[1].parent == 0 &&
+                  du->ranges[1].start == 6 && du->ranges[1].end == 19 &&
+                  du->ranges[2].parent == -1 && du->ranges[2].start == 23 &&
+                  du->ranges[2].end == 41 && du->ranges[3].start == 61 &&
+                  du->marks[1].n_keep == 1 && du->marks[2].n_keep == 1,
+              "doc_mark_urls: a URL inside an element is its child, one between elements a top "
+              "element; one an element crosses stays text", "rc %d, %d elements", rc,
+              du->n_ranges);
+        expect_doc("doc_mark_urls: URLs written as their text, escaped", &d,
+                   "Go to <b>https://a.org</b> or https://b.org/?x&amp;y now, not https://c.<i>"
+                   "org here</i>");
+        /* translated, by hand: "Geh zu https://a.org oder jetzt" with b on the copy [7,20), the
+         * other URL a point at 26 (after "oder"), i a point at the end */
+        set_out(&d, u, "Geh zu https://a.org oder jetzt");
+        du = &d.units[u];
+        du->ranges[0] = (doc_range){7, 20, -1};
+        du->ranges[1] = (doc_range){7, 20, 0};
+        du->ranges[2] = (doc_range){25, 25, -1};
+        du->ranges[3] = (doc_range){31, 31, -1};
+        expect_doc("kept URLs: a copy replaced by the span, an added one spaced from the words", &d,
+                   "Geh zu <b>https://a.org</b> oder https://b.org/?x&amp;y jetzt<i></i>");
+        doc_free(&d);
+    }
     return check_done();
 }

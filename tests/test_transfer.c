@@ -22,8 +22,110 @@ static void expect(const char *what, doc_range *r, int n, const doc_alignment *a
     check(same, what, "rc %d %s got %s", rc, err, got);
 }
 
+/* The same with kept elements (doc_transfer_kept): kept[i] marks element i. */
+static void expect_kept(const char *what, doc_range *r, int n, const unsigned char *kept,
+                        const doc_alignment *a, const char *src, const char *tgt,
+                        const size_t *want)
+{
+    char err[256] = "";
+    int rc = doc_transfer_kept(r, n, kept, a, src, strlen(src), tgt, strlen(tgt), err,
+                               sizeof err);
+    int same = rc == 0;
+    char got[256] = "";
+    size_t k = 0;
+    for (int i = 0; i < n; i++) {
+        same &= r[i].start == want[2 * i] && r[i].end == want[2 * i + 1];
+        k += (size_t)snprintf(got + k, sizeof got - k, "[%zu,%zu) ", r[i].start, r[i].end);
+    }
+    check(same, what, "rc %d %s got %s", rc, err, got);
+}
+
 int main(void)
 {
+    {
+        /* Issue 36: "A man in a `red` shirt" -> "ein roten Hemd": the kept "red" was put on
+         * the words aligned to it and replaced them ("roten" lost). Now it stands for itself.
+         * source a [0,1) " red" [1,5) " shirt" [5,11); target ein [0,3) " roten" [3,9)
+         * " Hemd" [9,14), aligned in order. "red" is not in the target: a point after the
+         * words it was aligned to (" roten", core [4,9)): [9,9). */
+        const char *src = "a red shirt", *tgt = "ein roten Hemd";
+        int ss[] = {0, 1, 1, 5, 5, 11};
+        int ts[] = {0, 3, 3, 9, 9, 14};
+        int al[] = {0, 1, 2};
+        doc_alignment a = {ss, 3, ts, 3, al};
+        doc_range r[] = {{2, 5, -1}};
+        unsigned char kept[] = {1};
+        size_t want[] = {9, 9};
+        expect_kept("a kept span the model did not copy: a point after its aligned words, "
+                    "covering none", r, 1, kept, &a, src, tgt, want);
+    }
+    {
+        /* "`a` instead of `b`" -> "a statt b", the alignment crossed (target a -> source b,
+         * b -> a): by the alignment the two would swap, and the meaning with them. Matched as
+         * text: a [0,1), b [8,9). source a [0,1) " instead" [1,9) " of" [9,12) " b" [12,14);
+         * target a [0,1) " statt" [1,7) " b" [7,9). */
+        const char *src = "a instead of b", *tgt = "a statt b";
+        int ss[] = {0, 1, 1, 9, 9, 12, 12, 14};
+        int ts[] = {0, 1, 1, 7, 7, 9};
+        int al[] = {3, 1, 0};
+        doc_alignment a = {ss, 4, ts, 3, al};
+        doc_range r[] = {{0, 1, -1}, {13, 14, -1}};
+        unsigned char kept[] = {1, 1};
+        size_t want[] = {0, 1, 8, 9};
+        expect_kept("two kept spans the alignment crossed: each on its own copy, not swapped", r,
+                    2, kept, &a, src, tgt, want);
+        /* the same without kept: by the alignment, swapped (what issue 36 saw) */
+        doc_range r2[] = {{0, 1, -1}, {13, 14, -1}};
+        size_t want2[] = {8, 9, 0, 1};
+        expect("(the same by the alignment alone: swapped)", r2, 2, &a, src, tgt, want2);
+    }
+    {
+        /* A copy is found as whole words: "a" is not the "a" of "Mann". Source "a man"
+         * (a [0,1) " man" [1,5)), target "Mann a" (Mann [0,4) " a" [4,6)), Mann -> man, a -> a;
+         * kept "a" [0,1): the first "a" whole is at 5. */
+        const char *src = "a man", *tgt = "Mann a";
+        int ss[] = {0, 1, 1, 5};
+        int ts[] = {0, 4, 4, 6};
+        int al[] = {1, 0};
+        doc_alignment a = {ss, 2, ts, 2, al};
+        doc_range r[] = {{0, 1, -1}};
+        unsigned char kept[] = {1};
+        size_t want[] = {5, 6};
+        expect_kept("a copy found as a whole word, never inside one", r, 1, kept, &a, src, tgt,
+                    want);
+    }
+    {
+        /* A link around nothing but a code span, "see [`x`](u) now" -> "siehe x jetzt" with
+         * x aligned to " jetzt" (wrongly): the code is its copy [6,7), and the link, which held
+         * nothing else, becomes exactly it. source see [0,3) " x" [3,5) " now" [5,9); target
+         * siehe [0,5) " x" [5,7) " jetzt" [7,13); siehe -> see, x -> none, jetzt -> x. */
+        const char *src = "see x now", *tgt = "siehe x jetzt";
+        int ss[] = {0, 3, 3, 5, 5, 9};
+        int ts[] = {0, 5, 5, 7, 7, 13};
+        int al[] = {0, -1, 1};
+        doc_alignment a = {ss, 3, ts, 3, al};
+        doc_range r[] = {{4, 5, -1}, {4, 5, 0}};
+        unsigned char kept[] = {0, 1};
+        size_t want[] = {6, 7, 6, 7};
+        expect_kept("a link around only a kept span: both on the span's copy", r, 2, kept, &a,
+                    src, tgt, want);
+    }
+    {
+        /* Not copied, aligned to a word and the full stop: the point goes before the stop.
+         * source near [0,4) " tree" [4,9) "." [9,10); target nahe [0,4) " Baum." [4,10) (one
+         * token), aligned in order; kept "tree" [5,9) -> core [5,10), widened: [5,10); before
+         * the stop: [9,9). */
+        const char *src = "near tree.", *tgt = "nahe Baum.";
+        int ss[] = {0, 4, 4, 9, 9, 10};
+        int ts[] = {0, 4, 4, 10};
+        int al[] = {0, 1};
+        doc_alignment a = {ss, 3, ts, 2, al};
+        doc_range r[] = {{5, 9, -1}};
+        unsigned char kept[] = {1};
+        size_t want[] = {9, 9};
+        expect_kept("a kept span not copied, its words ending a sentence: before the full stop",
+                    r, 1, kept, &a, src, tgt, want);
+    }
     {
         /* "The <b>big</b> dog runs." -> "Der große Hund rennt."
          * source tokens: The [0,3) " big" [3,7) " dog" [7,11) " runs" [11,16) "." [16,17)

@@ -281,6 +281,7 @@ static int move_elements(doc_run *r, doc_unit *u, const xlate_translation *t, ch
 {
     int n_src = 0, n_tgt = 0, rc = -1;
     char *had = NULL; /* Markdown: [n_ranges] the element held words in the source */
+    unsigned char *kept = NULL; /* [n_ranges] a keep element */
     for (int k = 0; k < t->n_segments; k++) {
         const xlate_segment *sg = &t->segments[k];
         int w = t->hyp_of ? t->hyp_of[k] : 0;
@@ -348,12 +349,20 @@ static int move_elements(doc_run *r, doc_unit *u, const xlate_translation *t, ch
         for (size_t k = u->ranges[i].start; k < u->ranges[i].end && !had[i]; k++)
             had[i] = u->text[k] != ' ';
     }
-    rc = doc_transfer(u->ranges, u->n_ranges, &al, u->text, u->len, u->out, u->out_len, err,
-                      errlen);
+    /* kept elements (inline code, autolinks, URLs): found by their text (transfer.h) */
+    if (!(kept = malloc((size_t)u->n_ranges + 1))) {
+        xerr(err, errlen, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < u->n_ranges; i++)
+        kept[i] = u->marks[i].n_keep > 0;
+    rc = doc_transfer_kept(u->ranges, u->n_ranges, kept, &al, u->text, u->len, u->out,
+                           u->out_len, err, errlen);
     if (rc == 0 && had)
         md_fill_empty(u, had);
 done:
     free(had);
+    free(kept);
     free(src_spans);
     free(tgt_spans);
     free(align);
@@ -382,6 +391,9 @@ int doc_translate(xlate_ctx *ctx, const xlate_lines_params *p, doc *d, xlate_lin
 {
     doc_run r = {d, xlate_ctx_model(ctx), 0};
     xlate_lines_params q = *p;
+    for (int i = 0; i < d->n_units; i++)
+        if (doc_mark_urls(d, i, err, errlen))
+            return XLATE_ERR;
     for (int i = 0; i < d->n_units; i++)
         if (d->units[i].n_ranges > 0)
             q.decode.alignments = 1;
@@ -700,8 +712,9 @@ static int write_unit(const doc *d, int unit, write_fn write, void *user)
                     goto done;
                 at = start;
             }
-            if (u->out && m->n_keep > 0 && end <= start && at > 0 && word_byte(s[at - 1]) &&
-                put_text(&o, u, " ", 1)) /* the same after a word */
+            if (u->out && m->n_keep > 0 && end <= start && at > 0 &&
+                !strchr(" ([{\"'/", s[at - 1]) &&
+                put_text(&o, u, " ", 1)) /* the same after a word or punctuation */
                 goto done;
             if (!skip[i] && put_marks(&o, m->open, m->n_open))
                 goto done;

@@ -140,6 +140,17 @@ void doc_warn(doc *d, long line, const char *fmt, ...)
 #endif
     ;
 
+/* The length of the URL or e-mail address starting at s[i] (https://, http://, ftp://,
+ * mailto:, www., local@domain.tld after a non-word character; trailing punctuation and an
+ * unbalanced ')' left out, as GitHub's autolinks), or 0 (doc_urls.c). */
+size_t doc_url_at(const char *s, size_t len, size_t i);
+/* Makes the URLs and e-mail addresses in a unit's text (HTML and Markdown text units) kept
+ * elements: written as their own text, escaped as the unit's, where the translation copied
+ * them or else beside the words they were aligned to (transfer.h), never translated. One that
+ * an element crosses, or inside a keep element, stays text. doc_translate calls it on every
+ * unit. Returns 0 or -1 (out of memory). */
+int doc_mark_urls(doc *d, int unit, char *err, size_t errlen);
+
 /* Translates every unit with text (xlate_translate_lines: the params as given, with
  * alignments on where a unit has elements), and moves each unit's elements onto its
  * translation. stats may be NULL. Returns 0 or an XLATE_ERR* code with a message. */

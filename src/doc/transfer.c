@@ -285,12 +285,64 @@ static void place_sibling(sibling_sets *z, int base, int *cnt, size_t s, size_t 
     (*cnt)++;
 }
 
+/* ---- kept elements: found by their text ---- */
+
+/* 1 when tgt[p, p + len) equals t[0, len) as whole words: a word byte at either end of t is
+ * not continued by one in tgt ("a" is not found in "Mann"). */
+static int copy_at(const char *tgt, size_t tgt_len, size_t p, const char *t, size_t len)
+{
+    if (p + len > tgt_len || memcmp(tgt + p, t, len) != 0)
+        return 0;
+    if (is_word((unsigned char)t[0]) && p > 0 && is_word((unsigned char)tgt[p - 1]))
+        return 0;
+    if (is_word((unsigned char)t[len - 1]) && p + len < tgt_len &&
+        is_word((unsigned char)tgt[p + len]))
+        return 0;
+    return 1;
+}
+
+/* The copy of t[0, len) in tgt nearest ref (within KEPT_WINDOW bytes either side) whose bytes
+ * no other kept element took (taken: [tgt_len] bytes); SIZE_MAX when none. */
+#define KEPT_WINDOW 4096
+static size_t find_copy(const char *tgt, size_t tgt_len, const unsigned char *taken,
+                        size_t ref, const char *t, size_t len)
+{
+    size_t from = ref > KEPT_WINDOW ? ref - KEPT_WINDOW : 0, best = SIZE_MAX, best_d = SIZE_MAX;
+    size_t to = ref + KEPT_WINDOW + len < tgt_len ? ref + KEPT_WINDOW + len : tgt_len;
+    while (from + len <= to) {
+        const char *hit = memmem(tgt + from, to - from, t, len);
+        if (!hit)
+            break;
+        size_t p = (size_t)(hit - tgt), d = p > ref ? p - ref : ref - p, k = 0;
+        if (copy_at(tgt, tgt_len, p, t, len)) {
+            while (k < len && !taken[p + k])
+                k++;
+            if (k == len && d < best_d) {
+                best = p;
+                best_d = d;
+            }
+        }
+        from = p + 1;
+    }
+    return best;
+}
+
 int doc_transfer(doc_range *r, int n, const doc_alignment *a, const char *src, size_t src_len,
                  const char *tgt, size_t tgt_len, char *err, size_t errlen)
+{
+    return doc_transfer_kept(r, n, NULL, a, src, src_len, tgt, tgt_len, err, errlen);
+}
+
+int doc_transfer_kept(doc_range *r, int n, const unsigned char *kept, const doc_alignment *a,
+                      const char *src, size_t src_len, const char *tgt, size_t tgt_len,
+                      char *err, size_t errlen)
 {
     src_index x = {0};
     sibling_sets z = {0};
     int rc = -1, built;
+    unsigned char *matched = NULL, *taken = NULL; /* [n] copy found; [tgt_len] bytes taken */
+    size_t *src0 = NULL;                          /* [2n] kept elements' trimmed source text */
+    int *kids = NULL, *ord = NULL, *cur = NULL;   /* children by parent; the placing order */
     for (int i = 0; i < n; i++)
         if (r[i].parent < -1 || r[i].parent >= i || r[i].start > r[i].end ||
             r[i].end > src_len)
@@ -298,10 +350,17 @@ int doc_transfer(doc_range *r, int n, const doc_alignment *a, const char *src, s
                         "(text of %zu bytes)", i, r[i].start, r[i].end, r[i].parent, src_len);
     if ((built = index_build(&x, a, src, src_len, tgt, tgt_len)) < 0)
         goto done;
+    if (kept && (!(matched = calloc((size_t)n + 1, 1)) || !(taken = calloc(tgt_len + 1, 1)) ||
+                 !(src0 = malloc(sizeof(size_t) * (2 * (size_t)n + 1)))))
+        goto done;
     /* Each element's own range, from the source ranges (r is rewritten in place: an element's
      * source range is read before it is overwritten, and nothing reads it after). */
     for (int i = 0; i < n; i++) {
         size_t a0 = r[i].start, a1 = r[i].end, lo = SIZE_MAX, hi = 0;
+        if (kept) {
+            src0[2 * i] = a0;
+            src0[2 * i + 1] = a1;
+        }
         if (built && a1 > a0)
             tree_query(&x, first_se_after(&x, a0), first_ss_at(&x, a1), &lo, &hi);
         else if (a1 > a0)
@@ -331,15 +390,71 @@ int doc_transfer(doc_range *r, int n, const doc_alignment *a, const char *src, s
                 while (hi < tgt_len && is_word((unsigned char)tgt[hi]))
                     hi++;
         }
+        if (kept && kept[i]) {
+            /* its copy in the translation, else a point after the words it was aligned to */
+            size_t t0 = a0, t1 = a1, p = SIZE_MAX;
+            while (t0 < t1 && is_space((unsigned char)src[t0]))
+                t0++;
+            while (t1 > t0 && is_space((unsigned char)src[t1 - 1]))
+                t1--;
+            src0[2 * i] = t0;
+            src0[2 * i + 1] = t1;
+            if (t1 > t0)
+                p = find_copy(tgt, tgt_len, taken, lo, src + t0, t1 - t0);
+            if (p != SIZE_MAX) {
+                memset(taken + p, 1, t1 - t0);
+                lo = p;
+                hi = p + (t1 - t0);
+                matched[i] = 1;
+            } else {
+                /* (before the punctuation that ends the aligned words: "word `x`.", not
+                 * "word.`x`") */
+                while (hi > lo && strchr(".!?,;:", tgt[hi - 1]))
+                    hi--;
+                /* and never inside a target word ("Tal|ent"): after it */
+                while (hi > 0 && hi < tgt_len && is_word((unsigned char)tgt[hi - 1]) &&
+                       is_word((unsigned char)tgt[hi]))
+                    hi++;
+                lo = hi;
+            }
+        }
         r[i].start = lo;
         r[i].end = hi;
     }
-    /* Nest them again: into the parent, then clear of the siblings already placed. */
+    /* A found copy is inside its ancestors: each is widened to hold it (an ancestor that
+     * holds nothing but it, a link around a code span, becomes exactly it). Stops at one that
+     * holds it already, so a deep nest costs its depth once. */
+    for (int i = 0; kept && i < n; i++) {
+        if (!matched[i])
+            continue;
+        for (int p = r[i].parent; p >= 0; p = r[p].parent) {
+            size_t s0 = src0[2 * p], s1 = src0[2 * p + 1];
+            while (s0 < s1 && is_space((unsigned char)src[s0]))
+                s0++;
+            while (s1 > s0 && is_space((unsigned char)src[s1 - 1]))
+                s1--;
+            if (s0 == src0[2 * i] && s1 == src0[2 * i + 1]) {
+                r[p].start = r[i].start;
+                r[p].end = r[i].end;
+                continue;
+            }
+            if (r[p].start <= r[i].start && r[p].end >= r[i].end)
+                break;
+            r[p].start = r[p].start < r[i].start ? r[p].start : r[i].start;
+            r[p].end = r[p].end > r[i].end ? r[p].end : r[i].end;
+        }
+    }
+    /* Nest them again: into the parent, then clear of the siblings already placed. Parents
+     * before children (by levels), and of each parent's children the found kept copies
+     * first: they are fixed by their text, the others move around them. */
     z.s = malloc(sizeof(size_t) * ((size_t)n + 1));
     z.e = malloc(sizeof(size_t) * ((size_t)n + 1));
     z.first = calloc((size_t)n + 2, sizeof(int));
     z.count = calloc((size_t)n + 2, sizeof(int));
-    if (!z.s || !z.e || !z.first || !z.count)
+    kids = malloc(sizeof(int) * ((size_t)n + 1));
+    ord = malloc(sizeof(int) * ((size_t)n + 1));
+    cur = calloc((size_t)n + 2, sizeof(int));
+    if (!z.s || !z.e || !z.first || !z.count || !kids || !ord || !cur)
         goto done;
     for (int i = 0; i < n; i++)
         z.first[r[i].parent + 2]++;
@@ -347,7 +462,22 @@ int doc_transfer(doc_range *r, int n, const doc_alignment *a, const char *src, s
         z.first[p] += z.first[p - 1];
     for (int i = 0; i < n; i++) {
         int p = r[i].parent;
+        kids[z.first[p + 1] + cur[p + 1]++] = i;
+    }
+    int n_ord = 0;
+    for (int q = -1; q < n_ord; q++) {
+        int p = q < 0 ? -1 : ord[q];
+        for (int pass = 0; pass < 2; pass++)
+            for (int k = z.first[p + 1]; k < z.first[p + 2]; k++) {
+                int c = kids[k];
+                if ((matched && matched[c]) == (pass == 0))
+                    ord[n_ord++] = c;
+            }
+    }
+    for (int q = 0; q < n_ord; q++) {
+        int i = ord[q], p = r[i].parent;
         size_t b0 = p < 0 ? 0 : r[p].start, b1 = p < 0 ? tgt_len : r[p].end;
+        size_t m0 = r[i].start, m1 = r[i].end;
         if (r[i].start < b0)
             r[i].start = b0;
         if (r[i].end > b1)
@@ -357,6 +487,13 @@ int doc_transfer(doc_range *r, int n, const doc_alignment *a, const char *src, s
         if (r[i].end < r[i].start)
             r[i].end = r[i].start;
         clear_of(&z, z.first[p + 1], z.count[p + 1], &r[i].start, &r[i].end);
+        if (matched && matched[i] && (r[i].start != m0 || r[i].end != m1)) {
+            /* its copy is not inside its parent: a point after it, the copy left as words */
+            size_t pt = m1 < b0 ? b0 : m1 > b1 ? b1 : m1;
+            r[i].start = r[i].end = pt;
+            clear_of(&z, z.first[p + 1], z.count[p + 1], &r[i].start, &r[i].end);
+            matched[i] = 0;
+        }
         /* a clipped range may now start or end on the space between two words */
         while (r[i].end > r[i].start && is_space((unsigned char)tgt[r[i].start]))
             r[i].start++;
@@ -371,5 +508,11 @@ done:
     free(z.e);
     free(z.first);
     free(z.count);
+    free(matched);
+    free(taken);
+    free(src0);
+    free(kids);
+    free(ord);
+    free(cur);
     return rc ? xerr(err, errlen, "out of memory") : 0;
 }

@@ -38,4 +38,21 @@ typedef struct {
 int doc_transfer(doc_range *r, int n, const doc_alignment *a, const char *src, size_t src_len,
                  const char *tgt, size_t tgt_len, char *err, size_t errlen);
 
+/* doc_transfer with kept elements (kept[i] non-zero; kept may be NULL): an element that is
+ * written as its own bytes (inline code, an autolink, a URL in running text), not as the words
+ * of its target range. It stands for itself, not for the words aligned to it:
+ * - where the translation holds its source text (trimmed) as a whole word or words (the model
+ *   copied it), its range is that text, found by matching, not by the alignment: of several
+ *   copies, the one nearest the place its aligned words went, each copy taken once (so two
+ *   kept elements keep their order of meaning, however the alignment crossed them); its
+ *   ancestors are widened to hold it and it is placed before its siblings;
+ * - elsewhere (not copied, or its copy not inside its parent's range) it is a point at the end
+ *   of the words its words were aligned to (a void element's place when none), so that no
+ *   translated word is covered by it, and so lost, when it is written.
+ * Matching looks within 4 KiB either side of the aligned place, so a paragraph of many kept
+ * elements costs linear time. */
+int doc_transfer_kept(doc_range *r, int n, const unsigned char *kept, const doc_alignment *a,
+                      const char *src, size_t src_len, const char *tgt, size_t tgt_len,
+                      char *err, size_t errlen);
+
 #endif

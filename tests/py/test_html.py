@@ -30,6 +30,7 @@ import unicodedata
 
 sys.path.insert(0, os.path.dirname(__file__))
 from checks import check, expect_eq, ok, done  # noqa: E402
+from kept_spans import order_kept, urls, words_lost  # noqa: E402
 
 import html5lib  # noqa: E402
 import lxml.html  # noqa: E402
@@ -289,7 +290,10 @@ def check_translations(name, src, out):
     words = [x for x in a if has_letter(x)]
     plain = iter(translate_lines(words))
     want = [next(plain) if has_letter(x) else x for x in a]
-    bad = [(x, y, w) for x, y, w in zip(a, b, want) if ws(w) != y]
+    # a URL or e-mail address in the text is a kept span (kept_spans.py): the block is the
+    # plain translation with each written once, no word lost
+    bad = [(x, y, w) for x, y, w in zip(a, b, want)
+           if (words_lost(y, w, urls(x)) if urls(x) else ws(w) != y)]
     if bad:
         return "%d of %d blocks differ from the plain translation, first: %r -> %r, plain %r" % (
             len(bad), len(a), *bad[0])
@@ -298,6 +302,83 @@ def check_translations(name, src, out):
 
 check("basic.html translated: each block's text is the plain translation of its text",
       lambda: check_translations("basic", basic, out))
+
+
+# ---- kept spans: code, kbd, samp, var, translate="no" inside a sentence, URLs ----
+
+READ_KEEP = {"code", "kbd", "samp", "var"}  # inline keep elements whose words the model reads
+OPAQUE = KEEP_TAGS - READ_KEEP - {"pre"}
+
+
+def reads_keep(el):
+    n = tag_name(el)
+    cls = (el.get("class") or "").split()
+    return n in READ_KEEP or (n in INLINE and ((el.get("translate") or "").lower() == "no" or
+                                               "notranslate" in cls))
+
+
+def kept_blocks(src):
+    """Each block of html5lib's tree holding text, inline elements and at least one inline
+    keep element the model reads (code, kbd, samp, var, translate="no"), nothing opaque: (its
+    text as the model reads it, [the keep elements' texts and the URLs outside them])."""
+    res = []
+    in_keep = set()
+    for el in h5(src).iter():
+        n = tag_name(el)
+        if n is not None and is_keep(el):
+            in_keep.update(id(d) for d in el.iter())
+        if n not in BLOCKS or id(el) in in_keep:
+            continue
+        kids = [d for d in el.iter() if d is not el and tag_name(d) is not None]
+        keeps = [d for d in kids if reads_keep(d)]
+        inside = {id(x) for k in keeps for x in k.iter() if x is not k}
+        if not keeps or any(id(d) not in inside and tag_name(d) not in INLINE and
+                            not reads_keep(d) for d in kids):
+            continue
+        if any(tag_name(d) in OPAQUE for d in kids):
+            continue
+        spans = [ws(flat_text(k)) for k in keeps if id(k) not in inside]
+        spans += urls(ws(flat_text(el, br=True, skip=reads_keep)))
+        res.append((ws(flat_text(el, br=True)), [x for x in spans if x]))
+    return res
+
+
+def check_kept(src, out):
+    """Every block with kept spans: no translated word lost to them (kept_spans.words_lost),
+    each written once, copied spans in the translation's order."""
+    a, b = kept_blocks(src), kept_blocks(out)
+    if len(a) != len(b):
+        return "%d blocks with kept spans in, %d out" % (len(a), len(b))
+    if not a:
+        return None
+    plain = translate_lines([t for t, _ in a])
+    for (t, spans), (y, _), w in zip(a, b, plain):
+        why = words_lost(y, w, spans) or order_kept(y, w, spans)
+        if why:
+            return "%r: %s" % (t, why)
+    return None
+
+
+ISSUE_36 = """<!DOCTYPE html><title>Kept spans</title>
+<p>A man in a <code>red</code> shirt is riding a bike.</p>
+<p>Visit <a href="https://example.com/docs">https://example.com/docs</a> for details.</p>
+<p>A dog runs in the snow near a <code>tree</code>.</p>
+<p><code>a</code> must be used instead of <code>b</code>.</p>
+<p>Press <kbd>Ctrl</kbd> and <kbd>C</kbd> while a man in a <samp>blue</samp> shirt waits.</p>
+<p>A woman with a <var>hat</var> is walking down the <span translate="no">Main Street</span>.</p>
+<p>Write to info@example.com or see www.example.org for a photo of two dogs.</p>
+<p>A boy jumps into the water at https://example.org/a_b?x=1&amp;y=2 (the lake).</p>
+"""
+out36 = translate_html(ISSUE_36).decode()
+check("issue 36's spans (code, kbd, samp, var, translate=no, a link whose text is its URL, URLs "
+      "and e-mail addresses in text): same trees, kept text byte for byte",
+      lambda: same_structure(ISSUE_36, out36))
+check("issue 36's spans: no translated word lost to a kept span, each written once, copies in "
+      "the translation's order", lambda: check_kept(ISSUE_36, out36))
+check("issue 36's spans: URLs and e-mail addresses in running text written as they are",
+      lambda: next(("%r not in the output" % u for u in urls(ws("".join(h5(ISSUE_36).itertext())))
+                    if u not in "".join(h5(out36).itertext())), None))
+check("basic.html translated: no word lost to a kept span", lambda: check_kept(basic, out))
 check("basic.html translated: translated attributes differ from the source (alt, title, "
       "placeholder)", lambda: None if 'alt="A dog catches a ball"' not in out
       and "A tall ladder" not in out and "A man is walking" not in out else "left in English")
@@ -540,6 +621,8 @@ check("wiki_article.html translated: same trees (html5lib, lxml), kept text byte
       lambda: same_structure(wiki, out))
 check("wiki_article.html translated: each text block is the plain translation of its text",
       lambda: check_translations("wiki", wiki, out))
+check("wiki_article.html translated: no word lost to a kept span",
+      lambda: check_kept(wiki, out))
 
 readme = subprocess.run(["cmark", os.path.join(os.path.dirname(__file__), "..", "..",
                                                "README.md")], stdout=subprocess.PIPE,
@@ -552,6 +635,8 @@ check("README.md rendered by cmark (%d bytes), translated: same trees (html5lib,
       "kept byte for byte" % len(readme), lambda: same_structure(readme, out))
 check("README.md rendered by cmark, translated: each text block is the plain translation of "
       "its text", lambda: check_translations("readme", readme, out))
+check("README.md rendered by cmark, translated: no word lost to a kept span (%d blocks with "
+      "code)" % len(kept_blocks(readme)), lambda: check_kept(readme, out))
 
 man = os.path.join(os.path.dirname(__file__), "..", "..", "xlate.1")
 g = subprocess.run(["groff", "-man", "-Thtml", man], stdout=subprocess.PIPE,
