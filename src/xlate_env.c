@@ -75,9 +75,17 @@ int xlate_env_check(void (*warn)(void *user, const char *msg), void *warn_user, 
         if (i < NVARS)
             continue;
         snprintf(nm, sizeof nm, "%.*s", (int)(len < 100 ? len : 100), *e);
-        snprintf(msg, sizeof msg, "the environment variable %s is not one xlate reads (it "
-                 "reads XLATE_MODEL, XLATE_FORCE_ISA, XLATE_SCREEN and XLATE_SPIN_US); ignored",
-                 str_quote(q, sizeof q, nm, strlen(nm)));
+        {
+            /* the names it reads, from the table (a name added there is said here too) */
+            char names[256];
+            size_t at = 0;
+            for (i = 0; i < NVARS && at < sizeof names; i++)
+                at += (size_t)snprintf(names + at, sizeof names - at, "%s%s",
+                                       i == 0 ? "" : i + 1 == NVARS ? " and " : ", ",
+                                       vars[i].name);
+            snprintf(msg, sizeof msg, "the environment variable %s is not one xlate reads (it "
+                     "reads %s); ignored", str_quote(q, sizeof q, nm, strlen(nm)), names);
+        }
         warn(warn_user, msg);
     }
     return 0;
