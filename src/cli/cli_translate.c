@@ -408,6 +408,16 @@ static int setup_forced_langs(run *r, options *o)
     o->dp.forced_bos_id = tgt;
     if (o->in_fmt != FMT_TEXT)
         return 0;
+    if (src && !o->source_lang && (r->lang_id = xlate_lang_id(r->model, src)) < 0) {
+        /* the model's own src_lang: its file's fault, not an option's (issue 37) */
+        char qd[CLI_QUOTED_PATH];
+        xlate_lang_suggest(r->model, src, near, sizeof near);
+        fprintf(stderr, "xlate: %s/tokenizer_config.json: \"src_lang\" \"%s\" (or the "
+                "tokenizer's default) is not one of the model's %d language codes; give "
+                "--source-lang CODE (the closest: %s)\n", cli_quote_path(qd, r->dir),
+                cli_quote(q, sizeof q, src, strlen(src)), r->info.n_langs, near);
+        return XLATE_EXIT_MODEL;
+    }
     if (!src || (r->lang_id = xlate_lang_id(r->model, src)) < 0) {
         xlate_lang_suggest(r->model, src ? src : "eng_Latn", near, sizeof near);
         fprintf(stderr, "xlate: --source-lang \"%s\": not one of the model's %d language "
@@ -539,8 +549,11 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
             o->dp.scores = 1;
     }
     r->lang_id = -1;
-    if (r->info.lang_forced && setup_forced_langs(r, o))
-        return XLATE_EXIT_USAGE;
+    if (r->info.lang_forced) {
+        int rc = setup_forced_langs(r, o);
+        if (rc)
+            return rc < 0 ? XLATE_EXIT_USAGE : rc;
+    }
     if (o->target_lang && !r->info.lang_forced) {
         r->lang_id = xlate_lang_id(r->model, o->target_lang);
         /* a one-pair model takes its own target language (--to de for an en-de model): no

@@ -422,6 +422,11 @@ static const hf_off hf_unsupported[] = {
     {"penalty_alpha", "null"},       {"force_words_ids", "null"},
     {"sequence_bias", "null"},       {"exponential_decay_length_penalty", "null"},
     {"max_time", "null"},            {"forced_decoder_ids", "null"},
+    /* issue 37: these were ignored. guidance_scale: classifier-free guidance, off at None or 1
+     * (generation/utils.py: "if generation_config.guidance_scale is not None and
+     * generation_config.guidance_scale != 1"); num_return_sequences: more than one answer a
+     * source (xlate's --n-best is the option for that) */
+    {"guidance_scale", "1"},         {"num_return_sequences", "1"},
     {NULL, NULL},
 };
 static const hf_off hf_unsupported_sampling[] = {
@@ -554,6 +559,25 @@ int hf_generation(model_config *c, const cJSON *g, int is_config, const char *na
                errlen))
         return -1;
     gc->forced_eos = fe >= 0;
+    /* generate() stops at the generation config's eos_token_id (an id or a list of ids); xlate
+     * stops at config.json's alone: any other value is refused rather than ignored (issue 37:
+     * -1, an id past the vocabulary and [] were) */
+    if (!is_config && (v = cJSON_GetObjectItemCaseSensitive(g, "eos_token_id")) &&
+        !cJSON_IsNull(v)) {
+        int same = cJSON_IsNumber(v) && v->valuestring && atoll(v->valuestring) == c->eos_id &&
+                   !strpbrk(v->valuestring, ".eE");
+        if (cJSON_IsArray(v) && cJSON_GetArraySize(v) > 0) {
+            same = 1;
+            cJSON_ArrayForEach(id, v)
+                same &= cJSON_IsNumber(id) && id->valuestring && !strpbrk(id->valuestring,
+                        ".eE") && atoll(id->valuestring) == c->eos_id;
+        }
+        if (!same)
+            return xerr(err, errlen, "%s: field \"eos_token_id\": xlate stops at config.json's "
+                        "eos_token_id %d only (or a list of it alone), got %s", name, c->eos_id,
+                        cJSON_IsArray(v) ? (cJSON_GetArraySize(v) ? "a list with another id"
+                                            : "an empty list") : JSON_GOT(v));
+    }
     if (max_new > 0)
         gc->max_length = max_new + 1;
     /* generate() starts from the generation config's decoder_start_token_id */

@@ -144,6 +144,14 @@ static int load_langs(m2m_tok *t, const cJSON *cfg, const cJSON *map, const char
                      dir, pass ? "special_tokens_map.json" : "tokenizer_config.json", k);
                 goto done;
             }
+            /* a code twice in one file would count twice, moving <mask> and the codes after
+             * it (issue 37: "<mask> outside the vocabulary", no file named); the second
+             * file's codes already listed merge, as transformers merges them */
+            if (!pass && listed_in(texts, n, s)) {
+                xerr(err, errlen, "%s/tokenizer_config.json: additional_special_tokens[%d]: "
+                     "\"%.40s\" is listed twice", dir, k, s);
+                goto done;
+            }
             if (!pass || !listed_in(texts, n, s))
                 texts[n++] = s;
             k++;

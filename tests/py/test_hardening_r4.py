@@ -22,6 +22,12 @@ a temporary directory (nothing is committed). Checked:
      (Python's json would take the last, xlate's reader took the first), ids 100.0 and 1e2
      refused as integers written with a fraction or exponent, a byte order mark let pass (the
      same ids as without), id -1 refused as out of range with the value said;
+  6. the model's files blamed for their own faults: a src_lang of tokenizer_config.json that
+     is no code of the model, and a code listed twice, exit 2 naming the file (not
+     --source-lang, not "<mask>"); generation_config.json's eos_token_id -1, 504, [] and 5,
+     guidance_scale 3 and num_return_sequences 2 exit 2 naming the file and the key, while
+     their neutral values (eos_token_id 2 or [2], guidance_scale 1, num_return_sequences 1)
+     translate as without them (the same ids);
 Run by tests/run.sh with env XLATE (the binary) and Debian's /usr/bin/python3.
 """
 import json
@@ -309,6 +315,48 @@ def item5(T, nllb):
               lambda: None if rc == 2 and all(b in err for b in bits) else f"exit {rc}: {err!r}")
 
 
+def item6(T, nllb):
+    """Config files: a fault of the model's files is the model's, said naming the file."""
+    tc = json.load(open(os.path.join(nllb, "tokenizer_config.json")))
+    args = ["-q", "--target-lang", "deu_Latn", "--output-format", "ids"]
+    rc, want, err = xl(args + ["-m", nllb], b"A dog runs.\n")
+    bad = dict(tc, src_lang="xx_Bad")
+    d = variant(nllb, os.path.join(T, "tc_src"), files={
+        "tokenizer_config.json": json.dumps(bad).encode()})
+    rc, out, err = xl(args + ["-m", d], b"A dog runs.\n")
+    check("tokenizer_config.json src_lang \"xx_Bad\": exit 2 naming the file and src_lang, "
+          "--source-lang not blamed",
+          lambda: None if rc == 2 and "tokenizer_config.json" in err and '"src_lang"' in err
+          and not err.startswith("xlate: --source-lang") else f"exit {rc}: {err!r}")
+    rc, out, err = xl(args + ["-m", d, "--source-lang", "eng_Latn"], b"A dog runs.\n")
+    check("... with --source-lang eng_Latn given: the model's src_lang unused, the same ids",
+          lambda: None if rc == 0 and out == want else f"exit {rc}: {err!r}")
+    codes = list(tc["additional_special_tokens"])
+    bad = dict(tc, additional_special_tokens=codes[:5] + [codes[2]] + codes[5:])
+    d = variant(nllb, os.path.join(T, "tc_dup"), files={
+        "tokenizer_config.json": json.dumps(bad).encode()})
+    rc, out, err = xl(args + ["-m", d], b"A dog runs.\n")
+    check(f"tokenizer_config.json lists {codes[2]} twice: exit 2 naming the file and the code",
+          lambda: None if rc == 2 and "tokenizer_config.json" in err and codes[2] in err
+          and "twice" in err and "<mask>" not in err else f"exit {rc}: {err!r}")
+    cfg = json.load(open(os.path.join(nllb, "config.json")))
+    eos, V = cfg["eos_token_id"], cfg["vocab_size"]
+    for key, v in (("eos_token_id", -1), ("eos_token_id", V), ("eos_token_id", []),
+                   ("eos_token_id", eos + 3), ("eos_token_id", [eos, eos + 1]),
+                   ("guidance_scale", 3.0), ("num_return_sequences", 2)):
+        d = variant(nllb, os.path.join(T, f"g6_{key}_{v}".replace(" ", "")), {key: v})
+        rc, out, err = xl(args + ["-m", d], b"A dog runs.\n")
+        check(f"generation_config.json {key} {v}: exit 2 naming the file and the key",
+              lambda: None if rc == 2 and "generation_config.json" in err and f'"{key}"' in err
+              else f"exit {rc}: {err!r}")
+    for key, v in (("eos_token_id", eos), ("eos_token_id", [eos]), ("guidance_scale", 1),
+                   ("num_return_sequences", 1)):
+        d = variant(nllb, os.path.join(T, f"g6ok_{key}_{v}".replace(" ", "")), {key: v})
+        rc, out, err = xl(args + ["-m", d], b"A dog runs.\n")
+        check(f"generation_config.json {key} {v} (neutral): the same ids as without it",
+              lambda: None if rc == 0 and out == want else f"exit {rc}: {err!r}")
+
+
 def main():
     T = tempfile.mkdtemp(prefix="xlate_r4_")
     try:
@@ -320,6 +368,7 @@ def main():
         nllb = os.path.join(T, "nllb")
         make("make_m2m100.py", nllb, "--num-beams", "1")
         item5(T, nllb)
+        item6(T, nllb)
         cwd = os.getcwd()
         os.chdir(T)  # -o and --target-prefix with hostile names write and read here
         try:
