@@ -127,8 +127,11 @@ int tb_parse(st_file *f, const void *bytes, size_t size, const char *name, char 
     snprintf(pname, sizeof pname, "%s/byteorder", prefix);
     if ((bo = zip_find(&z, pname)) &&
         !(bo->size == 6 && memcmp(bo->data, "little", 6) == 0)) {
-        xerr(err, errlen, "%s: record \"%s\" says \"%.*s\": only little-endian data is read",
-             name, pname, bo->size < 16 ? (int)bo->size : 16, (const char *)bo->data);
+        char q[200]; /* every byte said, escaped: "little\0junk" read as "little" (issue 37) */
+        xerr(err, errlen, "%s: record \"%s\" says \"%s\" (%llu bytes): only \"little\" "
+             "(little-endian data) is read", name, pname,
+             str_quote(q, sizeof q, (const char *)bo->data, (size_t)bo->size),
+             (unsigned long long)bo->size);
         goto done;
     }
     snprintf(pname, sizeof pname, "%s: %s", name, pkl->name);

@@ -447,10 +447,12 @@ static int persid(machine *m)
     it = t->items;
     if (t->kind != V_TUPLE || t->n != 5 || it[0]->kind != V_STR || strcmp(it[0]->s, "storage") ||
         it[1]->kind != V_GLOBAL || it[1]->i < G_FIRST_STORAGE || it[2]->kind != V_STR ||
-        it[3]->kind != V_STR || it[4]->kind != V_INT || it[4]->i < 0 ||
-        it[4]->i > ((int64_t)1 << 50))
+        it[3]->kind != V_STR || it[4]->kind != V_INT)
         return fail(m, "a persistent id is not ('storage', a storage type, key, location, "
                        "numel)");
+    if (it[4]->i < 0 || it[4]->i > ((int64_t)1 << 50)) /* said as what it is (issue 37) */
+        FAILF(m, "storage \"%.64s\": %lld elements, expected 0 to at most 2^50 "
+              "(1125899906842624)", it[2]->s, (long long)it[4]->i);
     g = (int)it[1]->i;
     if (strchr(it[2]->s, '/') || !it[2]->s[0] || strlen(it[2]->s) > 64)
         FAILF(m, "storage key \"%.64s\" is not a record name", it[2]->s);

@@ -12,7 +12,7 @@ in docs/FORMAT.md, never from xlate.
   - the zip: zip64 (Python's zipfile force_zip64), data descriptors (torch's own), entries
     rewritten by Python's zipfile; refused with a message: deflate, truncation at 9 points, a
     lying central directory (size, offset), overlapping entries, a storage record of the wrong
-    size, a missing record, a big-endian byteorder record, the legacy (pre-1.6) format;
+    size, a missing record, a big-endian byteorder record, "little" with junk after it (its bytes said), the legacy (pre-1.6) format;
   - the pickle: os.system, builtins.eval, a storage type called, a non-tensor entry, a view
     past its storage, an unknown opcode (the message names the global or opcode), and none of
     them runs anything (the os.system payload would create a file);
@@ -247,6 +247,11 @@ def zip_checks(tmp, good):
     q = os.path.join(tmp, "big.bin")
     rezip(r2, q)
     check("byteorder \"big\": refused", lambda: refused(q, ["byteorder", "big"]))
+    r2 = recs + [(prefix + "/byteorder", b"little\x00junk")]
+    q = os.path.join(tmp, "little_junk.bin")
+    rezip(r2, q)
+    check("byteorder \"little\\0junk\": refused, its bytes said past \"little\" (issue 37)",
+          lambda: refused(q, ["byteorder", "little\\x00junk"]))
     r2 = recs + [(prefix + "/byteorder", b"little")]
     q = os.path.join(tmp, "little.bin")
     rezip(r2, q)
@@ -300,6 +305,11 @@ def pickle_checks(tmp, good):
     q = with_pickle("past.bin", data=past)
     check("a view running past its storage: refused naming the storage",
           lambda: refused(q, ["runs past storage", '"0"', "24 elements"]))
+    # issue 37: a storage of 2^62 elements (LONG1) was "a persistent id is not (...)"
+    huge = past.replace(b"cpuK\x18t", b"cpu\x8a\x08" + (1 << 62).to_bytes(8, "little") + b"t")
+    q = with_pickle("huge.bin", data=huge)
+    check("a storage of 2^62 elements: refused saying the size is out of range",
+          lambda: refused(q, ['storage "0"', "4611686018427387904 elements", "at most"]))
     inside = past.replace(b"K\x14K\x02", b"K\x12K\x02")
     q = with_pickle("inside.bin", data=inside)
     check("the same view at offset 18 (its last element is 23): read as torch.load",
