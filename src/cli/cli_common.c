@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef XLATE_DATADIR
@@ -100,6 +101,45 @@ int find_model_dir_quiet(const char *opt, int quiet, char *out, size_t n, char *
                 tried[0], nt > 1 ? ", " : "", nt > 1 ? tried[nt - 1] : "");
 }
 
+/* The note of a FIFO's open that waits (reader_open): written by the timer's thread. */
+static void fifo_note(union sigval v)
+{
+    const char *m = v.sival_ptr;
+    ssize_t n = write(STDERR_FILENO, m, strlen(m));
+    (void)n;
+}
+
+/* open(path) for reading; a FIFO's open waits for a writer (open(2), fifo(7)), maybe forever:
+ * when it has waited a second a note says so, once, on stderr (issue 37: xlate hung with no
+ * word). Opening without blocking instead would read an end of file at once, and the writer
+ * that opens a moment later (a co-process's usual start) would be missed. The note comes from
+ * a POSIX timer's thread (SIGEV_THREAD): no signal handler, nothing global. */
+static int open_input(line_reader *r, const char *path)
+{
+    struct stat sb;
+    struct sigevent sev;
+    timer_t tm;
+    int fd, timed = 0;
+    if (stat(path, &sb) == 0 && S_ISFIFO(sb.st_mode)) {
+        struct itimerspec its = {{0, 0}, {1, 0}};
+        snprintf(r->note, sizeof r->note, "xlate: %s: a FIFO with no writer yet: waiting for "
+                 "one to open it\n", r->name);
+        memset(&sev, 0, sizeof sev);
+        sev.sigev_notify = SIGEV_THREAD;
+        sev.sigev_notify_function = fifo_note;
+        sev.sigev_value.sival_ptr = r->note;
+        if (timer_create(CLOCK_MONOTONIC, &sev, &tm) == 0) {
+            timed = timer_settime(tm, 0, &its, NULL) == 0;
+            if (!timed)
+                timer_delete(tm);
+        }
+    }
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (timed)
+        timer_delete(tm);
+    return fd;
+}
+
 int reader_open(line_reader *r, const char *path, char *err, size_t errlen)
 {
     struct stat sb;
@@ -110,7 +150,7 @@ int reader_open(line_reader *r, const char *path, char *err, size_t errlen)
         r->name = "stdin";
     } else {
         r->name = cli_quote_path(r->name_q, path);
-        r->fd = open(path, O_RDONLY | O_CLOEXEC);
+        r->fd = open_input(r, path);
         if (r->fd < 0)
             return xerr(err, errlen, "%s: cannot open: %s", r->name, strerror(errno));
         r->close = 1;

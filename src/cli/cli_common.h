@@ -39,6 +39,7 @@ typedef struct {
     int cut;             /* the line just returned was longer than max_line and was cut */
     int close;           /* 1 when fd is ours to close */
     char name_q[CLI_QUOTED_PATH]; /* the file name as messages show it (cli_quote_path) */
+    char note[CLI_QUOTED_PATH + 80]; /* a FIFO's "waiting for a writer" (reader_open) */
 } line_reader;
 
 #define READER_MAX_LINE ((size_t)1 << 20)

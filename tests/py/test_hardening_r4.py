@@ -28,6 +28,9 @@ a temporary directory (nothing is committed). Checked:
      guidance_scale 3 and num_return_sequences 2 exit 2 naming the file and the key, while
      their neutral values (eos_token_id 2 or [2], guidance_scale 1, num_return_sequences 1)
      translate as without them (the same ids);
+  8. a FIFO with no writer given to -i or --target-prefix: xlate says on stderr that it waits
+     for a writer (naming the FIFO), then translates what the writer sends (3 lines in, 3
+     out); --repetition-penalty 1e308's message states the option's real range;
 Run by tests/run.sh with env XLATE (the binary) and Debian's /usr/bin/python3.
 """
 import json
@@ -357,6 +360,57 @@ def item6(T, nllb):
               lambda: None if rc == 0 and out == want else f"exit {rc}: {err!r}")
 
 
+def wait_note(p, fifo):
+    """Reads p's stderr until a line names the FIFO (or 60 s pass): that line, or None."""
+    import select
+    buf = b""
+    for _ in range(600):
+        r, _, _ = select.select([p.stderr], [], [], 0.1)
+        if r:
+            chunk = os.read(p.stderr.fileno(), 4096)
+            if not chunk:
+                break
+            buf += chunk
+            if fifo.encode() in buf and b"\n" in buf:
+                return buf.decode("utf-8", "replace")
+        if p.poll() is not None:
+            break
+    return None
+
+
+def item8(T, mar):
+    """FIFOs with no writer: said on stderr; the real range of --repetition-penalty."""
+    global RUNS
+    src = os.path.join(T, "src.txt")
+    open(src, "wb").write(TEXT)
+    for opt in ("-i", "--target-prefix"):
+        fifo = os.path.join(T, "fifo" + opt.replace("-", "_"))
+        os.mkfifo(fifo)
+        args = [XLATE, "-m", mar, "--split", "none"] + (
+            ["-i", fifo] if opt == "-i" else ["-i", src, "--target-prefix", fifo])
+        RUNS += 1
+        p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        note = wait_note(p, fifo)
+        check(f"{opt} a FIFO with no writer: stderr says xlate waits for a writer, naming it",
+              lambda: None if note and "waiting" in note else f"stderr {note!r}")
+        with open(fifo, "wb") as w:  # the writer comes: xlate goes on
+            w.write(TEXT if opt == "-i" else b"\n\n\n")
+        try:
+            out, err = p.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out, err = p.communicate()
+        lines = out.decode().split("\n")[:-1]
+        check(f"{opt} FIFO: once a writer opens it, 3 lines in, 3 out, exit 0",
+              lambda: None if p.returncode == 0 and len(lines) == 3 and all(lines)
+              else f"exit {p.returncode}, {lines!r}: {err!r}")
+    rc, out, err = xl(["-m", mar, "--repetition-penalty", "1e308"], b"A dog.\n")
+    check("--repetition-penalty 1e308: exit 1, the message states the real range (at most 1000)",
+          lambda: None if rc == 1 and "at most 1000" in err and "1e+300" not in err
+          else f"exit {rc}: {err!r}")
+
+
 def main():
     T = tempfile.mkdtemp(prefix="xlate_r4_")
     try:
@@ -365,6 +419,7 @@ def main():
         item1(T, mar)
         item2(T, mar)
         item3(T, mar)
+        item8(T, mar)
         nllb = os.path.join(T, "nllb")
         make("make_m2m100.py", nllb, "--num-beams", "1")
         item5(T, nllb)
