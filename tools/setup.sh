@@ -26,5 +26,7 @@ if [ "${1:-}" = "--test" ]; then
   # the official Hugging Face JS client, exactly as pinned in tests/hub/package-lock.json
   # (tests/py/test_hub_js.py: the caches and the wire protocol checked with a client not ours)
   npm ci --prefix tests/hub --no-audit --no-fund --loglevel=error
+  # the CommonMark spec's text (tests/py/test_md_spec.py: all its examples through xlate)
+  npm ci --prefix tests/markdown --no-audit --no-fund --loglevel=error
 fi
 make -s

@@ -358,8 +358,10 @@ static int move_elements(doc_run *r, doc_unit *u, const xlate_translation *t, ch
         kept[i] = u->marks[i].n_keep > 0;
     rc = doc_transfer_kept(u->ranges, u->n_ranges, kept, &al, u->text, u->len, u->out,
                            u->out_len, err, errlen);
-    if (rc == 0 && had)
+    if (rc == 0 && had) {
         md_fill_empty(u, had);
+        md_place(r->d, u);
+    }
 done:
     free(had);
     free(kept);
@@ -475,6 +477,7 @@ typedef struct {
     int bol;              /* at the start of a line (doc_markdown_escape's at_start) */
     const char *mark_end; /* just after the markup written last; NULL when text came after it */
     int spell;            /* the next of the unit's spellings (untranslated) */
+    int last;             /* DOC_OPEN, DOC_CLOSE or DOC_KEEP: the markup written last */
 } unit_out;
 
 /* A spelling's text as numeric character references, one per code point (valid UTF-8). */
@@ -530,7 +533,7 @@ static int put_text(unit_out *o, const doc_unit *u, const char *s, size_t len)
  * delimiter run: "`a`" "`b`" is one code span as "`a``b`", "*a*" "*b*" one emphasis. And the
  * line start is followed through: a part with a line ending leaves the output at a line start
  * when only a block quote's or list's continuation ("> ", blanks) follows it. */
-static int put_marks(unit_out *o, int first, int n)
+static int put_marks(unit_out *o, int first, int n, int which)
 {
     for (int i = 0; i < n; i++) {
         const doc_part *p = &o->d->mark_parts[first + i];
@@ -543,8 +546,12 @@ static int put_marks(unit_out *o, int first, int n)
         }
         if (p->len == 0)
             continue;
+        /* (a closing run then an opening one; two openings or two closings of nested
+         * elements may merge, as "***" reads as strong and emphasis) */
         if (o->md && o->mark_end && p->s != o->mark_end && p->s[0] == o->mark_end[-1] &&
-            strchr("`*_~", p->s[0]) && o->write(o->user, " ", 1))
+            strchr("`*_~", p->s[0]) && (p->s[0] == '`' || (o->last == DOC_CLOSE &&
+                                                             which != DOC_CLOSE)) &&
+            o->write(o->user, " ", 1))
             return -1;
         if (o->write(o->user, p->s, p->len))
             return -1;
@@ -556,6 +563,7 @@ static int put_marks(unit_out *o, int first, int n)
         for (; k < p->len; k++)
             o->bol &= p->s[k] == ' ' || p->s[k] == '\t' || p->s[k] == '>';
         o->mark_end = p->s + p->len;
+        o->last = which;
     }
     return 0;
 }
@@ -657,7 +665,7 @@ static int write_unit(const doc *d, int unit, write_fn write, void *user)
     int *stack = NULL, *order = NULL, top = 0, rc = -1;
     int skip_below = -1; /* a keep element open: what is inside it is not written */
     char *skip = NULL;   /* [n_ranges] markup not written */
-    unit_out o = {d, write, user, u->escape == DOC_ESC_MARKDOWN, 1, NULL, 0};
+    unit_out o = {d, write, user, u->escape == DOC_ESC_MARKDOWN, 1, NULL, 0, DOC_OPEN};
     if (u->n_ranges > 0 && (!(stack = malloc(sizeof(int) * (size_t)u->n_ranges)) ||
                             !(order = malloc(sizeof(int) * (size_t)u->n_ranges)) ||
                             !(skip = calloc((size_t)u->n_ranges, 1)) || target_order(u, order)))
@@ -684,7 +692,7 @@ static int write_unit(const doc *d, int unit, write_fn write, void *user)
             if (skip_below == e) {
                 skip_below = -1;
                 at = end > at ? end : at;
-                if (!skip[e] && put_marks(&o, m->close, m->n_close))
+                if (!skip[e] && put_marks(&o, m->close, m->n_close, DOC_CLOSE))
                     goto done;
                 /* kept content a translation gave no words (a point): it stood apart from the
                  * words around it, so it must not run into the next one ("ls" + "an"); an
@@ -698,7 +706,7 @@ static int write_unit(const doc *d, int unit, write_fn write, void *user)
                     goto done;
                 at = end;
             }
-            if (skip_below < 0 && !skip[e] && put_marks(&o, m->close, m->n_close))
+            if (skip_below < 0 && !skip[e] && put_marks(&o, m->close, m->n_close, DOC_CLOSE))
                 goto done;
         }
         if (i < 0)
@@ -716,10 +724,10 @@ static int write_unit(const doc *d, int unit, write_fn write, void *user)
                 !strchr(" ([{\"'/", s[at - 1]) &&
                 put_text(&o, u, " ", 1)) /* the same after a word or punctuation */
                 goto done;
-            if (!skip[i] && put_marks(&o, m->open, m->n_open))
+            if (!skip[i] && put_marks(&o, m->open, m->n_open, DOC_OPEN))
                 goto done;
             if (m->n_keep > 0) {
-                if (put_marks(&o, m->keep, m->n_keep))
+                if (put_marks(&o, m->keep, m->n_keep, DOC_KEEP))
                     goto done;
                 skip_below = i;
             }

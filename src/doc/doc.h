@@ -151,6 +151,11 @@ size_t doc_url_at(const char *s, size_t len, size_t i);
  * unit. Returns 0 or -1 (out of memory). */
 int doc_mark_urls(doc *d, int unit, char *err, size_t errlen);
 
+/* Moves the edges of a translated Markdown unit's emphasis and hard breaks where CommonMark
+ * reads them as in the source (md_place.c): flanking runs, no nested emphasis on its parent's
+ * two ends with the same character, hard breaks with text on both sides. After doc_transfer. */
+void md_place(const doc *d, doc_unit *u);
+
 /* Translates every unit with text (xlate_translate_lines: the params as given, with
  * alignments on where a unit has elements), and moves each unit's elements onto its
  * translation. stats may be NULL. Returns 0 or an XLATE_ERR* code with a message. */
