@@ -317,5 +317,25 @@ int main(void)
                    "Geh zu <b>https://a.org</b> oder https://b.org/?x&amp;y jetzt<i></i>");
         doc_free(&d);
     }
+    {
+        /* doc_utf16_decode, by hand: "A" U+00E9 U+1F415 (the pair D83D DC15), a lone D800,
+         * an odd last byte; little- and big-endian */
+        static const char le[] = "\xff\xfe" "A\0" "\xe9\0" "\x3d\xd8\x15\xdc" "\x00\xd8" "x";
+        static const char be[] = "\xfe\xff" "\0A" "\0\xe9" "\xd8\x3d\xdc\x15" "\xd8\x00" "x";
+        const char *want = "\xef\xbb\xbf" "A" "\xc3\xa9" "\xf0\x9f\x90\x95" "\xef\xbf\xbd"
+                           "\xef\xbf\xbd";
+        for (int k = 0; k < 2; k++) {
+            const char *in = k ? be : le;
+            size_t n = 0;
+            char *o = doc_utf16_decode(in, sizeof le - 1, &n);
+            check(doc_utf16_bom(in, sizeof le - 1) == k + 1 && o && n == strlen(want) &&
+                      memcmp(o, want, n) == 0,
+                  k ? "doc_utf16_decode: big-endian, a pair, a lone surrogate, an odd byte"
+                    : "doc_utf16_decode: little-endian, a pair, a lone surrogate, an odd byte",
+                  "%zu bytes", n);
+            free(o);
+        }
+        check(doc_utf16_bom("<p>", 3) == 0, "doc_utf16_bom: none in UTF-8", "");
+    }
     return check_done();
 }

@@ -156,6 +156,15 @@ int doc_mark_urls(doc *d, int unit, char *err, size_t errlen);
  * two ends with the same character, hard breaks with text on both sides. After doc_transfer. */
 void md_place(const doc *d, doc_unit *u);
 
+/* UTF-16 documents (doc_utf16.c): doc_utf16_bom says 1 (FF FE, little-endian), 2 (FE FF) or
+ * 0; doc_utf16_decode gives the whole document, BOM included, as UTF-8 (malloc'd, *out_len
+ * bytes; NULL when out of memory): lone surrogates and an odd last byte as U+FFFD. */
+int doc_utf16_bom(const char *s, size_t len);
+char *doc_utf16_decode(const char *s, size_t len, size_t *out_len);
+/* When d->src is UTF-16 by its BOM: d->src made its UTF-8 decoding (owned by the doc), with a
+ * warning, as a browser decodes it before parsing. Returns 0, or -1 (out of memory). */
+int doc_utf16_src(doc *d, char *err, size_t errlen);
+
 /* Translates every unit with text (xlate_translate_lines: the params as given, with
  * alignments on where a unit has elements), and moves each unit's elements onto its
  * translation. stats may be NULL. Returns 0 or an XLATE_ERR* code with a message. */

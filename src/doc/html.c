@@ -429,6 +429,40 @@ static int emit_segment(parser *p, int a, int b)
     return doc_keep(p->d, s + end->end - trail, trail, p->err, p->errlen);
 }
 
+/* A navigation line (issue 36: texinfo's "Next: <a>..</a>, Previous: <a>..</a>, Up: <a>..</a>
+ * &nbsp; [<a>Contents</a>]"): two links or more at the top of the run, and outside them only
+ * labels ending in ':' and text without a letter. Read as one sentence the model drops its
+ * short labels and reorders its links; so each link is fixed and every piece is translated
+ * alone (the text without a letter, "&nbsp; [", is kept as it is). 1 when the run is one. */
+static int nav_line(parser *p)
+{
+    const char *s = p->d->src;
+    int depth = 0, links = 0;
+    for (int i = 0; i < p->n_it; i++) {
+        const item *x = &p->it[i];
+        if (x->fixed || x->kind == IT_GROUP)
+            return 0;
+        if (x->kind == IT_OPEN) {
+            if (depth == 0 && !(x->name_len == 1 && lower((unsigned char)s[x->name]) == 'a'))
+                return 0;
+            links += depth == 0;
+            depth++;
+        } else if (x->kind == IT_CLOSE) {
+            depth--;
+        } else if (x->kind == IT_TEXT && depth == 0) {
+            int words;
+            size_t e = x->end;
+            if (has_words(p, s + x->start, x->end - x->start, 0, &words))
+                return 0;
+            while (e > x->start && (s[e - 1] == ' ' || s[e - 1] == '\n' || s[e - 1] == '\t'))
+                e--;
+            if (words && (e == x->start || s[e - 1] != ':'))
+                return 0;
+        }
+    }
+    return links >= 2;
+}
+
 /* The run is over (a block boundary or the end): pair its inline tags, fix what does not
  * pair or nest, write its segments. */
 static int flush(parser *p)
@@ -483,6 +517,14 @@ static int flush(parser *p)
         }
         doc_warn(p->d, line_of(p, p->it[0].start),
                  "inline markup that does not pair or nest: its text translated in pieces");
+    } else if (nav_line(p)) {
+        for (int i = 0, depth = 0; i < n; i++) {
+            item *x = &p->it[i];
+            if (x->kind == IT_OPEN && depth++ == 0)
+                x->fixed = p->it[x->pair].fixed = 1;
+            else if (x->kind == IT_CLOSE)
+                depth--;
+        }
     }
     int seg = 0;
     for (int i = 0; i < n; i++) {
@@ -837,6 +879,8 @@ int html_parse(doc *d, char *err, size_t errlen)
     p.errlen = errlen;
     p.group = -1;
     p.line_no = 1;
+    if (doc_utf16_src(d, err, errlen)) /* a UTF-16 document: decoded by its BOM */
+        goto done;
     ht_init(&p.tok, d->src, d->src_len);
     if (d->src_len >= 3 && memcmp(d->src, "\xEF\xBB\xBF", 3) == 0) {
         /* a byte order mark: kept, not text (a browser drops it before parsing) */

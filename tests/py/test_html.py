@@ -379,6 +379,69 @@ check("issue 36's spans: URLs and e-mail addresses in running text written as th
       lambda: next(("%r not in the output" % u for u in urls(ws("".join(h5(ISSUE_36).itertext())))
                     if u not in "".join(h5(out36).itertext())), None))
 check("basic.html translated: no word lost to a kept span", lambda: check_kept(basic, out))
+
+
+# ---- a navigation line (texinfo's, as in Debian's libffi manual) ----
+
+NAV = """<div class="header">
+<p>
+Next: <a href="Introduction.html" accesskey="n" rel="next">A dog runs</a>, Previous: <a
+href="index.html" accesskey="p" rel="prev">Two men</a>, Up: <a href="index.html" accesskey="u"
+rel="up">A woman</a> &nbsp; [<a href="index.html#SEC_Contents" title="Table of contents"
+rel="contents">Contents</a>][<a href="Index.html" title="Index" rel="index">Index</a>]</p>
+</div>
+"""
+out_nav = translate_html(NAV).decode()
+
+
+def nav_pieces():
+    """Each label and each link's text is the plain translation of itself, in the source's
+    order; the no-break space and the brackets are kept."""
+    def pieces(src):
+        p = [el for el in h5(src).iter() if tag_name(el) == "p"][0]
+        res = [("text", ws(p.text or ""))]
+        for a in p:
+            res.append((a.get("href"), ws("".join(a.itertext()))))
+            res.append(("text", ws(a.tail or "")))
+        return res
+    a, b = pieces(NAV), pieces(out_nav)
+    if [k for k, _ in a] != [k for k, _ in b]:
+        return "links in the order %r, the source's %r" % ([k for k, _ in b], [k for k, _ in a])
+    words = [t for _, t in a if has_letter(t)]
+    plain = iter(translate_lines(words))
+    want = [next(plain) if has_letter(t) else t for _, t in a]
+    bad = [(x, y) for x, y in zip(want, [t for _, t in b]) if ws(x) != y]
+    return "pieces %r are not their plain translations %r" % (
+        [y for _, y in bad], [x for x, _ in bad]) if bad else None
+
+
+check("a navigation line (Next: <a>, Previous: <a>, Up: <a> &nbsp; [<a>][<a>]): same trees",
+      lambda: same_structure(NAV, out_nav))
+check("a navigation line: every label and link text is the plain translation of itself, the "
+      "links in order, &nbsp; and the brackets kept", nav_pieces)
+
+# ---- a UTF-16 document: decoded by its byte order mark, as a browser does ----
+
+U16_SRC = ("<!DOCTYPE html><title>Dogs</title><p>A man in a <b>red</b> shirt is riding a bike."
+           "</p><p lang=\"en\">Two dogs \U0001F415 play.</p>\n")
+for codec in ("utf-16-le", "utf-16-be"):
+    data = b"\xff\xfe" if codec.endswith("le") else b"\xfe\xff"
+    data += U16_SRC.encode(codec)
+    path = write_tmp("u16.html", data)
+    r = subprocess.run([XLATE, "--format", "html", "-i", path], capture_output=True, timeout=600)
+
+    def u16(r=r, data=data):
+        if r.returncode != 0:
+            return "exit %d: %s" % (r.returncode, r.stderr.decode(errors="replace")[-300:])
+        if not r.stdout.startswith(b"\xef\xbb\xbf"):
+            return "the output does not start with a UTF-8 byte order mark: %r" % r.stdout[:20]
+        a = canon(html5lib.parse(data, treebuilder="etree", namespaceHTMLElements=False))
+        b = canon(html5lib.parse(r.stdout, treebuilder="etree", namespaceHTMLElements=False))
+        return None if a == b else "html5lib trees differ: %r vs %r" % (a[:300], b[:300])
+    check("a %s document with its BOM: decoded (html5lib reads input and output to the same "
+          "tree), written as UTF-8 with a BOM" % codec, u16)
+    check("a %s document: a warning says it was decoded" % codec,
+          lambda r=r: None if b"UTF-16" in r.stderr else "stderr %r" % r.stderr[-200:])
 check("basic.html translated: translated attributes differ from the source (alt, title, "
       "placeholder)", lambda: None if 'alt="A dog catches a ball"' not in out
       and "A tall ladder" not in out and "A man is walking" not in out else "left in English")
