@@ -93,6 +93,14 @@ def translated_again(el):
     return t is not None and t.lower() in ("yes", "")
 
 
+def html_point(el):
+    """An HTML integration point inside svg or math (foreignObject, annotation-xml with an HTML
+    encoding): a browser builds and renders its content as HTML, and xlate translates it."""
+    n = tag_name(el)
+    return n == "foreignobject" or (n == "annotation-xml" and (el.get("encoding") or "").lower()
+                                    in ("text/html", "application/xhtml+xml"))
+
+
 def canon(root):
     """The tree as one string, text out (but in kept elements), translated attribute values
     out, children sorted. Iterative: deep documents must not hit Python's recursion limit."""
@@ -117,7 +125,7 @@ def canon(root):
                            for k, v in el.attrib.items())
             body = "".join(sorted(kids))
             if is_keep(el):
-                body += "|" + flat_text(el, skip=translated_again)
+                body += "|" + flat_text(el, skip=lambda n: translated_again(n) or html_point(n))
             s = "<%s %r>%s</%s>" % (n, attrs, body, n)
         if done:
             done[-1].append(s)
@@ -419,6 +427,54 @@ check("a navigation line (Next: <a>, Previous: <a>, Up: <a> &nbsp; [<a>][<a>]): 
       lambda: same_structure(NAV, out_nav))
 check("a navigation line: every label and link text is the plain translation of itself, the "
       "links in order, &nbsp; and the brackets kept", nav_pieces)
+
+# ---- what html5lib puts inside a kept element stays kept (issue 36) ----
+
+def kept_by_html5lib(src):
+    """The texts html5lib's tree holds inside kept elements (KEEP_TAGS, translate="no",
+    notranslate; svg and math but their HTML integration points, foreignObject and
+    annotation-xml encoding="text/html", whose HTML a browser renders as HTML), in order."""
+    res = []
+    todo = [(h5(src), False)]
+    while todo:
+        e, keep = todo.pop()
+        n = tag_name(e)
+        if html_point(e):
+            keep = False
+        elif n is not None and is_keep(e) and not translated_again(e):
+            keep = True
+        if keep and e.text and e.text.strip():
+            res.append(e.text)
+        for c in reversed(list(e)):
+            if keep and c.tail and c.tail.strip():
+                res.append(("tail", c.tail))
+            todo.append((c, keep))
+    return res
+
+
+KEPT_SOUPS = [
+    ("an unclosed a before a pre with a second a inside it (the adoption agency)",
+     "<p><a href=x>One dog <pre>two <a href=y>cats</a> sit</pre> runs.</p>"),
+    ("a stray td inside p translate=no (the table scope)",
+     "<p translate=no>A dog<td>two cats</td> sit.</p><p>A man runs.</p>"),
+    ("a stray td and tr inside a pre",
+     "<pre>A dog <td>two cats</td><tr>sit</pre><p>A man runs.</p>"),
+    ("an unclosed b around a code closed by a block and opened again",
+     "<p><b>A <code>dog runs<p>two cats</code> sit.</b></p>"),
+    ("svg text kept, its foreignObject's HTML translated",
+     "<p>A dog <svg><text>a cat</text><foreignObject><p>two cats sit</p></foreignObject></svg>"
+     " runs.</p>"),
+    ("math mtext kept", "<p>A dog <math><mi>x</mi><mtext>two cats sit</mtext></math> runs.</p>"),
+    ("math annotation-xml with HTML translated",
+     "<p>A dog <math><annotation-xml encoding=\"text/html\"><p>two cats sit</p></annotation-xml>"
+     "</math> runs.</p>"),
+]
+for name, src in KEPT_SOUPS:
+    soup_out = translate_html(src).decode()
+    check("kept as html5lib builds it: %s: same trees (html5lib), the kept text the same" % name,
+          lambda src=src, o=soup_out: same_structure(src, o, False) or (
+              None if kept_by_html5lib(src) == kept_by_html5lib(o) else "kept %r, now %r" % (
+                  kept_by_html5lib(src), kept_by_html5lib(o))))
 
 # ---- a UTF-16 document: decoded by its byte order mark, as a browser does ----
 
