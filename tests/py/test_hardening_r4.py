@@ -191,7 +191,8 @@ def item2(T, mar):
           [l == "" for l in lines] == [w == "" for w in want] else
           f"exit {rc}, {len(lines)} lines: {[l[:20] for l in lines]}; {err[-300:]!r}")
     check("--paragraphs, the paragraph over 1 MiB: a warning naming its first line and the cut",
-          lambda: None if "line 3: longer than " in err and err.count("longer than") == 1 else repr(err[-300:]))
+          lambda: None if "line 3: longer than " in err and err.count("longer than") == 1
+          else repr(err[-300:]))
     for sp in ("\u3000", "\u00a0", "\u3000\u00a0 \u2003", "\u00a0\t"):
         text = f"Two dogs play.\nA man walks.\n{sp}\nA girl sings.\n{sp}\n{sp}\nThe end.\n"
         want = paragraphs_of(text)

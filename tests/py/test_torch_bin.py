@@ -12,7 +12,8 @@ in docs/FORMAT.md, never from xlate.
   - the zip: zip64 (Python's zipfile force_zip64), data descriptors (torch's own), entries
     rewritten by Python's zipfile; refused with a message: deflate, truncation at 9 points, a
     lying central directory (size, offset), overlapping entries, a storage record of the wrong
-    size, a missing record, a big-endian byteorder record, "little" with junk after it (its bytes said), the legacy (pre-1.6) format;
+    size, a missing record, a big-endian byteorder record, "little" with junk after it (its
+    bytes said), the legacy (pre-1.6) format;
   - the pickle: os.system, builtins.eval, a storage type called, a non-tensor entry, a view
     past its storage, an unknown opcode (the message names the global or opcode), and none of
     them runs anything (the os.system payload would create a file);
