@@ -610,10 +610,29 @@ int parse_float_opt(const char *opt, const char *s, double lo, double hi, double
     return 0;
 }
 
-int cli_load_failed(const char *prefix, const char *err)
+/* A library message as one line of stderr: its control bytes (a model directory's name
+ * holds what it likes, and the library's messages carry it raw) as \xNN, so a newline in a
+ * name cannot forge an xlate: line nor an escape drive the terminal (issue 37). */
+static const char *one_line(char *out, size_t size, const char *s)
 {
-    int oom = strstr(err, "out of memory") || strstr(err, strerror(ENOMEM));
+    size_t k = 0;
+    for (; *s && k + 5 < size; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c == 0x7f)
+            k += (size_t)snprintf(out + k, size - k, "\\x%02x", c);
+        else
+            out[k++] = (char)c;
+    }
+    out[k] = '\0';
+    return out;
+}
+
+int cli_load_failed(const char *prefix, const char *msg)
+{
+    char err[2048];
+    int oom = strstr(msg, "out of memory") || strstr(msg, strerror(ENOMEM));
     struct rlimit rl;
+    one_line(err, sizeof err, msg);
     if (oom && getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
         fprintf(stderr, "%s: %s (loading the model; the address-space limit, ulimit -v, is "
                 "%llu MB)\n", prefix, err, (unsigned long long)(rl.rlim_cur >> 20));

@@ -16,8 +16,8 @@ a temporary directory (nothing is committed). Checked:
   3. jsonl's sentence "source" is the text its "span" covers (a NUL, control bytes, invalid
      UTF-8 as U+FFFD), the same string `xlate split --output-format jsonl` writes;
   4. every option of --help that takes a value, given a hostile one (a newline and a forged
-     "xlate:" line, an ANSI escape, 10 kB), on a MarianMT and an NLLB model: stderr holds no
-     forged line, no escape byte and no message longer than 1 kB;
+     "xlate:" line, an ANSI escape, 10 kB), on a MarianMT and an NLLB model, and model
+     directories so named: stderr holds no forged line, no escape byte, no line over 1 kB;
   5. tokenizer.json's "added_tokens" under docs/FORMAT.md's one rule: a key twice refused
      (Python's json would take the last, xlate's reader took the first), ids 100.0 and 1e2
      refused as integers written with a fraction or exponent, a byte order mark let pass (the
@@ -281,6 +281,17 @@ def item4(T, mar, nllb):
                 why = stderr_clean(err)
                 if why:
                     bad.append(f"{opt} ({kind}, {os.path.basename(model)}): {why}")
+    # an existing model directory whose name is hostile: the library's messages carry it
+    for name, cfg in (("d\nxlate: forged line", None), ("e\x1b[31mred", b"{")):
+        d = os.path.join(T, name)
+        os.mkdir(d)
+        if cfg is not None:
+            open(os.path.join(d, "config.json"), "wb").write(cfg)
+        rc, out, err = xl(["-m", d], b"A dog runs.\n")
+        runs += 1
+        why = stderr_clean(err) or (None if rc == 2 else f"exit {rc}")
+        if why:
+            bad.append(f"-m an existing directory {name!r}: {why}")
     check(f"{runs} runs, every option with a hostile value: no forged line, no escape, "
           "no message over 1 kB", lambda: "; ".join(bad[:12]) + f" ({len(bad)} in all)"
           if bad else None)
