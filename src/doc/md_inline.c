@@ -611,6 +611,60 @@ static int close_elem(md_emit *m, int e)
     return 0;
 }
 
+/* 1 when buf[a, b) is the tag <code>, <kbd>, <samp> or <var> (close: </...>), any case,
+ * attributes allowed on a start tag. */
+static int keep_tag(const char *s, size_t a, size_t b, int close)
+{
+    static const char *const names[] = {"code", "kbd", "samp", "var"};
+    size_t i = a + 1 + (size_t)close;
+    if (b - a < 3 || s[a] != '<' || (close && s[a + 1] != '/'))
+        return 0;
+    for (int k = 0; k < 4; k++) {
+        size_t n = strlen(names[k]), j = 0;
+        while (j < n && i + j < b && (s[i + j] | 0x20) == names[k][j])
+            j++;
+        if (j == n && i + n < b &&
+            (s[i + n] == '>' || (strchr(" \t\n", s[i + n]) && (!close || s[b - 1] == '>'))))
+            return 1;
+    }
+    return 0;
+}
+
+/* Inline HTML <code>..</code> (kbd, samp, var) around text alone on one line, from token i:
+ * the index of its end tag, or -1. It is a kept span like a code span (issue 36). */
+static int html_keep_end(const md_inline_buf *b, int i)
+{
+    const md_tok *t = &b->toks[i];
+    if (!keep_tag(b->buf, t->a, t->b, 0))
+        return -1;
+    for (int k = i + 1; k < b->n_toks && k <= i + 64; k++) {
+        const md_tok *x = &b->toks[k];
+        if (x->kind == T_HTML)
+            return k > i + 1 && keep_tag(b->buf, x->a, x->b, 1) ? k : -1;
+        if (x->kind != T_TEXT && x->kind != T_LIT)
+            return -1;
+    }
+    return -1;
+}
+
+/* The kept span of tokens i..j (html_keep_end): its source bytes kept, its text the model's. */
+static int html_keep(md_emit *m, int i, int j, char *err, size_t errlen)
+{
+    md_inline_buf *b = m->b;
+    int de;
+    if (begin(m, b->toks[i].a, b->toks[i].a, &de) ||
+        mark(m->d, m->unit, b, de, DOC_KEEP, b->toks[i].a, b->toks[j].b, err, errlen))
+        return -1;
+    for (int k = i + 1; k < j; k++) {
+        const md_tok *x = &b->toks[k];
+        if (x->kind == T_TEXT ? text(m->d, m->unit, b->buf + x->a, x->b - x->a, err, errlen)
+                              : text(m->d, m->unit, x->lit, (size_t)x->lit_len, err, errlen))
+            return -1;
+    }
+    doc_end_elem(m->d, m->unit, de);
+    return 0;
+}
+
 /* A code span or autolink: open markup, the content kept as written, the model's text. */
 static int verbatim(md_emit *m, const md_tok *t, size_t k, char *err, size_t errlen)
 {
@@ -702,7 +756,7 @@ static int emit(md_emit *m)
     for (int i = 0; i < b->n_toks; i++) {
         const md_tok *t = &b->toks[i];
         const doc_unit *u = &d->units[m->unit];
-        int rc = 0, de;
+        int rc = 0, de, j;
         /* a break's space: after a word, or after markup that closed something (a void
          * element, a code span, an emphasis's or link's close: "*[]()*" + break + "a" must
          * not be written "*[]()*a", where the "*" closes nothing; "` `" + break + "`a`" is
@@ -731,6 +785,12 @@ static int emit(md_emit *m)
             break;
         case T_HARD:
         case T_HTML:
+            if (t->kind == T_HTML && (j = html_keep_end(b, i)) > i) {
+                rc = html_keep(m, i, j, err, errlen);
+                i = j;
+                after = 1;
+                break;
+            }
             if (t->kind == T_HARD && sep && doc_unit_text(d, m->unit, " ", 1, err, errlen))
                 return -1;
             rc = begin(m, t->a, t->b, &de);

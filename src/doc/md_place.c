@@ -110,6 +110,8 @@ static int clear(const doc_unit *u, int i, int p, size_t s, size_t e)
 /* Opening and closing runs of character c at s and e read as such (spec 6.2). */
 static int opens(const char *t, size_t len, size_t s, char c)
 {
+    if (s < len && ((unsigned char)t[s] & 0xC0) == 0x80)
+        return 0; /* (inside a character) */
     size_t pv = s > 0 ? prev_char(t, s) : len;
     int pb = s == 0 || blank(t, len, pv), pp = s > 0 && punct_at(t, len, pv);
     int nb = blank(t, len, s), np = punct_at(t, len, s);
@@ -119,6 +121,8 @@ static int opens(const char *t, size_t len, size_t s, char c)
 
 static int closes(const char *t, size_t len, size_t e, char c)
 {
+    if (e < len && ((unsigned char)t[e] & 0xC0) == 0x80)
+        return 0;
     size_t pv = e > 0 ? prev_char(t, e) : len;
     int pb = e == 0 || blank(t, len, pv), pp = e > 0 && punct_at(t, len, pv);
     int nb = blank(t, len, e), np = punct_at(t, len, e);
@@ -176,6 +180,7 @@ void md_place(const doc *d, doc_unit *u)
             if (opens(t, len, s2, c) && clear(u, i, p, s2, e)) {
                 s = s2;
             } else {
+                s2 = s;
                 while (s2 < e && !(opens(t, len, s2, c) && (s2 == 0 || !word_at(t, len, s2 - 1))))
                     s2++;
                 s = s2;
@@ -188,6 +193,7 @@ void md_place(const doc *d, doc_unit *u)
             if (closes(t, len, e2, c) && clear(u, i, p, s, e2)) {
                 e = e2;
             } else {
+                e2 = e;
                 while (e2 > s && !(closes(t, len, e2, c) && !word_at(t, len, e2)))
                     e2--;
                 e = e2;

@@ -281,6 +281,8 @@ A boy jumps into the water at https://example.org/a_b?x=1&y=2 (the lake).
 
 - A woman in a `blue` dress
 - Run `make test` and then `make`.
+
+<code>a</code> must be used instead of <code>b</code>, and <kbd>Ctrl</kbd> with a <var>dog</var>.
 """
 
 
