@@ -1,6 +1,7 @@
 /* cli_common.c — default model lookup, line reading, checked writing, option numbers. */
 #include "cli/cli_common.h"
 #include "cli/cli.h"
+#include "cli/cli_outfile.h"
 #include "base/util.h"
 #include "hub/hub.h"
 #include <errno.h>
@@ -461,9 +462,9 @@ int writer_open(writer *w, const char *path, char *err, size_t errlen)
         return 0;
     }
     w->name = cli_quote_path(w->name_q, path);
-    w->f = fopen(path, "wb");
-    if (!w->f)
-        return xerr(err, errlen, "%s: cannot open for writing: %s", w->name, strerror(errno));
+    /* a temporary file beside it, renamed over it by writer_close (cli_outfile.h) */
+    if (!(w->f = outfile_open(path, w->name, err, errlen)))
+        return -1;
     w->close = 1;
     return 0;
 }
@@ -520,7 +521,11 @@ int writer_close(writer *w)
     writer_flush(w);
     if (w->close && w->f) {
         errno = 0;
+        if (!w->failed && outfile_pending() && fsync(fileno(w->f)) != 0)
+            writer_fail(w); /* a full disk may show only here (NFS, quotas) */
         if (fclose(w->f) != 0)
+            writer_fail(w);
+        if (outfile_finish(!w->failed) != 0) /* the rename, or the removal of a partial file */
             writer_fail(w);
     } else if (w->f == stdout && !w->failed) {
         /* A full disk can show only at close: make it show here. */
@@ -530,6 +535,18 @@ int writer_close(writer *w)
     }
     w->f = NULL;
     return w->failed ? -1 : 0;
+}
+
+void writer_discard(writer *w)
+{
+    if (!w->close) {
+        writer_close(w); /* stdout: what was written is out already */
+        return;
+    }
+    if (w->f)
+        fclose(w->f);
+    w->f = NULL;
+    outfile_finish(0);
 }
 
 int writer_error(const writer *w, int quiet_epipe)

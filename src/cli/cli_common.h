@@ -100,8 +100,12 @@ void writer_flush(writer *w);
 /* 1 when the output is a pipe whose reader has gone (also marks the writer failed with
  * EPIPE), so that work for nobody can stop before it is done. */
 int writer_gone(writer *w);
-/* Flushes and closes; returns 0, or -1 (see w->failed / w->errno_). */
+/* Flushes and closes; -o FILE's temporary file is renamed over FILE, or removed when a write
+ * failed (cli_outfile.h). Returns 0, or -1 (see w->failed / w->errno_). */
 int writer_close(writer *w);
+/* Closes after a failed run: -o FILE's temporary file is removed, FILE stays as it was
+ * (stdout: as writer_close). */
+void writer_discard(writer *w);
 /* "cannot write to NAME: reason" into err; returns the exit status (quiet on EPIPE). */
 int writer_error(const writer *w, int quiet_epipe);
 

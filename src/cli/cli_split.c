@@ -183,7 +183,9 @@ int cmd_split(int argc, char **argv)
             break; /* a reader that went away: stop quietly (checked now and then: a poll) */
     }
     reader_close(&in);
-    if (writer_close(&out) && status == XLATE_EXIT_OK)
+    if (status != XLATE_EXIT_OK)
+        writer_discard(&out); /* a failed run leaves -o FILE as it was */
+    else if (writer_close(&out))
         status = writer_error(&out, 1);
     return status;
 }

@@ -16,6 +16,7 @@
 #include "cli/cli_common.h"
 #include "cli/cli_doc.h"
 #include "cli/cli_output.h"
+#include "cli/cli_outfile.h"
 #include "cli/cli_decode_opts.h"
 #include "cli/cli_translate.h"
 #include "hub/hub_scan.h"
@@ -272,6 +273,7 @@ static int cli_flush(void *user)
     if (r->out.failed)
         return 1;
     r->done_offset = r->in.offset;
+    outfile_lines(r->st.lines);
     progress(r, r->st.lines, r->done_offset, 0);
     return 0;
 }
@@ -699,6 +701,8 @@ int cmd_translate(int argc, char **argv)
         status = XLATE_EXIT_USAGE;
         goto done;
     }
+    if (!o.doc_fmt)
+        outfile_catch_interrupt(1); /* ^C says how many lines were written (cli_flush) */
     if (writer_open(&r.out, o.output, err, sizeof err)) {
         fprintf(stderr, "xlate: %s\n", err);
         status = XLATE_EXIT_OUTPUT;
@@ -715,7 +719,9 @@ int cmd_translate(int argc, char **argv)
 
     status = o.doc_fmt ? cli_doc(r.ctx, &r.lp, o.doc_fmt, &r.in, &r.out, o.quiet, o.verbose)
                        : stream(&r);
-    if (writer_close(&r.out) && status == XLATE_EXIT_OK)
+    if (status != XLATE_EXIT_OK)
+        writer_discard(&r.out); /* a failed run leaves -o FILE as it was */
+    else if (writer_close(&r.out))
         status = writer_error(&r.out, 1);
     if (o.verbose && !o.doc_fmt)
         report(&r);
