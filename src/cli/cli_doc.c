@@ -88,6 +88,81 @@ static int put(void *user, const char *s, size_t len)
     return w->failed;
 }
 
+/* 1 when the document has no markup at all (nothing kept but whitespace, no inline element)
+ * and yet fewer units than non-blank lines: plain text given with --format, its lines joined
+ * as the format reads them, likely not what was meant. */
+static int plain_text_joined(const doc *d)
+{
+    long lines = 0;
+    int blank = 1;
+    for (int i = 0; i < d->n_parts; i++)
+        for (size_t k = 0; d->parts[i].unit < 0 && k < d->parts[i].len; k++)
+            if (!strchr(" \t\r\n", d->parts[i].s[k]))
+                return 0;
+    for (int i = 0; i < d->n_units; i++)
+        if (d->units[i].n_ranges > 0)
+            return 0;
+    for (size_t k = 0; k < d->src_len; k++) {
+        if (d->src[k] == '\n') {
+            lines += !blank;
+            blank = 1;
+        } else if (!strchr(" \t\r", d->src[k])) {
+            blank = 0;
+        }
+    }
+    lines += !blank;
+    return d->n_units > 0 && lines > d->n_units;
+}
+
+/* The progress line, as line mode's (cli_translate.c), its text units for lines: on a terminal
+ * only, not when the document goes to the same terminal, at most four times a second. The
+ * share is of the units, which differ in length: a guide, as line mode's share of bytes. */
+typedef struct {
+    int n_units;
+    const xlate_lines_stats *st; /* the run's, as the pipeline counts them */
+    double t0, t_shown;
+    int shown;                   /* a line is on the screen, not ended by "\n" */
+} doc_progress;
+
+/* "1:02:03" or "2:03" */
+static void hms(double s, char *out, size_t n)
+{
+    long t = s > 0 && s < 1e9 ? (long)(s + 0.5) : 0;
+    if (t >= 3600)
+        snprintf(out, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else
+        snprintf(out, n, "%ld:%02ld", t / 60, t % 60);
+}
+
+static void show_progress(doc_progress *g, long done, int final)
+{
+    double now = now_seconds(), t = now - g->t0, frac;
+    char el[32], eta[32];
+    if (!final && now - g->t_shown < 0.25)
+        return;
+    g->t_shown = now;
+    frac = g->n_units > 0 ? (double)done / g->n_units : 1;
+    hms(t, el, sizeof el);
+    hms(final || frac <= 0 ? 0 : t * (1 - frac) / frac, eta, sizeof eta);
+    fprintf(stderr, "\rxlate: %ld of %d text units, %3.0f%%, %.1f sentences/s, %s elapsed, %s "
+            "left\033[K", done, g->n_units, 100 * frac, t > 0 ? g->st->sentences / t : 0.0, el,
+            eta);
+    g->shown = 1;
+    if (final) {
+        fputc('\n', stderr);
+        g->shown = 0;
+    }
+}
+
+/* The pipeline's progress: the window's units in proportion to its sentences translated. */
+static void on_progress(void *user, const xlate_progress *p)
+{
+    doc_progress *g = user;
+    int m = p->window_sentences > 0 ? p->window_sentences : 1;
+    show_progress(g, p->lines_done + (long)((double)p->window_lines * p->window_translated / m),
+                  0);
+}
+
 int cli_doc(xlate_ctx *ctx, const xlate_lines_params *lp, int format, line_reader *in,
             writer *out, int quiet, int verbose)
 {
@@ -96,6 +171,8 @@ int cli_doc(xlate_ctx *ctx, const xlate_lines_params *lp, int format, line_reade
     int status = XLATE_EXIT_OK, rc;
     int (*parse)(doc *, char *, size_t) = NULL;
     xlate_lines_stats st;
+    xlate_lines_params q = *lp;
+    doc_progress g;
     doc d;
     double t0 = now_seconds(), t_parse;
 
@@ -122,8 +199,24 @@ int cli_doc(xlate_ctx *ctx, const xlate_lines_params *lp, int format, line_reade
         fprintf(stderr, "xlate: warning: %s: %s\n", in->name, d.warnings[i]);
     if (!quiet && d.n_warnings > 8)
         fprintf(stderr, "xlate: warning: %s: %d more warnings\n", in->name, d.n_warnings - 8);
+    if (!quiet && plain_text_joined(&d))
+        fprintf(stderr, "xlate: warning: %s: no %s markup found: translated as %s; for plain "
+                "text, leave out --format\n", in->name, format == DOCFMT_HTML ? "HTML" :
+                "Markdown", format == DOCFMT_HTML ? "one HTML document (its lines joined as a "
+                "browser shows them)" : "Markdown (lines without a blank line between them "
+                "joined into one paragraph, as a Markdown viewer shows them)");
     memset(&st, 0, sizeof st);
-    rc = doc_translate(ctx, lp, &d, &st, err, sizeof err);
+    memset(&g, 0, sizeof g);
+    g.n_units = d.n_units;
+    g.st = &st;
+    g.t0 = now_seconds();
+    if (!quiet && isatty(STDERR_FILENO) && (out->f != stdout || !isatty(STDOUT_FILENO))) {
+        q.progress = on_progress;
+        q.progress_user = &g;
+    }
+    rc = doc_translate(ctx, &q, &d, &st, err, sizeof err);
+    if (g.shown) /* ended, so that a message starts on a line of its own */
+        show_progress(&g, rc ? (long)st.lines : d.n_units, 1);
     if (rc) {
         fprintf(stderr, "xlate: %s: %s\n", in->name, err);
         status = rc == XLATE_ERR_LINE ? XLATE_EXIT_INPUT : XLATE_EXIT_INTERNAL;
