@@ -114,6 +114,22 @@ static int plain_text_joined(const doc *d)
     return d->n_units > 0 && lines > d->n_units;
 }
 
+/* <html lang=".."> becomes the target language: --target-lang's when it is a language code,
+ * else the model's (config.json "target_lang"); kept when neither says. buf: [16] for it, the
+ * doc's part points there until it is written. */
+static void set_lang(doc *d, const xlate_ctx *ctx, const xlate_lines_params *lp, char *buf)
+{
+    xlate_model_info info = xlate_model_get_info(xlate_ctx_model(ctx));
+    const char *t = lp->target_lang ? lp->target_lang : info.target_lang;
+    size_t n = t ? strlen(t) : 0;
+    if (d->lang_part < 0 || n == 0 || n >= 16 || strspn(t, "abcdefghijklmnopqrstuvwxyz"
+                                                      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") != n)
+        return; /* nothing to set, or not a tag an attribute can hold as it is */
+    memcpy(buf, t, n + 1);
+    d->parts[d->lang_part].s = buf;
+    d->parts[d->lang_part].len = n;
+}
+
 /* The progress line, as line mode's (cli_translate.c), its text units for lines: on a terminal
  * only, not when the document goes to the same terminal, at most four times a second. The
  * share is of the units, which differ in length: a guide, as line mode's share of bytes. */
@@ -166,7 +182,7 @@ static void on_progress(void *user, const xlate_progress *p)
 int cli_doc(xlate_ctx *ctx, const xlate_lines_params *lp, int format, line_reader *in,
             writer *out, int quiet, int verbose)
 {
-    char err[XLATE_ERRLEN], *src = NULL;
+    char err[XLATE_ERRLEN], *src = NULL, lang[16];
     size_t len = 0;
     int status = XLATE_EXIT_OK, rc;
     int (*parse)(doc *, char *, size_t) = NULL;
@@ -226,6 +242,7 @@ int cli_doc(xlate_ctx *ctx, const xlate_lines_params *lp, int format, line_reade
         fprintf(stderr, "xlate: warning: %s: %ld sentence%s longer than the model's input were "
                 "cut (--max-input-length)\n", in->name, st.truncated,
                 st.truncated > 1 ? "s" : "");
+    set_lang(&d, ctx, lp, lang);
     if (doc_write(&d, put, out)) {
         status = writer_error(out, 1);
         goto done;

@@ -33,6 +33,7 @@ void doc_init(doc *d, const char *src, size_t len)
     memset(d, 0, sizeof *d);
     d->src = src;
     d->src_len = len;
+    d->lang_part = -1;
 }
 
 void doc_free(doc *d)

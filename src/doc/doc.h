@@ -97,6 +97,8 @@ typedef struct {
     int n_copies, cap_copies;
     char warnings[8][256]; /* the first warnings (malformed markup passed through) */
     int n_warnings;      /* all of them (more than 8: the rest only counted) */
+    int lang_part;       /* HTML: the part that is the html element's lang value, a copy the
+                            caller may point at the target language; -1: none */
 } doc;
 
 /* Grows the array *p (elements of sz bytes, capacity *cap) to hold n, doubling from 16, at

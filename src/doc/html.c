@@ -264,6 +264,31 @@ static int emit_tag(parser *p, sink w, size_t start, size_t end, int first, int 
     return emit(p, w, -1, s + at, end - at);
 }
 
+/* The html start tag k: its lang value a part of its own (d->lang_part), for the caller to
+ * set to the target language (a translated page is in that language); the rest as emit_tag
+ * writes it. The first lang counts, as a browser keeps the first attribute of a name. */
+static int emit_html_tag(parser *p, sink w, const ht_token *k, int first, int n)
+{
+    const ht_attr *lang = NULL;
+    int before = 0;
+    char *c;
+    for (int i = 0; i < k->n_attrs && !lang; i++)
+        if (attr_named(p->d->src, &k->attrs[i], "lang"))
+            lang = &k->attrs[i];
+    if (!lang || lang->quote < 0 || lang->val_len == 0)
+        return emit_tag(p, w, k->start, k->end, first, n);
+    while (before < n && p->ta[first + before].val < lang->val)
+        before++;
+    if (emit_tag(p, w, k->start, lang->val, first, before))
+        return -1;
+    if (!(c = doc_copy(p->d, p->d->src + lang->val, lang->val_len)))
+        return oom(p);
+    if (emit(p, w, -1, c, lang->val_len))
+        return -1;
+    p->d->lang_part = p->d->n_parts - 1;
+    return emit_tag(p, w, lang->val + lang->val_len, k->end, first + before, n - before);
+}
+
 /* The translated attributes of tag k into p->ta: the first of each name among alt, title,
  * placeholder, aria-label, with a value. *first, *n: where they are. */
 static int collect_attrs(parser *p, const ht_token *k, int *first, int *n)
@@ -766,7 +791,9 @@ static int start_tag(parser *p, const ht_token *k)
         sink ds = {-1, -1, DOC_OPEN};
         int first = 0, n = 0;
         if (flush(p) || (tr <= 0 && collect_attrs(p, k, &first, &n)) ||
-            emit_tag(p, ds, k->start, k->end, first, n))
+            (strcmp(name, "html") == 0 && !(f & F_VOID) && p->d->lang_part < 0
+                 ? emit_html_tag(p, ds, k, first, n)
+                 : emit_tag(p, ds, k->start, k->end, first, n)))
             return -1;
         p->n_ta = 0;
     }

@@ -812,7 +812,10 @@ int markdown_parse(doc *d, char *err, size_t errlen)
     p.lineno = 1;
     int rc = -1;
     md_inline_buf *b = NULL;
-    size_t pos = front_matter(p.s, p.n);
+    /* a byte order mark is no text (CommonMark 2.3): kept, as the first kept part starts at
+     * 0, and the line after it read as the document's first, so "# Title" stays a heading */
+    size_t bom = p.n >= 3 && memcmp(p.s, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    size_t pos = bom + front_matter(p.s + bom, p.n - bom);
     for (size_t k = 0; k < pos; k++)
         p.lineno += p.s[k] == '\n' || (p.s[k] == '\r' && (k + 1 >= pos || p.s[k + 1] != '\n'));
     while (pos < p.n) {

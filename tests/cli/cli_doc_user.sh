@@ -1,6 +1,7 @@
 # cli_doc_user.sh — document mode (--format html|markdown) as a user meets it (issue 36): the
 # progress line on a terminal, as line mode's; a warning when the input has no markup at all
-# (its lines joined as the format reads them), silent with -q or with markup.
+# (its lines joined as the format reads them), silent with -q or with markup; <html lang> the
+# target language; a BOM before a Markdown heading kept, the heading still one.
 # The terminal is script(1)'s pseudo-terminal.
 . tests/cli/lib.sh
 M=models/en-de
@@ -43,4 +44,34 @@ printf 'A *man* rides\na bike.\n' | "$XLATE" -m $M --format markdown > "$T/out" 
 expect_eq "--format markdown with markup: no warning" "$(cat "$T/err")" ""
 printf 'A man rides a bike.\n\nTwo dogs play.\n' | "$XLATE" -m $M --format markdown > "$T/out" 2> "$T/err"
 expect_eq "--format markdown, one line a paragraph (nothing joined): no warning" "$(cat "$T/err")" ""
+
+# ---- <html lang> becomes the target language (read back by html5lib, the model's
+# target_lang read from its config.json) ----
+want=$("$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))["target_lang"])' "$M/config.json")
+printf '<!DOCTYPE html>\n<html lang="en"><head><title>A dog</title></head>\n<body><p>A man rides a bike.</p></body></html>\n' |
+  "$XLATE" -m $M -q --format html > "$T/lang.html"
+got=$("$PYTHON" -c 'import html5lib, sys
+t = html5lib.parse(open(sys.argv[1], "rb").read(), namespaceHTMLElements=False)
+print(t.get("lang"))' "$T/lang.html")
+expect_eq "--format html: <html lang=\"en\"> becomes the target language ($want)" "$got" "$want"
+printf '<html title="A man" LANG=en><p>A man rides a bike.</p>\n' | "$XLATE" -m $M -q --format html > "$T/lang2.html"
+got=$("$PYTHON" -c 'import html5lib, sys
+t = html5lib.parse(open(sys.argv[1], "rb").read(), namespaceHTMLElements=False)
+print(t.get("lang"), t.get("title") != "A man")' "$T/lang2.html")
+expect_eq "--format html: LANG=en unquoted, after a translated title: the target language" "$got" "$want True"
+
+# ---- a UTF-8 BOM before "# Title": kept, and the heading stays a heading (read by cmark) ----
+printf '\357\273\277# A man rides a bike.\n\nTwo dogs play.\n' > "$T/bom.md"
+"$XLATE" -m $M -q --format markdown -i "$T/bom.md" > "$T/bom.out"
+expect_eq "--format markdown: the BOM kept" "$(head -c 3 "$T/bom.out" | od -An -tx1 | tr -d ' ')" efbbbf
+if command -v cmark > /dev/null 2>&1; then
+  expect_eq "--format markdown: after a BOM, the heading is still one heading (cmark)" \
+    "$(cmark "$T/bom.out" | grep -c '^<h1>')" 1
+  if grep -q '#' "$T/bom.out"; then
+    [ "$(cmark "$T/bom.out" | grep -c '#')" -eq 0 ] && ok "--format markdown: the # not translated as a word" ||
+      notok "--format markdown: the # not translated as a word" "$(cat "$T/bom.out")"
+  else notok "--format markdown: the # not translated as a word" "no # left: $(cat "$T/bom.out")"; fi
+else
+  ok "BOM heading # SKIP no cmark"
+fi
 finish

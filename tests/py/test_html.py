@@ -120,8 +120,10 @@ def canon(root):
         if n is None:
             s = "<!%s>" % (el.text or "")
         else:
+            # the html element's lang becomes the target language (issue 36)
             attrs = sorted((k.rsplit("}", 1)[-1].lower(),
-                            "*" if k.lower() in TRANSLATED_ATTRS else v)
+                            "*" if k.lower() in TRANSLATED_ATTRS
+                            or (n == "html" and k.lower() == "lang") else v)
                            for k, v in el.attrib.items())
             body = "".join(sorted(kids))
             if is_keep(el):
@@ -508,7 +510,7 @@ check("basic.html translated: kept parts byte for byte (script, style, pre, text
           "'</scr' + 'ipt>'; }\n</script>",
           "<pre>  A man   is\n    reading a book.  </pre>",
           "<textarea>A child is playing &amp; singing.</textarea>",
-          "<!-- A comment: two dogs are running. -->", "<!DOCTYPE html>\n<HTML lang=en>",
+          "<!-- A comment: two dogs are running. -->", "<!DOCTYPE html>\n<HTML lang=",
           '<div class="notranslate">A man sleeps on a bench.</div>',
           '<span translate="no">Acme GmbH</span>', "<code>ls -l</code>",
           'href="/ladder?a=1&copy=2"', "/* </p> stays CSS */"] if k not in out), None))
