@@ -199,13 +199,22 @@ void md_place(const doc *d, doc_unit *u)
                 e = e2;
             }
         }
-        /* both ends with a parent of the same character: one strong to a reader */
-        if (s < e && p >= 0 && s == lo && e == hi && delim_of(d, u, p) == c) {
+        /* both ends with a parent of the same character: one strong to a reader; one end,
+         * between two punctuation characters: the merged run both opens and closes, and the
+         * rule of 3 may refuse it ('„Land“****)') */
+        int same = s < e && p >= 0 && delim_of(d, u, p) == c;
+        int risky_e = same && e == hi && e > 0 && e < len &&
+                      punct_at(t, len, prev_char(t, e)) && punct_at(t, len, e);
+        int risky_s = same && s == lo && s > 0 && punct_at(t, len, prev_char(t, s)) &&
+                      punct_at(t, len, s);
+        if (same && ((s == lo && e == hi) || risky_e || risky_s)) {
             size_t k = e;
             while (k > s && !blank(t, len, k - 1))
                 k--;
             while (k > s && blank(t, len, k - 1))
                 k--;
+            if (risky_s && !risky_e && !(s == lo && e == hi))
+                k = s; /* (the start is what merges: moved first) */
             if (k > s && closes(t, len, k, c)) {
                 e = k;
             } else {

@@ -208,8 +208,7 @@ def literal_delims():
     print("# generated emphasis: %d of %d paragraphs with a delimiter as text; %d render the "
           "same, text aside" % (len(bad), len(gen_a), sum(
               shape(x, False) == shape(y, False) for x, y in zip(gen_a, gen_b))), flush=True)
-    # (before issue 36: 53 of 299; now 9: merged closing runs whose length is a multiple of
-    # 3, docs/DOCUMENTS.md)
+    # (before issue 36: 53 of 299; now 7: merged runs and the rule of 3, docs/DOCUMENTS.md)
     return None if len(bad) * 20 <= len(gen_a) else "%d of %d; first: %r -> %r" % (
         len(bad), len(gen_a), bad[0][0], bad[0][1])
 
