@@ -269,11 +269,11 @@ static int cli_put(void *user, const xlate_translation *t, char *err, size_t err
 static int cli_flush(void *user)
 {
     run *r = user;
+    outfile_lines(r->st.lines); /* before the flush: an interrupt never says fewer than shown */
     writer_flush(&r->out);
     if (r->out.failed)
         return 1;
     r->done_offset = r->in.offset;
-    outfile_lines(r->st.lines);
     progress(r, r->st.lines, r->done_offset, 0);
     return 0;
 }
