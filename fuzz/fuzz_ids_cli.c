@@ -89,7 +89,15 @@ static int fuzz_ids_run(const fuzz_ids_files *f, int batch, int threads, int bea
         argv[argc++] = sbt;
     }
     argv[argc] = NULL;
+    /* -o is replaced whole or not at all (issue 36): no file from an earlier run may stand in
+     * for this run's output, and a run that fails must leave none */
+    unlink(f->out);
     rc = cmd_translate(argc, argv);
+    if (access(f->out, F_OK) != 0) {
+        *out = NULL;
+        *out_len = 0;
+        return rc;
+    }
     *out = (char *)fuzz_slurp(f->out, out_len);
     return rc;
 }
@@ -120,10 +128,11 @@ int fuzz_ids_cli(const uint8_t *data, size_t size)
 
     rc = fuzz_ids_run(f, batch, threads, beam, max_len, batch_tokens, &out, &out_len);
     FUZZ_CHECK(rc == XLATE_EXIT_OK || rc == XLATE_EXIT_INPUT, "exit status %d", rc);
+    FUZZ_CHECK(rc != XLATE_EXIT_OK || out != NULL, "exit 0, yet no -o file written");
     out_lines = fuzz_ids_lines(out, out_len);
     if (rc == XLATE_EXIT_INPUT) {
-        FUZZ_CHECK(out_lines < in_lines, "bad input, yet %ld lines out of %ld", out_lines,
-                   in_lines);
+        FUZZ_CHECK(out == NULL, "bad input (exit 3), yet -o was written (%ld lines of %ld)",
+                   out_lines, in_lines);
     } else {
         FUZZ_CHECK(out_lines == in_lines, "%ld lines in, %ld out", in_lines, out_lines);
         FUZZ_CHECK(out_len == 0 || out[out_len - 1] == '\n', "output does not end a line");
