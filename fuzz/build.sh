@@ -17,8 +17,10 @@ if ! command -v "$CC" >/dev/null 2>&1; then
   exit 2
 fi
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer ${FUZZ_SAN_EXTRA:-}"
-CFLAGS="-std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Isrc -Ifuzz $(pkg-config --cflags openblas libcjson) -DXLATE_DATADIR=\"/usr/local/share/xlate\""
-LIBS="$(pkg-config --libs openblas libcjson) -lm -lpthread"
+# the library's packages as the Makefile names them (PKGS), so that a new one links here too
+PKGS=$(sed -n 's/^PKGS *:= *//p' Makefile)
+CFLAGS="-std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Isrc -Ifuzz $(pkg-config --cflags $PKGS) -DXLATE_DATADIR=\"/usr/local/share/xlate\""
+LIBS="$(pkg-config --libs $PKGS) -lm -lpthread"
 mkdir -p "$OUT/obj"
 
 newest_header=$(ls -t src/*.h src/*/*.h fuzz/*.h | head -n 1)
