@@ -7,6 +7,9 @@ lie closer than the two implementations' rounding differences, a line may come o
 and which way depends on the CPU the reference ran on. Such a line is a near-tie, not a bug;
 any other difference is one.
 
+--return-alternatives' choice of tokens goes through favored_order the same way (xlate's
+tokens taken where they differ from the reference's ranking by near-ties alone).
+
 So a line that differs is searched again by the reference with each decision broken towards
 xlate's path wherever xlate's candidate is within TOL of the reference's own choice (the
 references' `favor`/`tol`: tools/marian_reference.py's greedy and beam, tools/reference_beam.py's
@@ -81,6 +84,34 @@ def compare(what, got, want, refit):
            + (f": {tie_note}" if ties else ""))
     if ties:
         print(f"# near-ties: {what}: {tie_note}", file=sys.stderr)
+
+
+def favored_order(scores, allowed, favor_first, A):
+    """The A best tokens of `allowed` by scores (ties to the lower id), as --return-alternatives
+    picks them, or favor_first (xlate's A tokens, in its order) when that order differs from
+    the reference's by near-ties alone. Returns (order, margins): each margin is how much a
+    token the reference ranks higher (its score, then its lower id) lost to one favor_first
+    puts first (a pair inside favor_first in the other order, or a token left out)."""
+    s = {v: float(scores[v]) for v in allowed}
+    ref = sorted(s, key=lambda v: (-s[v], v))[:A]
+    F = list(favor_first)
+    if F == ref:
+        return ref, []
+    if len(set(F)) != len(F) or any(v not in s for v in F) or len(F) != len(ref):
+        return ref, [float("inf")]
+
+    def above(b, a):  # the reference ranks b before a
+        return (-s[b], b) < (-s[a], a)
+    margins = [s[F[j]] - s[F[i]] for i in range(len(F)) for j in range(i + 1, len(F))
+               if above(F[j], F[i])]
+    out = [v for v in s if v not in F]
+    for f in F:
+        higher = [s[c] - s[f] for c in out if above(c, f)]
+        if higher:
+            margins.append(max(higher))
+    if margins and max(margins) < TOL:
+        return F, margins
+    return ref, margins
 
 
 def short(x, n=60):

@@ -31,6 +31,7 @@ generates <unk>. Checked:
   - bad values: exit 1, the message naming the option.
 Run by tests/run.sh with env XLATE (the binary) and Debian's /usr/bin/python3.
 """
+import contextlib
 import json
 import os
 import shutil
@@ -69,15 +70,6 @@ def run(args, inp, check_rc=True):
 
 def ids_of(p):
     return [[int(x) for x in l.split()] for l in p.stdout.decode().split("\n")[:-1]]
-
-
-def share(what, same, total):
-    """An exact comparison (the alternatives' token choice is not searched again favoring
-    xlate's: a tie there fails, see near_tie.py)."""
-    if total and same == total:
-        ok(f"{what}: {same}/{total} identical")
-    else:
-        not_ok(what, f"{same}/{total} identical, need all")
 
 
 def marian_refit(m, tok, texts, K, opts, got):
@@ -217,50 +209,52 @@ def marian_checks(tmp):
     alternatives_checks_marian(tmp, d, m, tok, base)
 
 
+def marian_alternatives_line(m, tok, d, t, p, K, favor=None):
+    """The reference's 3 alternatives of line t after its prefix p (see
+    alternatives_checks_marian), each continued greedily (K = 1: its token forced by the
+    prefix) or as generate()'s beam search of K from that hypothesis (its log-prob the processed
+    log-softmax's, as _beam_search scores tokens), whose best is the alternative. favor (xlate's
+    alternatives of the line): the tokens and continuations broken towards them within near_tie's
+    TOL. Returns (alternatives, margins)."""
+    ml = m.gen["max_length"]
+    pi = target_ids(d, p) if p else []
+    src = tok.encode(t)
+    mem = m.encode(src + [m.eos])
+    seq = [m.start] + pi
+    if K == 1:
+        sc = m.process([seq], m.logits(mem, [seq]), ml)[0]
+    else:
+        lg = m.rows_step(src, mem, [seq], [m.prime(src, mem, seq[:-1])])[0]
+        sc = m.process([seq], torch.log_softmax(lg, -1), ml)[0]
+    allowed = [v for v in range(sc.shape[0]) if sc[v] != float("-inf") and v != m.eos]
+    first = [a[len(pi)] if len(a) > len(pi) else -1 for a in favor] if favor else None
+    order, margins = near_tie.favored_order(sc, allowed, first or [], 3)
+    if not favor:
+        margins = []
+    alts = []
+    for i, v in enumerate(order):
+        fav = favor[i] if favor and order == first else None
+        m.opts = {"prefix": pi + [v]} if K == 1 else ({"prefix": pi} if pi else {})
+        try:
+            ctx = near_tie.favoring(m, fav) if fav is not None else contextlib.nullcontext([])
+            with ctx as mg:
+                ids = m.greedy(src, ml) if K == 1 else \
+                    m.beam(src, K, ml, start=(pi + [v], float(sc[v])))[0][1]
+                margins += list(mg)
+        finally:
+            m.opts = {}
+        alts.append(R.strip_eos(ids, m.eos))
+    return alts, margins
+
+
 def marian_alternatives(m, tok, d, texts, pres):
-    """The reference's 3 alternatives of each line after its prefix, each continued greedily
-    (see alternatives_checks_marian)."""
-    want = []
-    for t, p in zip(texts, pres):
-        pi = target_ids(d, p) if p else []
-        src = tok.encode(t)
-        mem = m.encode(src + [m.eos])
-        seq = [m.start] + pi
-        lg = m.process([seq], m.logits(mem, [seq]), m.gen["max_length"])[0]
-        order = sorted((v for v in range(lg.shape[0]) if lg[v] != float("-inf") and
-                        v != m.eos), key=lambda v: (-float(lg[v]), v))[:3]
-        alts = []
-        for v in order:
-            m.opts = {"prefix": pi + [v]}
-            alts.append(R.strip_eos(m.greedy(src, m.gen["max_length"]), m.eos))
-        m.opts = {}
-        want.append(alts)
-    return want
+    """The reference's 3 alternatives of each line, each continued greedily."""
+    return [marian_alternatives_line(m, tok, d, t, p, 1)[0] for t, p in zip(texts, pres)]
 
 
 def marian_alternatives_beam(m, tok, d, texts, pres, K):
-    """Each alternative token the start of generate()'s beam search of K (marian_reference's
-    beam from that hypothesis, its log-prob the processed log-softmax's, as _beam_search
-    scores tokens), whose best is the alternative."""
-    ml = m.gen["max_length"]
-    want_b = []
-    for t, p in zip(texts, pres):
-        pi = target_ids(d, p) if p else []
-        src = tok.encode(t)
-        mem = m.encode(src + [m.eos])
-        seq = [m.start] + pi
-        lg = m.rows_step(src, mem, [seq], [m.prime(src, mem, seq[:-1])])[0]
-        lsm = m.process([seq], torch.log_softmax(lg, -1), ml)[0]
-        order = sorted((v for v in range(lsm.shape[0]) if lsm[v] != float("-inf") and
-                        v != m.eos), key=lambda v: (-float(lsm[v]), v))[:3]
-        alts = []
-        m.opts = {"prefix": pi} if pi else {}
-        for v in order:
-            alts.append(R.strip_eos(m.beam(src, K, ml, start=(pi + [v], float(lsm[v])))[0][1],
-                                    m.eos))
-        m.opts = {}
-        want_b.append(alts)
-    return want_b
+    """The same, each alternative token the start of a beam search of K."""
+    return [marian_alternatives_line(m, tok, d, t, p, K)[0] for t, p in zip(texts, pres)]
 
 
 def alternatives_checks_marian(tmp, d, m, tok, base):
@@ -277,8 +271,9 @@ def alternatives_checks_marian(tmp, d, m, tok, base):
                                      "".join(f"{t}\t{p}\n" for t, p in zip(texts, pres))
                                      ).stdout.decode().split("\n")[:-1]]
     got = [[h["ids"] for h in j["hypotheses"]] for j in js]
-    share("MarianMT --return-alternatives 3 (half the lines with a prefix): the 3 hypotheses "
-          "of each line vs the reference", sum(a == b for a, b in zip(got, want)), len(texts))
+    near_tie.compare("MarianMT --return-alternatives 3 (half the lines with a prefix): the 3 "
+                     "hypotheses of each line vs the reference", got, want,
+                     lambda i: marian_alternatives_line(m, tok, d, texts[i], pres[i], 1, got[i]))
     differ = sum(len(set(map(tuple, w))) == 3 for w in want)
     check(f"the alternatives differ from each other ({differ} of {len(texts)} lines)",
           lambda: None if differ == len(texts) else "some equal")
@@ -292,8 +287,9 @@ def alternatives_checks_marian(tmp, d, m, tok, base):
                                      "".join(f"{t}\t{p}\n" for t, p in zip(texts, pres))
                                      ).stdout.decode().split("\n")[:-1]]
     got = [[h["ids"] for h in j["hypotheses"]] for j in js]
-    share("MarianMT --return-alternatives 3 --beam-size 4: each alternative's beam's best vs "
-          "the reference", sum(a == b for a, b in zip(got, want_b)), len(texts))
+    near_tie.compare("MarianMT --return-alternatives 3 --beam-size 4: each alternative's beam's "
+                     "best vs the reference", got, want_b,
+                     lambda i: marian_alternatives_line(m, tok, d, texts[i], pres[i], K, got[i]))
     moved = sum(a != b for a, b in zip(want_b, want))
     check(f"the beam continues some alternative otherwise than greedy ({moved} of "
           f"{len(texts)} lines)", lambda: None if moved else "none: the check could not fail")
@@ -536,41 +532,55 @@ def default_model_checks():
         finally:
             os.unlink(tmpf.name)
         got = [[h["ids"] for h in j["hypotheses"]] for j in js]
-        share(f"default model: --return-alternatives 4{' after a prefix' if with_prefix else ''}"
-              ": the hypotheses vs tools/reference_beam.py", sum(a == b for a, b in
-                                                              zip(got, want)), 4)
+        pis = [list(pr0) if with_prefix else [] for pr0 in pres[:4]]
+        near_tie.compare(f"default model: --return-alternatives 4"
+                         f"{' after a prefix' if with_prefix else ''}: the hypotheses vs "
+                         "tools/reference_beam.py", got, want,
+                         lambda i: rb_alternatives_line(srcs[i], pis[i], 4, 1, got[i]))
         alt_beam_default(srcs[:4], pres[:4] if with_prefix else [[]] * 4, want)
     MEMO.clear()
 
 
-def rb_alternatives(s, pi, A, K):
+def rb_alternatives_line(s, pi, A, K, favor=None):
     """The A most probable tokens after the prefix pi but eos (reference log-probs, ties to
     the lower id), each the start of reference_beam's search of K (greedy's K = 1 with the
     token forced; beam: the start's log-prob the prefix's, 0 each, plus the token's), the best
-    of each; from oracle_memo when computed before."""
-    def compute():
-        model, maxpos = en_de()
-        src = torch.tensor([list(s) + [RB.tm.EOS]], dtype=torch.long)
-        mask = torch.zeros_like(src, dtype=torch.bool)
-        mem = RB.tm.encode(model, src, mask, False)
-        lp = RB.step_log_probs(model, mem, mask, [[RB.tm.BOS] + pi], False)[0]
-        order = sorted((v for v in range(lp.shape[0]) if v != RB.tm.EOS),
-                       key=lambda v: (-float(lp[v]), v))[:A]
-        alts = []
-        for v in order:
-            if K == 1:
-                pr = P.Processors({"prefix": pi + [v]}, RB.tm.EOS)
-                start = None
-            else:
-                pr = P.Processors({"prefix": pi}, RB.tm.EOS)
-                start = RB.Hyp(pi + [v], RB.np.float32(lp[v]), [RB.np.float32(0)] * len(pi) +
-                               [RB.np.float32(lp[v])])
-            fin = RB.search(model, s, K, RB.default_max_length(len(s), maxpos),
-                            process=lambda ids, lg: pr(ids, lg), start=start, batched=True,
-                            memo=MEMO.setdefault(tuple(s), {}))
-            alts.append(RB.n_best(fin, 1, 1.0, greedy=K == 1)[0][0].ids)
-        return alts
-    return OM.cached("reference_beam alternatives", [s, pi, A, K], compute, OM.dir_files(EN_DE))
+    of each. favor (xlate's alternatives): the tokens and searches broken towards them within
+    near_tie's TOL. Returns (alternatives, margins)."""
+    model, maxpos = en_de()
+    src = torch.tensor([list(s) + [RB.tm.EOS]], dtype=torch.long)
+    mask = torch.zeros_like(src, dtype=torch.bool)
+    mem = RB.tm.encode(model, src, mask, False)
+    lp = RB.step_log_probs(model, mem, mask, [[RB.tm.BOS] + pi], False)[0]
+    allowed = [v for v in range(lp.shape[0]) if v != RB.tm.EOS]
+    first = [a[len(pi)] if len(a) > len(pi) else -1 for a in favor] if favor else []
+    order, margins = near_tie.favored_order(lp, allowed, first, A)
+    if not favor:
+        margins = []
+    alts = []
+    for i, v in enumerate(order):
+        if K == 1:
+            pr = P.Processors({"prefix": pi + [v]}, RB.tm.EOS)
+            start = None
+        else:
+            pr = P.Processors({"prefix": pi}, RB.tm.EOS)
+            start = RB.Hyp(pi + [v], RB.np.float32(lp[v]), [RB.np.float32(0)] * len(pi) +
+                           [RB.np.float32(lp[v])])
+        swaps = []
+        fav = dict(favor=favor[i], tol=near_tie.TOL, swaps=swaps) \
+            if favor and order == first else {}
+        fin = RB.search(model, s, K, RB.default_max_length(len(s), maxpos),
+                        process=lambda ids, lg: pr(ids, lg), start=start, batched=True,
+                        memo=MEMO.setdefault(tuple(s), {}), **fav)
+        alts.append(RB.n_best(fin, 1, 1.0, greedy=K == 1, **fav)[0][0].ids)
+        margins += swaps
+    return alts, margins
+
+
+def rb_alternatives(s, pi, A, K):
+    """rb_alternatives_line's alternatives, from oracle_memo when computed before."""
+    return OM.cached("reference_beam alternatives", [s, pi, A, K],
+                     lambda: rb_alternatives_line(s, pi, A, K)[0], OM.dir_files(EN_DE))
 
 
 def alt_beam_default(srcs, pres, greedy_alts, A=4, K=4):
@@ -591,9 +601,9 @@ def alt_beam_default(srcs, pres, greedy_alts, A=4, K=4):
         os.unlink(tmpf.name)
     got = [[h["ids"] for h in j["hypotheses"]] for j in js]
     after = " after a prefix" if any(pres) else ""
-    share(f"default model: --return-alternatives {A} --beam-size {K}{after}: each "
-          "alternative's beam's best vs tools/reference_beam.py",
-          sum(a == b for a, b in zip(got, want)), len(srcs))
+    near_tie.compare(f"default model: --return-alternatives {A} --beam-size {K}{after}: each "
+                     "alternative's beam's best vs tools/reference_beam.py", got, want,
+                     lambda i: rb_alternatives_line(srcs[i], list(pres[i]), A, K, got[i]))
     moved = sum(a != b for a, b in zip(want, greedy_alts))
     check(f"default model{after}: the beam continues some alternative otherwise than greedy "
           f"({moved} of {len(srcs)} lines)",

@@ -13,6 +13,7 @@ on tools/marian_reference.py's MarianMT, short searches (12 steps):
   - near_tie.compare passes that line, counting one near-tie;
   - favoring a path through a token c whose score is below a's by more than 10 TOL, the
     search keeps its own path, and near_tie.compare fails the line.
+And near_tie.favored_order (--return-alternatives' choice of tokens) on scores set by hand.
 Run by tests/run.sh with env XLATE and Debian's /usr/bin/python3.
 """
 import os
@@ -148,7 +149,33 @@ def marian_checks(tmp):
                 m.lm_head[b], m.bias[0][b], m.tgt_emb[b] = saved
 
 
+def order_checks():
+    """near_tie.favored_order (--return-alternatives' tokens) on scores computed by hand."""
+    sc = {0: 5.0, 1: 4.99995, 2: 3.0, 3: 2.99999, 4: 1.0, 5: 4.0}
+    allowed = [0, 1, 2, 3, 4, 5]
+    expect_eq("favored_order: no favor, the 3 best by score", near_tie.favored_order(
+        sc, allowed, [], 3), ([0, 1, 5], [float("inf")]))
+    expect_eq("favored_order: xlate's order equal to the reference's: no margin",
+              near_tie.favored_order(sc, allowed, [0, 1, 5], 3), ([0, 1, 5], []))
+    order, m = near_tie.favored_order(sc, allowed, [1, 0, 5], 3)
+    check("favored_order: 0 and 1 swapped (5e-5 apart): xlate's order, margin 5e-5",
+          lambda: None if order == [1, 0, 5] and len(m) == 1 and abs(m[0] - 5e-5) < 1e-9
+          else (order, m))
+    order, m = near_tie.favored_order(sc, allowed, [0, 5, 1], 3)
+    check("favored_order: 5 before 1 (0.99995 apart): the reference's order",
+          lambda: None if order == [0, 1, 5] and max(m) > near_tie.TOL else (order, m))
+    sc2 = {0: 5.0, 1: 4.0, 2: 3.0, 3: 2.99999}
+    order, m = near_tie.favored_order(sc2, [0, 1, 2, 3], [0, 1, 3], 3)
+    check("favored_order: 3 taken instead of 2 (1e-5 lower): xlate's, margin 1e-5",
+          lambda: None if order == [0, 1, 3] and len(m) == 1 and abs(m[0] - 1e-5) < 1e-9
+          else (order, m))
+    sc3 = {7: 1.0, 4: 1.0}
+    expect_eq("favored_order: an exact tie taken by the higher id: margin 0",
+              near_tie.favored_order(sc3, [7, 4], [7], 1), ([7], [0.0]))
+
+
 def main():
+    order_checks()
     tmp = tempfile.mkdtemp()
     try:
         rb_checks()
