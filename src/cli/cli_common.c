@@ -720,3 +720,22 @@ size_t utf8_seq(const unsigned char *s, size_t n)
             return 0;
     return len;
 }
+
+void cli_hms(double s, char *out, size_t n)
+{
+    long t = s > 0 && s < 1e9 ? (long)(s + 0.5) : 0;
+    if (t >= 3600)
+        snprintf(out, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else
+        snprintf(out, n, "%ld:%02ld", t / 60, t % 60);
+}
+
+int cli_flush_stdout(void)
+{
+    errno = 0;
+    if (fflush(stdout) == 0)
+        return 0;
+    if (errno != EPIPE)
+        fprintf(stderr, "xlate: cannot write to stdout: %s\n", strerror(errno));
+    return -1;
+}

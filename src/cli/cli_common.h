@@ -114,6 +114,11 @@ int writer_error(const writer *w, int quiet_epipe);
  * escaped, every other byte (NUL, VT, FF, DEL, non-ASCII) as \xHH, so a field shows whole on
  * one line and cannot drive the terminal; the first 40 bytes, then "...". Returns out. */
 const char *cli_quote(char *out, size_t outlen, const char *s, size_t n);
+/* A duration as "1:02:03" or "2:03" (progress lines). */
+void cli_hms(double s, char *out, size_t n);
+/* fflush(stdout); on failure "cannot write to stdout" on stderr (not for a closed pipe) and -1,
+ * else 0 (the listing commands' last step). */
+int cli_flush_stdout(void);
 /* A file or directory name for a message: cli_quote's escaping, cut after 200 bytes (out:
  * CLI_QUOTED_PATH bytes). A name given on the command line is a value like any other: a
  * newline in it must not forge a line of stderr, nor an escape drive the terminal. */

@@ -140,16 +140,6 @@ typedef struct {
     int shown;                   /* a line is on the screen, not ended by "\n" */
 } doc_progress;
 
-/* "1:02:03" or "2:03" */
-static void hms(double s, char *out, size_t n)
-{
-    long t = s > 0 && s < 1e9 ? (long)(s + 0.5) : 0;
-    if (t >= 3600)
-        snprintf(out, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-    else
-        snprintf(out, n, "%ld:%02ld", t / 60, t % 60);
-}
-
 static void show_progress(doc_progress *g, long done, int final)
 {
     double now = now_seconds(), t = now - g->t0, frac;
@@ -158,8 +148,8 @@ static void show_progress(doc_progress *g, long done, int final)
         return;
     g->t_shown = now;
     frac = g->n_units > 0 ? (double)done / g->n_units : 1;
-    hms(t, el, sizeof el);
-    hms(final || frac <= 0 ? 0 : t * (1 - frac) / frac, eta, sizeof eta);
+    cli_hms(t, el, sizeof el);
+    cli_hms(final || frac <= 0 ? 0 : t * (1 - frac) / frac, eta, sizeof eta);
     fprintf(stderr, "\rxlate: %ld of %d text units, %3.0f%%, %.1f sentences/s, %s elapsed, %s "
             "left\033[K", done, g->n_units, 100 * frac, t > 0 ? g->st->sentences / t : 0.0, el,
             eta);

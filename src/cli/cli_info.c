@@ -344,12 +344,8 @@ int cmd_info(int argc, char **argv)
     }
     if (!in->load_ok)
         status = cli_load_failed("xlate", in->load_err);
-    errno = 0;
-    if (fflush(stdout) != 0) {
-        if (errno != EPIPE)
-            fprintf(stderr, "xlate: cannot write to stdout: %s\n", strerror(errno));
+    if (cli_flush_stdout())
         status = XLATE_EXIT_OUTPUT;
-    }
 done:
     if (in->have_weights)
         st_close(&in->f);

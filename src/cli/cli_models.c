@@ -234,12 +234,8 @@ int cmd_models(int argc, char **argv)
     if (!ci.n && !json)
         fprintf(stderr, "xlate: no models in the hub cache %s (xlate pull ORG/NAME fetches "
                 "one)\n", ci.cache);
-    errno = 0;
-    if (fflush(stdout) != 0) {
-        if (errno != EPIPE)
-            fprintf(stderr, "xlate: cannot write to stdout: %s\n", strerror(errno));
+    if (cli_flush_stdout())
         status = XLATE_EXIT_OUTPUT;
-    }
 done:
     for (int i = 0; v && i < ci.n; i++) {
         for (int j = 0; v[i].probe && j < ci.repos[i].n_revs; j++)

@@ -88,16 +88,6 @@ static void fail(run *r, const char *msg)
     fprintf(stderr, "xlate: %s\n", msg);
 }
 
-/* "1:02:03" or "2:03" */
-static void hms(double s, char *out, size_t n)
-{
-    long t = s > 0 && s < 1e9 ? (long)(s + 0.5) : 0;
-    if (t >= 3600)
-        snprintf(out, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-    else
-        snprintf(out, n, "%ld:%02ld", t / 60, t % 60);
-}
-
 /* The progress line, at most four times a second (always when final). lines: lines answered
  * so far; offset: their input bytes. */
 static void progress(run *r, long lines, long long offset, int final)
@@ -107,10 +97,10 @@ static void progress(run *r, long lines, long long offset, int final)
     if (!r->progress || (!final && now - r->t_shown < 0.25))
         return;
     r->t_shown = now;
-    hms(t, el, sizeof el);
+    cli_hms(t, el, sizeof el);
     if (r->in.size > 0 && offset > 0) {
         double frac = (double)offset / (double)r->in.size;
-        hms(final ? 0 : t * (1 - frac) / frac, eta, sizeof eta);
+        cli_hms(final ? 0 : t * (1 - frac) / frac, eta, sizeof eta);
         fprintf(stderr, "\rxlate: %ld lines, %3.0f%%, %.1f lines/s, %.1f sentences/s, %s "
                 "elapsed, %s left\033[K", lines, 100 * frac, t > 0 ? lines / t : 0.0,
                 t > 0 ? r->st.sentences / t : 0.0, el, eta);
