@@ -13,11 +13,11 @@ MANDIR  ?= $(PREFIX)/share/man/man1
 PYTHON  ?= /usr/bin/python3
 BUILD   ?= build
 
-PKGS    := openblas libcjson libcurl libcrypto
+PKGS    := openblas libcjson libcurl libcrypto libmicrohttpd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
 ifeq ($(PKG_LIBS),)
-$(error pkg-config found no openblas/libcjson/libcurl/libcrypto: apt-get install libopenblas-dev libcjson-dev libcurl4-openssl-dev libssl-dev pkg-config)
+$(error pkg-config found no openblas/libcjson/libcurl/libcrypto/libmicrohttpd: apt-get install libopenblas-dev libcjson-dev libcurl4-openssl-dev libssl-dev libmicrohttpd-dev pkg-config)
 endif
 
 CC      ?= cc
