@@ -73,6 +73,11 @@ KERNEL_OBJ := $(BUILD)/obj/kernels/gemm.o $(BUILD)/obj/kernels/gemm_avx2.o \
               $(BUILD)/obj/kernels/gemm_avx512.o $(BUILD)/obj/kernels/attend.o
 $(KERNEL_OBJ): FILE_OPT = $(KERNEL_OPT)
 
+# `xlate serve`'s web page (src/serve/page/*) as C arrays, committed (fuzz/build.sh compiles
+# src/ as it is) and regenerated here when a page file changes (src/serve/serve_page.h)
+src/serve/serve_page_data.c: $(wildcard src/serve/page/*) tools/gen_serve_page.sh
+	sh tools/gen_serve_page.sh
+
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libxlate.a $(HEADERS) $(wildcard tests/*.h) | $(BUILD)/tests
 	$(CC) $(XCFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libxlate.a $(LDLIBS)
 
