@@ -149,7 +149,11 @@
       .then(function (data) {
         if (typeof data.translatedFileUrl !== "string") throw new Error("Translate document: the answer has no translatedFileUrl");
         var url = new URL(data.translatedFileUrl, base);
-        var name = decodeURIComponent(url.pathname.split("/").pop() || f.name);
+        // saved as the uploaded name with the target language before its extension
+        // (notes.md into German: notes.de.md)
+        var dot = f.name.lastIndexOf(".");
+        var name = dot > 0 ? f.name.slice(0, dot) + "." + form.get("target") + f.name.slice(dot)
+          : f.name + "." + form.get("target");
         var a = document.createElement("a");
         a.id = "file-link";
         a.href = url.toString();
