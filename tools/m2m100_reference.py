@@ -33,8 +33,12 @@ Followed: transformers v4.40, huggingface/transformers at 593e8aa5:
   generation/logits_process.py ForcedBOSTokenLogitsProcessor.__call__: at cur_len == 1 every
     score -inf but bos_token_id's 0; generation/utils.py _get_logits_processor: after
     NoBadWords and MinLength, before ForcedEOS.
-The decoder starts from decoder_start_token_id (eos, 2); every decoder token is a real token
-(no pad before eos), so decoder position t is padding_idx + 1 + t.
+The decoder starts from decoder_start_token_id (eos, 2). Positions are
+create_position_ids_from_input_ids' (M2M100.position_ids): in the source, a pad id (a literal
+<pad> in the text) takes the zeroed padding row and the tokens after it count only the non-pad
+tokens before them; in generate()'s cached decoder steps a pad (forced or generated) takes the
+padding row and every other token is at padding_idx + 1 + its step (past_key_values_length
+counts the pads).
 The tokenizers (class Tokenizer), v4.40:
   models/nllb/tokenization_nllb.py NllbTokenizer: __init__ "self.fairseq_offset = 1",
     "_added_tokens_decoder = {0: bos_token, 1: pad_token, 2: eos_token, 3: unk_token}", the
@@ -381,6 +385,26 @@ class M2M100(Marian):
             self.table = m2m_sinusoids(first + n + 2, self.d, self.pad)
         return self.table[first: first + n]
 
+    def position_ids(self, ids, past=0):
+        """create_position_ids_from_input_ids(ids [B, T], padding_idx, past_key_values_length)
+        (modeling_m2m_100.py, huggingface/transformers 593e8aa5, lines 81-89): "mask =
+        input_ids.ne(padding_idx).int()", "incremental_indices = (torch.cumsum(mask,
+        dim=1).type_as(mask) + past_key_values_length) * mask", "return
+        incremental_indices.long() + padding_idx": a pad takes row padding_idx (zeroed by
+        get_embedding, line 141 "emb[padding_idx, :] = 0") and the tokens after it count only
+        the non-pad tokens before them, plus past."""
+        mask = ids.ne(self.pad).int()
+        return ((torch.cumsum(mask, dim=1).type_as(mask) + past) * mask).long() + self.pad
+
+    def position_rows(self, ids, past=0):
+        """The position embeddings [B, T, d] of ids [B, T] (M2M100SinusoidalPositionalEmbedding
+        .forward, lines 146-164: the table rebuilt larger when "max_pos = self.padding_idx + 1
+        + seq_len + past_key_values_length" passes it, then index_select)."""
+        max_pos = self.pad + 1 + ids.shape[1] + past
+        if max_pos > self.table.shape[0]:
+            self.table = m2m_sinusoids(max_pos + 2, self.d, self.pad)
+        return self.table[self.position_ids(ids, past)]
+
     def layer(self, x, p, mem=None):
         heads = self.heads if mem is None else self.dec_heads
         x = x + self.attn(self.ln(x, p + ".self_attn_layer_norm"), None, p + ".self_attn",
@@ -402,7 +426,10 @@ class M2M100(Marian):
         """ids: source ids with the eos (then self.suffix). [1, S, d]."""
         ids = ids + self.suffix
         t = torch.tensor([ids])
-        x = self.src_emb[t] * self.scale + self.positions(len(ids))
+        # M2M100Encoder.forward: "embed_pos = self.embed_positions(input_ids, inputs_embeds)"
+        # (past 0: a pad in the source is counted by no token after it); the tokenizer's
+        # attention_mask is all ones, so a literal <pad> is attended to like any token
+        x = self.src_emb[t] * self.scale + self.position_rows(t)
         for l in range(self.enc_layers):
             x = self.layer(x, f"model.encoder.layers.{l}")
         return self.ln(x, "model.encoder.layer_norm")
@@ -410,7 +437,8 @@ class M2M100(Marian):
     @torch.no_grad()
     def logits(self, mem, prefixes):
         t = torch.tensor(prefixes)
-        x = self.tgt_emb[t] * self.scale + self.positions(t.shape[1])
+        # the whole prefix in one forward (no cache): the cumsum over it, as the encoder's
+        x = self.tgt_emb[t] * self.scale + self.position_rows(t)
         m = mem.expand(t.shape[0], -1, -1)
         for l in range(self.dec_layers):
             x = self.layer(x, f"model.decoder.layers.{l}", m)
@@ -418,9 +446,12 @@ class M2M100(Marian):
         return torch.nn.functional.linear(x[:, -1], self.lm_head)
 
     def dec_embed(self, tokens, pos):
-        """Marian.step's decoder input: position pos of create_position_ids_from_input_ids
-        ("+ past_key_values_length": padding_idx + 1 + pos, no pad among the tokens)."""
-        return (self.tgt_emb[tokens] * self.scale + self.positions(pos + 1)[pos])[:, None, :]
+        """Marian.step's decoder input, as generate() runs M2M100Decoder.forward with a cache:
+        the last token alone, "past_key_values_length = past_key_values[0][0].shape[2]" (every
+        token before it, pads included), through create_position_ids_from_input_ids: a pad
+        takes the zeroed row padding_idx, any other token padding_idx + 1 + pos."""
+        t = tokens[:, None]
+        return self.tgt_emb[t] * self.scale + self.position_rows(t, pos)
 
     def dec_out(self, x):
         """M2M100Decoder.forward: "hidden_states = self.layer_norm(hidden_states)"."""
@@ -454,7 +485,7 @@ def greedy_fixed(m, srcs, steps, forced_bos):
     for b, x in enumerate(srcs):
         ids[b, : len(x)] = torch.tensor(x)
     neg = torch.zeros(B, 1, 1, S).masked_fill((ids == m.pad)[:, None, None, :], float("-inf"))
-    x = m.src_emb[ids] * m.scale + m.positions(S)
+    x = m.src_emb[ids] * m.scale + m.position_rows(ids)
 
     def heads(t, H):
         return t.view(t.shape[0], t.shape[1], H, -1).transpose(1, 2)

@@ -1,6 +1,6 @@
 /* decoder.c — one decoder step for a set of hypotheses, with a KV cache.
  *
- *   x = E[token] * scale + PE[pos]
+ *   x = E[token] * scale + PE[pos]   (M2M100 / NLLB: a pad token adds a zero row)
  *   per layer, post-norm: x = LN1(x + SelfAttn(x, cache)); x = LN2(x + CrossAttn(x, memory));
  *                         x = LN3(x + FFN(x))
  *              pre-norm:  x = x + SelfAttn(LN1(x), cache); x = x + CrossAttn(LN2(x), memory);
@@ -214,9 +214,15 @@ const float *decoder_hidden(const model_weights *m, pool *p, decoder_state *st, 
     for (int r = 0; r < rows; r++) {
         const float *pe = st->pos + (size_t)pos * d;
         float *x = st->x + (size_t)r * d;
+        /* M2M100 / NLLB: a pad fed to the decoder (forced, or a prefix's) takes the zeroed
+         * padding row; every other token's position is its step, pads before it counted, as
+         * generate() computes it with a cache (M2M100Decoder.forward: "past_key_values_length
+         * = past_key_values[0][0].shape[2]", the last token alone through
+         * create_position_ids_from_input_ids: (1 + past) * mask + padding_idx) */
+        int pad = c->positions == POS_SIN_M2M && tokens[r] == c->pad_id;
         model_embed_row(m, 1, tokens[r], x); /* the row as f32, then scaled in place */
         for (int k = 0; k < d; k++)
-            x[k] = x[k] * c->embedding_scale + pe[k];
+            x[k] = x[k] * c->embedding_scale + (pad ? 0.0f : pe[k]);
     }
     for (int l = 0; l < c->decoder_layers; l++) {
         const decoder_layer *L = &m->dec[l];

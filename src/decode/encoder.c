@@ -1,6 +1,7 @@
 /* encoder.c — the encoder stack over a packed batch of source sentences.
  *
- *   x = E[ids] * scale + PE[pos]
+ *   x = E[ids] * scale + PE[pos]   (M2M100 / NLLB: pos counts only the non-pad
+ *                                  tokens, and a pad adds a zero row)
  *   per layer, post-norm: x = LN1(x + SelfAttn(x));  x = LN2(x + FFN(x))
  *              pre-norm:  x = x + SelfAttn(LN1(x));  x = x + FFN(LN2(x))
  *   out = LN_final(x) (when the config has it) */
@@ -69,14 +70,24 @@ int encoder_forward(const model_weights *m, pool *p, encoder_scratch *s, const f
         s->cap_scores = need;
     }
 
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        int real = 0; /* POS_SIN_M2M: the non-pad tokens so far */
         for (int k = 0; k < lens[i]; k++, t++) {
             const float *pe = pos + (size_t)k * d;
             float *x = s->x + t * d;
+            /* M2M100 / NLLB: a pad id (a literal <pad> in the text) takes the table's zeroed
+             * padding row and is not counted by the tokens after it
+             * (modeling_m2m_100.py create_position_ids_from_input_ids: "mask =
+             * input_ids.ne(padding_idx)", "(torch.cumsum(mask, dim=1) ...) * mask +
+             * padding_idx"; get_embedding: "emb[padding_idx, :] = 0") */
+            int pad = c->positions == POS_SIN_M2M && ids[i][k] == c->pad_id;
+            if (c->positions == POS_SIN_M2M)
+                pe = pos + (size_t)(pad ? 0 : real++) * d;
             model_embed_row(m, 0, ids[i][k], x); /* the row as f32, then scaled in place */
             for (int k = 0; k < d; k++)
-                x[k] = x[k] * c->embedding_scale + pe[k];
+                x[k] = x[k] * c->embedding_scale + (pad ? 0.0f : pe[k]);
         }
+    }
 
     job = (attn_job){m, s, off, lens, n, (size_t)maxlen * maxlen};
 
