@@ -406,6 +406,23 @@ xlate_ctx *xlate_ctx_new(const xlate_model *m, int threads, char *err, size_t er
     return ctx;
 }
 
+xlate_ctx *xlate_ctx_forwarding(const xlate_model *m,
+                                int (*forward)(void *user, int n, const int *const *src,
+                                               const int *src_len,
+                                               const xlate_sentence_opts *opts,
+                                               const xlate_decode_params *p, xlate_result *out,
+                                               char *err, size_t errlen),
+                                void *user)
+{
+    xlate_ctx *ctx = calloc(1, sizeof *ctx);
+    if (ctx) {
+        ctx->m = m;
+        ctx->forward = forward;
+        ctx->forward_user = user;
+    }
+    return ctx;
+}
+
 void xlate_ctx_free(xlate_ctx *ctx)
 {
     if (!ctx)

@@ -482,6 +482,98 @@ int xlate_translate_lines(xlate_ctx *ctx, const xlate_lines_params *p, const xla
                           const xlate_sink *out, xlate_lines_stats *stats, char *err,
                           size_t errlen);
 
+/* ---- A request queue that many threads share (continuous batching) ----
+ *
+ *   xlate_queue *q;  xlate_answer *a;
+ *   xlate_queue_params qp = xlate_queue_default_params();
+ *   if (xlate_queue_new(&q, model, &qp, err, sizeof err)) ...
+ *   xlate_request r = xlate_request_default(model);   // any thread, any number at once:
+ *   r.n = 1; r.texts = &text; r.lens = &len;
+ *   if (xlate_queue_translate(q, &r, &a, err, sizeof err) == 0) ... a->texts[0] ...
+ *   xlate_answer_free(a);  ...  xlate_queue_free(q);   // finishes what was submitted
+ *
+ * A request is texts in one format with the params of xlate_translate_lines. It is run as
+ * that function (or, for HTML and Markdown, as `xlate --format`) runs it, on a context of its
+ * own that does not compute: each batch it would translate is handed to the queue's one model
+ * thread, which merges the waiting batches of every request into batches of batch_size
+ * sentences on the queue's real context. A sentence's translation does not depend on its batch
+ * (xlate_ctx_set_batch_invariant, on), so a request's answer is byte for byte what
+ * xlate_translate_lines (the command line) gives for its texts alone, whatever else runs.
+ *
+ * Order: requests start in the order submitted, up to max_requests at once (later ones wait,
+ * first in first out). Among the requests running, a batch is filled round-robin: one sentence
+ * from each waiting request in the order their batches arrived, then a second from each, until
+ * batch_size; a request hands over at most batch_size sentences at a time (its pipeline's
+ * batch). So a request of a few sentences that arrives while a huge one runs rides in the next
+ * batch, beside it, instead of behind all its sentences: its wait is about one batch's time.
+ * Requests whose decode params differ (beam size, n-best, alignments for markup) cannot share
+ * a batch: the oldest waiting batch's params pick each batch's requests.
+ *
+ * Threads: xlate_queue_submit, xlate_queue_translate and xlate_answer_free may be called from
+ * any thread, at once; xlate_queue_new and xlate_queue_free once each, from one. The model
+ * must outlive the queue. The queue runs max_requests request threads (splitting, tokenizing,
+ * joining: light) and one model thread over a context of `threads` compute threads. */
+typedef struct xlate_queue xlate_queue;
+
+enum { XLATE_FORMAT_TEXT = 0, XLATE_FORMAT_HTML = 1, XLATE_FORMAT_MARKDOWN = 2 };
+
+typedef struct {
+    int threads;      /* the context's compute threads; 0: every online core */
+    int batch_size;   /* sentences a batch, across requests, 1 to 4096 (default 32) */
+    int max_requests; /* requests run at once (one thread each), 1 to 1024 (default 64) */
+} xlate_queue_params;
+
+typedef struct {
+    int n;                      /* texts */
+    const char *const *texts;   /* [n] each texts[i][0..lens[i]) (copied by submit: the caller's
+                                   may go once it returns) */
+    const size_t *lens;         /* [n] */
+    int format;                 /* XLATE_FORMAT_TEXT: each text's lines ("\n"; a "\r" before it
+                                   dropped) translated as xlate_translate_lines' lines and joined
+                                   by "\n"; HTML, MARKDOWN: each text a document, written back
+                                   with its markup as `xlate --format` does (n_best 1) */
+    xlate_lines_params params;  /* as xlate_translate_lines takes them; decode.n_best > 1 gives
+                                   alternatives. Not read: progress, cancel (below) */
+    /* Asked before each batch of the request: non-zero stops it (a client gone): its answer
+     * comes back with status XLATE_CANCELLED. Called on a queue thread; NULL: never. */
+    int (*cancel)(void *user);
+    void *cancel_user;
+} xlate_request;
+
+typedef struct {
+    int status;          /* 0, or an XLATE_ERR* code, XLATE_CANCELLED */
+    char err[XLATE_ERRLEN]; /* status != 0: one line saying why */
+    int n;               /* the request's texts */
+    int n_hyps;          /* hypotheses a text: 1, or decode.n_best (return_alternatives) */
+    char **texts;        /* [n * n_hyps]: text i's hypothesis h at i * n_hyps + h, each
+                            malloc'd and NUL-terminated; hypothesis h joins each line's
+                            hypothesis h (its last where it has fewer). NULL unless status 0 */
+    long sentences;      /* sentences translated */
+} xlate_answer;
+
+xlate_queue_params xlate_queue_default_params(void);
+/* The request defaults for model m: the model's decode defaults (xlate_model_decode_defaults,
+ * scores on for beam search, as the command line has them), one text in TEXT format. */
+xlate_request xlate_request_default(const xlate_model *m);
+/* Starts the queue's threads over model m (p NULL: defaults). Returns 0, or -1 with err. */
+int xlate_queue_new(xlate_queue **out, const xlate_model *m, const xlate_queue_params *p,
+                    char *err, size_t errlen);
+/* Queues a request: returns 0, and done(user, answer) is then called exactly once, on a queue
+ * thread, with an answer the callee owns (xlate_answer_free); or -1 with err (bad params, out
+ * of memory, the queue stopping), and done is never called. */
+int xlate_queue_submit(xlate_queue *q, const xlate_request *r,
+                       void (*done)(void *user, xlate_answer *a), void *user, char *err,
+                       size_t errlen);
+/* xlate_queue_submit, waiting for the answer: 0 with *out (the caller's), or -1 with err. */
+int xlate_queue_translate(xlate_queue *q, const xlate_request *r, xlate_answer **out,
+                          char *err, size_t errlen);
+void xlate_answer_free(xlate_answer *a);
+/* Requests submitted and not yet answered. */
+int xlate_queue_pending(xlate_queue *q);
+/* Refuses new requests, finishes every one submitted (their done called), stops the threads
+ * and frees the queue. NULL: nothing. */
+void xlate_queue_free(xlate_queue *q);
+
 /* Lower level, for tests and tools: the encoder output [sum(src_len) + n, d] (eos appended to
  * each sentence) and the teacher-forced logits [sum(tgt_len), Vt] of decoder inputs tgt[i]
  * (starting with bos). */

@@ -314,6 +314,8 @@ int xlate_translate_ex(xlate_ctx *ctx, int n, const int *const *src, const int *
     emit_target et = {out, NULL, 0};
     double t_need;
 
+    if (ctx->forward) /* a request queue's context: the batch runs on the queue's */
+        return ctx->forward(ctx->forward_user, n, src, src_len, opts, p, out, err, errlen);
     memset(out, 0, (size_t)n * sizeof *out);
     if (n <= 0)
         return 0;

@@ -37,5 +37,7 @@ int cmd_pull(int argc, char **argv);
 int cli_hub_pull(const char *name, int quiet, char *out, size_t n, char *err, size_t errlen);
 /* xlate models [--json]: the models in the hub's cache (cli_models.c). */
 int cmd_models(int argc, char **argv);
+/* xlate serve [-m MODEL]... [--host H] [--port P]: the LibreTranslate API (src/serve/). */
+int cmd_serve(int argc, char **argv);
 
 #endif

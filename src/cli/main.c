@@ -53,6 +53,8 @@ int main(int argc, char **argv)
             return cmd_pull(argc - 1, argv + 1);
         if (strcmp(argv[1], "models") == 0)
             return cmd_models(argc - 1, argv + 1);
+        if (strcmp(argv[1], "serve") == 0)
+            return cmd_serve(argc - 1, argv + 1);
         if (strcmp(argv[1], "translate") == 0)
             return cmd_translate(argc - 1, argv + 1);
     }

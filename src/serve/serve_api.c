@@ -1,0 +1,607 @@
+/* serve_api.c — the endpoints of LibreTranslate's API (libretranslate/app.py, LibreTranslate
+ * commit 39429cb; the lines are cited where each rule is followed): /translate,
+ * /translate_file and /download_file, /detect, /languages, /frontend/settings, /health,
+ * OPTIONS for CORS preflights, and the web page's files at every other GET. A translation is
+ * a request to the model's queue (xlate.h); its answer comes back in serve_api_answer. */
+#include "serve/serve.h"
+#include "base/util.h"
+#include <cJSON.h>
+#include <microhttpd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* One request's parameters, from JSON or form fields (app.py:725-736). */
+typedef struct {
+    cJSON *json;              /* the parsed body (owned) */
+    const char **q;           /* [n_q] the texts (into json or the fields) */
+    size_t *q_len;
+    char **q_own;             /* form texts normalized (app.py:755-759), owned */
+    int n_q, q_array;
+    const char *source, *target, *format, *api_key;
+    long alternatives;
+} params;
+
+static void params_free(params *p)
+{
+    cJSON_Delete(p->json);
+    for (int i = 0; p->q_own && i < p->n_q; i++)
+        free(p->q_own[i]);
+    free(p->q_own);
+    free(p->q);
+    free(p->q_len);
+}
+
+/* A form's q with its line breaks as Python's str.splitlines() finds them joined by "\n"
+ * (app.py:755-759: "\n".join(q.splitlines())): \r\n, \r, \v, \f, \x1c-\x1e, U+0085, U+2028,
+ * U+2029 are breaks, and a break at the end leaves no empty line. Malloc'd. */
+static char *form_lines(const char *s, size_t n, size_t *out_len)
+{
+    char *o = malloc(n + 1);
+    size_t k = 0;
+    if (!o)
+        return NULL;
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t br = 0;
+        if (c == '\r')
+            br = i + 1 < n && s[i + 1] == '\n' ? 2 : 1;
+        else if (c == '\n' || c == '\v' || c == '\f' || (c >= 0x1c && c <= 0x1e))
+            br = 1;
+        else if (c == 0xC2 && i + 1 < n && (unsigned char)s[i + 1] == 0x85)
+            br = 2;
+        else if (c == 0xE2 && i + 2 < n && (unsigned char)s[i + 1] == 0x80 &&
+                 ((unsigned char)s[i + 2] == 0xA8 || (unsigned char)s[i + 2] == 0xA9))
+            br = 3;
+        if (!br) {
+            o[k++] = s[i++];
+            continue;
+        }
+        i += br;
+        if (i < n) /* a break at the very end ends the last line: nothing after it */
+            o[k++] = '\n';
+    }
+    o[k] = '\0';
+    *out_len = k;
+    return o;
+}
+
+/* A field's value as a string (JSON: a string; form: the field), or NULL. */
+static const char *get_str(serve_req *r, params *p, const char *name, int *bad)
+{
+    if (p->json) {
+        cJSON *v = cJSON_GetObjectItemCaseSensitive(p->json, name);
+        if (!v || cJSON_IsNull(v))
+            return NULL;
+        if (!cJSON_IsString(v)) {
+            *bad = 1;
+            return NULL;
+        }
+        return v->valuestring;
+    }
+    {
+        const serve_field *f = serve_field_get(r, name);
+        if (f)
+            return f->value;
+        return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+    }
+}
+
+/* The request's parameters; 0, or an error answer queued (*ret set). */
+static int read_params(serve_req *r, params *p, int need_q, int *ret)
+{
+    int bad = 0;
+    memset(p, 0, sizeof p[0]);
+    if (r->bad_form) {
+        *ret = serve_error(r, 400, "Invalid request: the form body could not be read");
+        return -1;
+    }
+    if (r->is_json) {
+        if (!serve_utf8_ok(r->body ? r->body : "", r->body_len)) {
+            *ret = serve_error(r, 400, "Invalid request: the JSON body is not UTF-8");
+            return -1;
+        }
+        p->json = cJSON_ParseWithLength(r->body ? r->body : "", r->body_len);
+        if (!cJSON_IsObject(p->json)) { /* app.py:99-103 */
+            *ret = serve_error(r, 400, "Invalid JSON format");
+            return -1;
+        }
+    }
+    for (int i = 0; i < r->n_fields; i++)
+        if (!r->fields[i].filename && !serve_utf8_ok(r->fields[i].value, r->fields[i].value_len)) {
+            *ret = serve_error(r, 400, "Invalid request: the %s parameter is not UTF-8",
+                               r->fields[i].name);
+            return -1;
+        }
+    p->source = get_str(r, p, "source", &bad);
+    p->target = get_str(r, p, "target", &bad);
+    p->format = get_str(r, p, "format", &bad);
+    p->api_key = get_str(r, p, "api_key", &bad);
+    if (bad) {
+        *ret = serve_error(r, 400, "Invalid request: source, target, format and api_key must "
+                           "be strings");
+        return -1;
+    }
+    /* alternatives: a number, or a string of one (app.py:746-749) */
+    if (p->json) {
+        cJSON *a = cJSON_GetObjectItemCaseSensitive(p->json, "alternatives");
+        if (a && cJSON_IsNumber(a) && a->valuedouble == (double)(long)a->valuedouble)
+            p->alternatives = (long)a->valuedouble;
+        else if (a && cJSON_IsString(a)) {
+            char *end;
+            p->alternatives = strtol(a->valuestring, &end, 10);
+            bad = end == a->valuestring || *end;
+        } else if (a && !cJSON_IsNull(a))
+            bad = 1;
+    } else {
+        const char *a = get_str(r, p, "alternatives", &bad);
+        if (a) {
+            char *end;
+            p->alternatives = strtol(a, &end, 10);
+            bad = end == a || *end;
+        }
+    }
+    if (bad) {
+        *ret = serve_error(r, 400, "Invalid request: alternatives parameter is not a number");
+        return -1;
+    }
+    if (p->alternatives < 0)
+        p->alternatives = 0;
+    if (!need_q)
+        return 0;
+    if (p->json) {
+        cJSON *q = cJSON_GetObjectItemCaseSensitive(p->json, "q"), *e;
+        int n = 0;
+        if (q && cJSON_IsArray(q)) {
+            p->q_array = 1;
+            n = cJSON_GetArraySize(q);
+            if (r->s->o.batch_limit >= 0 && n > r->s->o.batch_limit) { /* app.py:763-770 */
+                *ret = serve_error(r, 400, "Invalid request: request (%d) exceeds text limit "
+                                   "(%ld)", n, r->s->o.batch_limit);
+                return -1;
+            }
+        } else if (q && !cJSON_IsString(q)) {
+            *ret = serve_error(r, 400, "Invalid request: q must be a string or an array of "
+                               "strings");
+            return -1;
+        }
+        if (!q || (!p->q_array && !q->valuestring[0]) || (p->q_array && n == 0)) {
+            *ret = serve_error(r, 400, "Invalid request: missing q parameter"); /* app.py:739 */
+            return -1;
+        }
+        p->n_q = p->q_array ? n : 1;
+        p->q = calloc(p->n_q, sizeof *p->q);
+        p->q_len = calloc(p->n_q, sizeof *p->q_len);
+        if (!p->q || !p->q_len) {
+            *ret = serve_error(r, 500, "out of memory");
+            return -1;
+        }
+        n = 0;
+        if (p->q_array) {
+            cJSON_ArrayForEach(e, q) {
+                if (!cJSON_IsString(e)) {
+                    *ret = serve_error(r, 400, "Invalid request: q[%d] is not a string", n);
+                    return -1;
+                }
+                p->q[n] = e->valuestring;
+                p->q_len[n++] = strlen(e->valuestring);
+            }
+        } else {
+            p->q[0] = q->valuestring;
+            p->q_len[0] = strlen(q->valuestring);
+        }
+    } else {
+        const char *q = get_str(r, p, "q", &bad);
+        const serve_field *f = serve_field_get(r, "q");
+        size_t len = f ? f->value_len : q ? strlen(q) : 0;
+        if (!q || !len) {
+            *ret = serve_error(r, 400, "Invalid request: missing q parameter");
+            return -1;
+        }
+        p->n_q = 1;
+        p->q = calloc(1, sizeof *p->q);
+        p->q_len = calloc(1, sizeof *p->q_len);
+        p->q_own = calloc(1, sizeof *p->q_own);
+        if (!p->q || !p->q_len || !p->q_own ||
+            !(p->q_own[0] = form_lines(q, len, &p->q_len[0]))) {
+            *ret = serve_error(r, 500, "out of memory");
+            return -1;
+        }
+        p->q[0] = p->q_own[0];
+    }
+    for (int i = 0; i < p->n_q; i++) {
+        if (!serve_utf8_ok(p->q[i], p->q_len[i])) {
+            *ret = serve_error(r, 400, "Invalid request: q is not valid UTF-8");
+            return -1;
+        }
+        if (r->s->o.char_limit >= 0) { /* app.py:781-788: characters, as Python's len */
+            size_t c = serve_utf8_chars(p->q[i], p->q_len[i]);
+            if (c > (size_t)r->s->o.char_limit) {
+                *ret = serve_error(r, 400, "Invalid request: request (%zu) exceeds text limit "
+                                   "(%ld)", c, r->s->o.char_limit);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The access checks of app.py:333-391 that apply: --req-limit (429, app.py:430-433's
+ * "Slowdown:"), then the api key (403, app.py:341-347; with --api-keys a key is required). */
+static int access_check(serve_req *r, const params *p, int *ret)
+{
+    if (!serve_rate_take(r->s, r->client)) {
+        *ret = serve_error(r, 429, "Slowdown: %ld per 1 minute (--req-limit)",
+                           r->s->o.req_limit);
+        return -1;
+    }
+    if (r->s->n_keys && !serve_key_ok(r->s, p->api_key)) {
+        *ret = serve_error(r, 403, p->api_key ? "Invalid API key" : "Please contact the server "
+                           "operator to get an API key");
+        return -1;
+    }
+    return 0;
+}
+
+/* The route for source -> target ("auto": the one source that reaches target), or an error
+ * queued (app.py:790-826). */
+static const serve_route *route(serve_req *r, const params *p, int *ret)
+{
+    char err[XLATE_ERRLEN], q1[80], q2[80];
+    const char *src = p->source;
+    const serve_route *rt;
+    if (!p->source || !p->source[0]) {
+        *ret = serve_error(r, 400, "Invalid request: missing source parameter");
+        return NULL;
+    }
+    if (!p->target || !p->target[0]) {
+        *ret = serve_error(r, 400, "Invalid request: missing target parameter");
+        return NULL;
+    }
+    if (strcmp(src, "auto") == 0 && !(src = serve_route_auto(r->s, p->target, err, sizeof err))) {
+        *ret = serve_error(r, 400, "%s", err);
+        return NULL;
+    }
+    if ((rt = serve_route_find(r->s, src, p->target)))
+        return rt;
+    str_quote(q1, sizeof q1, src, strlen(src));
+    str_quote(q2, sizeof q2, p->target, strlen(p->target));
+    {
+        int src_known = 0, tgt_known = 0;
+        for (int i = 0; i < r->s->n_routes; i++) {
+            src_known |= strcmp(r->s->routes[i].src, src) == 0;
+            tgt_known |= strcmp(r->s->routes[i].tgt, p->target) == 0;
+        }
+        if (!src_known)
+            *ret = serve_error(r, 400, "%s is not supported", q1);
+        else if (!tgt_known)
+            *ret = serve_error(r, 400, "%s is not supported", q2);
+        else
+            *ret = serve_error(r, 400, "%s (%s) is not available as a target language from %s "
+                               "(%s)", serve_lang_name(p->target), q2, serve_lang_name(src), q1);
+    }
+    return NULL;
+}
+
+/* Submits texts for rt's model: the command line's setup for the pair (cli_translate.c). */
+static int submit(serve_req *r, const serve_route *rt, const char *const *texts,
+                  const size_t *lens, int n, int format, long alternatives, int *ret)
+{
+    serve_model *sm = &r->s->models[rt->model];
+    xlate_request rq = xlate_request_default(sm->model);
+    char err[XLATE_ERRLEN];
+    rq.n = n;
+    rq.texts = texts;
+    rq.lens = lens;
+    rq.format = format;
+    rq.params.batch_size = (int)r->s->o.batch_size;
+    rq.params.target_lang_id = rt->target_lang_id;
+    rq.params.decode.forced_bos_id = rt->forced_bos_id;
+    rq.params.decode.source_suffix_id = rt->source_suffix_id;
+    if (rt->set_target_lang)
+        rq.params.target_lang = rt->tgt;
+    if (alternatives > 0 && format == XLATE_FORMAT_TEXT) { /* --beam-size B --n-best N */
+        int want = (int)alternatives + 1;
+        if (rq.params.decode.beam_size < want)
+            rq.params.decode.beam_size = want;
+        rq.params.decode.n_best = want;
+        rq.params.decode.scores = 1;
+    }
+    r->format = format;
+    r->alternatives = (int)alternatives;
+    if (serve_submit(r, sm->queue, &rq, err, sizeof err)) {
+        *ret = serve_error(r, strstr(err, "stopping") ? 503 : 500, "Cannot translate text: %s",
+                           err);
+        return -1;
+    }
+    *ret = MHD_YES;
+    return 0;
+}
+
+static int api_translate(serve_req *r)
+{
+    params p;
+    const serve_route *rt;
+    int ret = MHD_NO, format;
+    if (read_params(r, &p, 1, &ret) || access_check(r, &p, &ret) || !(rt = route(r, &p, &ret)))
+        goto done;
+    if (r->s->o.alternatives_limit >= 0 && p.alternatives > r->s->o.alternatives_limit) {
+        ret = serve_error(r, 400, "Invalid request: alternatives parameter must be <= %ld",
+                          r->s->o.alternatives_limit); /* app.py:751-752 */
+        goto done;
+    }
+    if (!p.format || !strcmp(p.format, "text"))
+        format = XLATE_FORMAT_TEXT;
+    else if (!strcmp(p.format, "html"))
+        format = XLATE_FORMAT_HTML;
+    else {
+        char q[80];
+        ret = serve_error(r, 400, "%s format is not supported", /* app.py:816-817 */
+                          str_quote(q, sizeof q, p.format, strlen(p.format)));
+        goto done;
+    }
+    r->q_array = p.q_array;
+    r->n_q = p.n_q;
+    if (strcmp(p.source, "auto") == 0)
+        snprintf(r->detected, sizeof r->detected, "%s", rt->src);
+    submit(r, rt, p.q, p.q_len, p.n_q, format, p.alternatives, &ret);
+done:
+    params_free(&p);
+    return ret;
+}
+
+static const struct {
+    const char *ext;
+    int format;
+} file_formats[] = {{".txt", XLATE_FORMAT_TEXT}, {".html", XLATE_FORMAT_HTML},
+                    {".htm", XLATE_FORMAT_HTML}, {".md", XLATE_FORMAT_MARKDOWN}};
+
+static int api_translate_file(serve_req *r)
+{
+    params p;
+    const serve_route *rt;
+    const serve_field *f = serve_field_get(r, "file");
+    const char *ext, *text;
+    size_t len;
+    int ret = MHD_NO, format = -1;
+    if (read_params(r, &p, 0, &ret) || access_check(r, &p, &ret))
+        goto done;
+    if (!f || !f->filename) { /* app.py:973-984 */
+        ret = serve_error(r, 400, "Invalid request: missing file parameter");
+        goto done;
+    }
+    if (!f->filename[0]) {
+        ret = serve_error(r, 400, "Invalid request: empty file");
+        goto done;
+    }
+    ext = strrchr(f->filename, '.');
+    for (size_t i = 0; ext && i < sizeof file_formats / sizeof file_formats[0]; i++)
+        if (!strcasecmp(ext, file_formats[i].ext))
+            format = file_formats[i].format;
+    if (format < 0) {
+        ret = serve_error(r, 400, "Invalid request: file format not supported (.txt, .html, "
+                          ".htm, .md)");
+        goto done;
+    }
+    if (!(rt = route(r, &p, &ret)))
+        goto done;
+    if (format != XLATE_FORMAT_HTML && !serve_utf8_ok(f->value, f->value_len)) {
+        ret = serve_error(r, 400, "Invalid request: the file is not UTF-8");
+        goto done;
+    }
+    /* the download's name: the upload's last path part, in safe characters (secure_filename,
+     * app.py:997) */
+    {
+        const char *base = f->filename, *sl;
+        size_t k = 0;
+        if ((sl = strrchr(base, '/')) || (sl = strrchr(base, '\\')))
+            base = sl + 1;
+        for (; *base && k + 1 < sizeof r->file_name; base++) {
+            char c = *base;
+            r->file_name[k++] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                                (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_'
+                                ? c : '_';
+        }
+        r->file_name[k] = '\0';
+    }
+    r->for_file = 1;
+    r->n_q = 1;
+    text = f->value;
+    len = f->value_len;
+    submit(r, rt, &text, &len, 1, format, 0, &ret);
+done:
+    params_free(&p);
+    return ret;
+}
+
+static int api_detect(serve_req *r)
+{
+    params p;
+    int ret = MHD_NO;
+    const char *one;
+    char json[160];
+    if (read_params(r, &p, 1, &ret) || access_check(r, &p, &ret))
+        goto done;
+    if (!(one = serve_only_source(r->s))) {
+        ret = serve_error(r, 400, "xlate has no language detector: the models loaded translate "
+                          "from more than one language (GET /languages lists them); give the "
+                          "source language");
+        goto done;
+    }
+    /* app.py:1145: a list of {confidence, language}; the one language the models take */
+    snprintf(json, sizeof json, "[{\"confidence\": 100.0, \"language\": \"%s\"}]", one);
+    ret = serve_send(r, 200, "application/json", json, strlen(json), NULL);
+done:
+    params_free(&p);
+    return ret;
+}
+
+static int api_settings(serve_req *r)
+{
+    const serve *s = r->s;
+    char json[1024];
+    const serve_route *rt = &s->routes[0];
+    /* app.py:1206-1224 */
+    snprintf(json, sizeof json, "{\"charLimit\": %ld, \"frontendTimeout\": 500, \"apiKeys\": %s,"
+             " \"keyRequired\": %s, \"suggestions\": false, \"filesTranslation\": true, "
+             "\"supportedFilesFormat\": [\".txt\", \".html\", \".htm\", \".md\"], \"language\": "
+             "{\"source\": {\"code\": \"%s\", \"name\": \"%s\"}, \"target\": {\"code\": \"%s\", "
+             "\"name\": \"%s\"}}}", s->o.char_limit, s->n_keys ? "true" : "false",
+             s->n_keys ? "true" : "false", rt->src, serve_lang_name(rt->src), rt->tgt,
+             serve_lang_name(rt->tgt));
+    return serve_send(r, 200, "application/json", json, strlen(json), NULL);
+}
+
+static int api_download(serve_req *r, const char *name)
+{
+    size_t len = 0;
+    char *data, disp[256];
+    const char *dot = strchr(name, '.');
+    if (!*name || strchr(name, '/') || !dot)
+        return serve_error(r, 400, "Invalid filename");
+    if (!(data = serve_file_get(r->s, name, &len)))
+        return serve_error(r, 404, "no translated file by that name (the server keeps the last "
+                           "%d)", SERVE_FILES);
+    /* app.py:1049-1053: the name without its id; as an attachment */
+    snprintf(disp, sizeof disp, "attachment; filename=\"%s\"", dot + 1);
+    {
+        int ret = serve_send(r, 200, "application/octet-stream", data, len, disp);
+        free(data);
+        return ret;
+    }
+}
+
+int serve_api(serve_req *r)
+{
+    const char *u = r->url;
+    if (r->url_too_long)
+        return serve_error(r, 404, "no such path");
+    if (r->method == SERVE_OPTIONS) /* a CORS preflight: the headers alone */
+        return serve_send(r, 204, NULL, "", 0, NULL);
+    if (r->method == SERVE_GET || r->method == SERVE_HEAD) {
+        const char *page, *mime;
+        size_t len;
+        if (!strcmp(u, "/health")) /* app.py:541-560 */
+            return serve_send(r, 200, "application/json", "{\"status\": \"ok\"}", 16, NULL);
+        if (!strcmp(u, "/languages")) {
+            char *j = serve_languages_json(r->s);
+            int ret;
+            if (!j)
+                return serve_error(r, 500, "out of memory");
+            ret = serve_send(r, 200, "application/json", j, strlen(j), NULL);
+            free(j);
+            return ret;
+        }
+        if (!strcmp(u, "/frontend/settings"))
+            return api_settings(r);
+        if (!strncmp(u, "/download_file/", 15))
+            return api_download(r, u + 15);
+        if ((page = serve_page_lookup(u, &len, &mime)))
+            return serve_send(r, 200, mime, page, len, NULL);
+        if (!strcmp(u, "/translate") || !strcmp(u, "/translate_file") || !strcmp(u, "/detect"))
+            return serve_error(r, 405, "%s takes POST", u);
+        return serve_error(r, 404, "no such path");
+    }
+    if (r->method == SERVE_POST) {
+        if (!strcmp(u, "/translate"))
+            return api_translate(r);
+        if (!strcmp(u, "/translate_file"))
+            return api_translate_file(r);
+        if (!strcmp(u, "/detect"))
+            return api_detect(r);
+        return serve_error(r, 404, "no such path");
+    }
+    return serve_error(r, 405, "method not allowed: GET, POST or OPTIONS");
+}
+
+/* alternatives without duplicates and without the translation itself (app.py:168-171,
+ * filter_unique) */
+static cJSON *alternatives_of(const xlate_answer *a, int i)
+{
+    cJSON *arr = cJSON_CreateArray();
+    const char *best = a->texts[(size_t)i * a->n_hyps];
+    for (int h = 1; arr && h < a->n_hyps; h++) {
+        const char *t = a->texts[(size_t)i * a->n_hyps + h];
+        int dup = strcmp(t, best) == 0;
+        for (int g = 1; g < h && !dup; g++)
+            dup = strcmp(t, a->texts[(size_t)i * a->n_hyps + g]) == 0;
+        if (!dup)
+            cJSON_AddItemToArray(arr, cJSON_CreateString(t));
+    }
+    return arr;
+}
+
+int serve_api_answer(serve_req *r)
+{
+    xlate_answer *a = r->answer;
+    cJSON *root, *tt, *alts = NULL, *det = NULL;
+    char *json;
+    int ret;
+    if (!a)
+        return serve_error(r, 500, "Cannot translate text: out of memory");
+    if (a->status)
+        return serve_error(r, 500, "Cannot translate text: %s", a->err); /* app.py:879 */
+    if (r->for_file) {
+        char name[192], url[512];
+        const char *host = r->host[0] ? r->host : NULL;
+        char *data = a->texts[0];
+        size_t len = strlen(data);
+        char own[64];
+        for (const char *h = host; h && *h; h++) /* only a host[:port] goes into the URL */
+            if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.:-[]",
+                        *h))
+                host = NULL;
+        if (!host) {
+            snprintf(own, sizeof own, "127.0.0.1:%u", r->s->port);
+            host = own;
+        }
+        if (serve_file_put(r->s, r->file_name, data, len, name, sizeof name))
+            return serve_error(r, 500, "out of memory");
+        a->texts[0] = NULL; /* the store's now */
+        snprintf(url, sizeof url, "{\"translatedFileUrl\": \"http://%s/download_file/%s\"}",
+                 host, name); /* app.py:1021-1025 */
+        return serve_send(r, 200, "application/json", url, strlen(url), NULL);
+    }
+    root = cJSON_CreateObject();
+    if (r->q_array) {
+        tt = cJSON_CreateArray();
+        if (r->alternatives > 0)
+            alts = cJSON_CreateArray();
+        if (r->detected[0])
+            det = cJSON_CreateArray();
+        for (int i = 0; i < a->n; i++) {
+            cJSON_AddItemToArray(tt, cJSON_CreateString(a->texts[(size_t)i * a->n_hyps]));
+            if (alts)
+                cJSON_AddItemToArray(alts, alternatives_of(a, i));
+            if (det) {
+                cJSON *d = cJSON_CreateObject();
+                cJSON_AddNumberToObject(d, "confidence", 100.0);
+                cJSON_AddStringToObject(d, "language", r->detected);
+                cJSON_AddItemToArray(det, d);
+            }
+        }
+    } else {
+        tt = cJSON_CreateString(a->texts[0]);
+        if (r->alternatives > 0)
+            alts = alternatives_of(a, 0);
+        if (r->detected[0]) {
+            det = cJSON_CreateObject();
+            cJSON_AddNumberToObject(det, "confidence", 100.0);
+            cJSON_AddStringToObject(det, "language", r->detected);
+        }
+    }
+    /* app.py:858-874 */
+    cJSON_AddItemToObject(root, "translatedText", tt);
+    if (det)
+        cJSON_AddItemToObject(root, "detectedLanguage", det);
+    if (alts)
+        cJSON_AddItemToObject(root, "alternatives", alts);
+    json = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    if (!json)
+        return serve_error(r, 500, "out of memory");
+    ret = serve_send(r, 200, "application/json", json, strlen(json), NULL);
+    free(json);
+    return ret;
+}

@@ -1,0 +1,209 @@
+/* serve_routes.c — which loaded model translates a language pair, as the command line would
+ * set it up for that pair (cli_translate.c: setup_forced_langs, the >>xx<< token), and
+ * /languages (LibreTranslate app.py:507-539: each source code with its targets). A one-pair
+ * model (xlate's own, an OPUS-MT pair) gives its config's source_lang -> target_lang; a
+ * multilingual MarianMT model its source_lang -> each >>xx<< language; an M2M100 / NLLB model
+ * every code -> every other. The first model given (-m) wins a pair two models serve. Codes
+ * are the models' own ("en", "eng_Latn"): none is invented or mapped. */
+#include "serve/serve.h"
+#include "base/util.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int add_route(serve *s, int *cap, const char *src, const char *tgt, int model,
+                     serve_route **out)
+{
+    serve_route *r;
+    if (strlen(src) >= sizeof r->src || strlen(tgt) >= sizeof r->tgt || !is_lang_code(src) ||
+        !is_lang_code(tgt))
+        return 1; /* a code the API cannot carry as it is: left out */
+    if (serve_route_find(s, src, tgt))
+        return 1;
+    if (s->n_routes == *cap) {
+        int c = *cap ? 2 * *cap : 16;
+        serve_route *t = realloc(s->routes, c * sizeof *t);
+        if (!t)
+            return -1;
+        s->routes = t;
+        *cap = c;
+    }
+    r = &s->routes[s->n_routes++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->src, sizeof r->src, "%s", src);
+    snprintf(r->tgt, sizeof r->tgt, "%s", tgt);
+    r->model = model;
+    r->target_lang_id = r->forced_bos_id = r->source_suffix_id = -1;
+    *out = r;
+    return 0;
+}
+
+int serve_routes_build(serve *s, char *err, size_t errlen)
+{
+    int cap = 0;
+    for (int k = 0; k < s->n_models; k++) {
+        const xlate_model *m = s->models[k].model;
+        const xlate_model_info *in = &s->models[k].info;
+        serve_route *r;
+        int rc;
+        if (in->lang_forced) {
+            for (int i = 0; i < in->n_langs; i++)
+                for (int j = 0; j < in->n_langs; j++) {
+                    if (i == j)
+                        continue;
+                    if ((rc = add_route(s, &cap, in->langs[i], in->langs[j], k, &r)) < 0)
+                        return xerr(err, errlen, "out of memory");
+                    if (rc)
+                        continue;
+                    r->forced_bos_id = xlate_lang_id(m, in->langs[j]);
+                    if (in->lang_after_eos)
+                        r->source_suffix_id = xlate_lang_id(m, in->langs[i]);
+                    else
+                        r->target_lang_id = xlate_lang_id(m, in->langs[i]);
+                }
+        } else if (in->n_langs > 0) {
+            if (!in->source_lang)
+                return xerr(err, errlen, "%s: a multilingual model whose files name no source "
+                            "language (tokenizer_config.json \"source_lang\"): the server "
+                            "cannot route to it", s->models[k].dir);
+            for (int j = 0; j < in->n_langs; j++) {
+                if ((rc = add_route(s, &cap, in->source_lang, in->langs[j], k, &r)) < 0)
+                    return xerr(err, errlen, "out of memory");
+                if (rc)
+                    continue;
+                r->target_lang_id = xlate_lang_id(m, in->langs[j]);
+                r->set_target_lang = is_lang_code(in->langs[j]);
+            }
+        } else {
+            if (!in->source_lang || !in->target_lang)
+                return xerr(err, errlen, "%s: the model's files name no source and target "
+                            "language (config.json \"source_lang\" / \"target_lang\", or a "
+                            "MarianMT tokenizer_config.json): the server cannot route to it",
+                            s->models[k].dir);
+            if ((rc = add_route(s, &cap, in->source_lang, in->target_lang, k, &r)) < 0)
+                return xerr(err, errlen, "out of memory");
+        }
+    }
+    if (s->n_routes == 0)
+        return xerr(err, errlen, "the models translate no language pair");
+    return 0;
+}
+
+const serve_route *serve_route_find(const serve *s, const char *src, const char *tgt)
+{
+    for (int i = 0; i < s->n_routes; i++)
+        if (strcmp(s->routes[i].src, src) == 0 && strcmp(s->routes[i].tgt, tgt) == 0)
+            return &s->routes[i];
+    return NULL;
+}
+
+const char *serve_route_auto(const serve *s, const char *tgt, char *err, size_t errlen)
+{
+    const char *one = NULL;
+    char list[256] = "";
+    size_t n = 0;
+    int count = 0;
+    for (int i = 0; i < s->n_routes; i++) {
+        if (strcmp(s->routes[i].tgt, tgt) != 0)
+            continue;
+        if (!one || strcmp(one, s->routes[i].src) != 0) {
+            count++;
+            if (count <= 8 && n + 40 < sizeof list)
+                n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "",
+                                      s->routes[i].src);
+        }
+        if (!one)
+            one = s->routes[i].src;
+    }
+    if (count == 1)
+        return one;
+    if (count == 0)
+        xerr(err, errlen, "%s is not supported", tgt);
+    else
+        xerr(err, errlen, "source \"auto\": xlate has no language detector, and the models "
+             "loaded translate into %s from %d languages (%s%s): give source", tgt, count, list,
+             count > 8 ? ", ..." : "");
+    return NULL;
+}
+
+const char *serve_only_source(const serve *s)
+{
+    const char *one = NULL;
+    for (int i = 0; i < s->n_routes; i++) {
+        if (!one)
+            one = s->routes[i].src;
+        else if (strcmp(one, s->routes[i].src) != 0)
+            return NULL;
+    }
+    return one;
+}
+
+const char *serve_lang_name(const char *code)
+{
+    static const char *const names[][2] = {
+        {"ar", "Arabic"}, {"bg", "Bulgarian"}, {"ca", "Catalan"}, {"cs", "Czech"},
+        {"da", "Danish"}, {"de", "German"}, {"el", "Greek"}, {"en", "English"},
+        {"es", "Spanish"}, {"et", "Estonian"}, {"fi", "Finnish"}, {"fr", "French"},
+        {"he", "Hebrew"}, {"hi", "Hindi"}, {"hu", "Hungarian"}, {"id", "Indonesian"},
+        {"it", "Italian"}, {"ja", "Japanese"}, {"ko", "Korean"}, {"lt", "Lithuanian"},
+        {"lv", "Latvian"}, {"nl", "Dutch"}, {"no", "Norwegian"}, {"pl", "Polish"},
+        {"pt", "Portuguese"}, {"ro", "Romanian"}, {"ru", "Russian"}, {"sk", "Slovak"},
+        {"sl", "Slovenian"}, {"sv", "Swedish"}, {"th", "Thai"}, {"tr", "Turkish"},
+        {"uk", "Ukrainian"}, {"vi", "Vietnamese"}, {"zh", "Chinese"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(names[i][0], code) == 0)
+            return names[i][1];
+    return code;
+}
+
+/* Appends s to a growing buffer; -1 out of memory. */
+static int put(char **b, size_t *len, size_t *cap, const char *s)
+{
+    size_t n = strlen(s);
+    if (*len + n + 1 > *cap) {
+        size_t c = *cap ? *cap : 1024;
+        char *t;
+        while (c < *len + n + 1)
+            c *= 2;
+        if (!(t = realloc(*b, c)))
+            return -1;
+        *b = t;
+        *cap = c;
+    }
+    memcpy(*b + *len, s, n + 1);
+    *len += n;
+    return 0;
+}
+
+char *serve_languages_json(const serve *s)
+{
+    char *b = NULL, item[128];
+    size_t len = 0, cap = 0;
+    int first = 1, fail = put(&b, &len, &cap, "[");
+    /* codes are [A-Za-z0-9_-] (is_lang_code, the tokenizers' language tokens): no escaping */
+    for (int i = 0; i < s->n_routes && !fail; i++) {
+        int seen = 0, t = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = strcmp(s->routes[j].src, s->routes[i].src) == 0;
+        if (seen)
+            continue;
+        snprintf(item, sizeof item, "%s{\"code\": \"%s\", \"name\": \"%s\", \"targets\": [",
+                 first ? "" : ", ", s->routes[i].src, serve_lang_name(s->routes[i].src));
+        fail |= put(&b, &len, &cap, item);
+        first = 0;
+        for (int j = i; j < s->n_routes && !fail; j++) {
+            if (strcmp(s->routes[j].src, s->routes[i].src) != 0)
+                continue;
+            snprintf(item, sizeof item, "%s\"%s\"", t++ ? ", " : "", s->routes[j].tgt);
+            fail |= put(&b, &len, &cap, item);
+        }
+        fail |= put(&b, &len, &cap, "]}");
+    }
+    fail |= put(&b, &len, &cap, "]");
+    if (fail) {
+        free(b);
+        return NULL;
+    }
+    return b;
+}
