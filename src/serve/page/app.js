@@ -149,16 +149,14 @@
       .then(function (data) {
         if (typeof data.translatedFileUrl !== "string") throw new Error("Translate document: the answer has no translatedFileUrl");
         var url = new URL(data.translatedFileUrl, base);
-        // saved as the uploaded name with the target language before its extension
-        // (notes.md into German: notes.de.md)
-        var dot = f.name.lastIndexOf(".");
-        var name = dot > 0 ? f.name.slice(0, dot) + "." + form.get("target") + f.name.slice(dot)
-          : f.name + "." + form.get("target");
+        // saved under the uploaded name (the server's Content-Disposition says the same)
+        var name = f.name;
+        var tgt = el.target.options[el.target.selectedIndex];
         var a = document.createElement("a");
         a.id = "file-link";
         a.href = url.toString();
         a.download = name;
-        a.textContent = "Download " + name;
+        a.textContent = "Download " + name + (tgt ? " in " + tgt.textContent : "");
         el.fileResult.textContent = "Translated: ";
         el.fileResult.appendChild(a);
       }).catch(function (e) {
