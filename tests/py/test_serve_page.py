@@ -13,7 +13,11 @@ WebDriver protocol (chromedriver, spoken with urllib: https://www.w3.org/TR/webd
   - a Markdown document chosen in the file input and sent with "Translate document" comes back
     as a link; the browser downloads it, and the file is exactly `xlate --format markdown`'s
     output for the same document;
-  - a screenshot of the page with the translation (PNG, printed path; kept after the run).
+  - a screenshot of the page with the translation (PNG, printed path; kept after the run);
+  - three models (en -> de, and en -> fr, de -> en made from its files with other languages and
+    another embedding scale, so each translates differently): the selects follow /languages,
+    swap is offered only where the pair goes back, and each pair chosen on the page gives that
+    model's CLI translation (en -> fr, en -> de, then swapped, de -> en of the German).
 
 Needs /usr/bin/chromium and /usr/bin/chromedriver (`sh tools/setup.sh --test` installs Debian's
 chromium and chromium-driver); without them the test says so in a 'not ok' line. Every server
@@ -71,9 +75,10 @@ def http(url, data=None, headers=None, method=None):
 class Server:
     """`xlate serve --port 0` with the default model; its URL from its one stderr line."""
 
-    def __init__(self, tmp):
-        self.log = open(os.path.join(tmp, "serve.err"), "w+b")
-        self.proc = subprocess.Popen([XLATE, "serve", "--port", "0"], stdin=subprocess.DEVNULL,
+    def __init__(self, tmp, *models):
+        self.log = open(os.path.join(tmp, "serve%d.err" % len(models)), "w+b")
+        margs = [a for m in models for a in ("-m", m)]
+        self.proc = subprocess.Popen([XLATE, "serve", "--port", "0"] + margs, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env())
         self.url = None
         deadline = time.time() + WAIT
@@ -328,6 +333,70 @@ def check_document(b, tmp):
               got.decode(errors="replace"), want.decode(errors="replace"))
 
 
+def pair_models(tmp):
+    """Two more models beside the default en -> de, from its own files: en -> fr and de -> en
+    (config.json's languages changed, and its embedding_scale, so that each pair translates
+    differently and a request routed to the wrong model shows)."""
+    base_dir = os.path.join(TOP, "models", "en-de")
+    with open(os.path.join(base_dir, "config.json")) as f:
+        base = json.load(f)
+    out = {}
+    for name, src, tgt, scale in (("en-fr", "en", "fr", 4.0), ("de-en", "de", "en", 20.0)):
+        d = os.path.join(tmp, "models", name)
+        os.makedirs(d)
+        for fn in os.listdir(base_dir):
+            if fn != "config.json":
+                os.symlink(os.path.join(base_dir, fn), os.path.join(d, fn))
+        with open(os.path.join(d, "config.json"), "w") as f:
+            json.dump(dict(base, source_lang=src, target_lang=tgt, embedding_scale=scale), f)
+        out[name] = d
+    return base_dir, out
+
+
+def select(b, which, code):
+    b.js("var s = document.getElementById(arguments[0]); s.value = arguments[1];"
+         "s.dispatchEvent(new Event('change'));", which, code)
+
+
+def press_translate(b):
+    b.js("document.getElementById('translation').textContent = '';")
+    b.click("#translate")
+    return b.wait("var t = document.getElementById('translation');"
+                  "return t.getAttribute('aria-busy') === 'false' && t.textContent;", "a translation")
+
+
+def check_routing(b, url, en_de, models):
+    """Three models: the selects follow /languages, swap only where the pair goes back, and
+    each pair's translation is its own model's (the CLI with that model)."""
+    langs = {lang["code"]: lang.get("targets") for lang in json.loads(http(url + "languages")[2])}
+    b.go(url)
+    b.wait("var s = document.getElementById('target'); return !s.disabled && s.options.length > 0;",
+           "the languages to load")
+    options = "return Array.from(document.getElementById(arguments[0]).options).map(o => o.value);"
+    expect_eq("three models: the source select offers en and de (fr has no targets)",
+              sorted(b.js(options, "source")), sorted(c for c, t in langs.items() if t))
+    select(b, "source", "en")
+    expect_eq("source en: the target select offers en's targets", b.js(options, "target"), langs["en"])
+    select(b, "target", "fr")
+    expect_eq("en -> fr: swap disabled (nothing translates fr)", b.js("return document.getElementById('swap').disabled;"), True)
+    b.js("document.getElementById('q').value = '';")
+    b.type("#q", SENTENCE)
+    fr = cli(["-m", models["en-fr"]], SENTENCE + "\n").decode().rstrip("\n")
+    de = cli(["-m", en_de], SENTENCE + "\n").decode().rstrip("\n")
+    if fr == de:
+        not_ok("the en -> fr model translates differently from en -> de", "both give %r" % fr)
+    expect_eq("en -> fr chosen: the page shows the en -> fr model's translation", press_translate(b), fr)
+    select(b, "target", "de")
+    expect_eq("en -> de: swap enabled (de -> en is served)", b.js("return document.getElementById('swap').disabled;"), False)
+    expect_eq("en -> de chosen: the page shows the en -> de model's translation", press_translate(b), de)
+    b.click("#swap")
+    expect_eq("swap: de -> en, the translation moved into the text box",
+              b.js("return [document.getElementById('source').value, document.getElementById('target').value,"
+                   " document.getElementById('q').value, document.getElementById('q').lang];"), ["de", "en", de, "de"])
+    back = cli(["-m", models["de-en"]], de + "\n").decode().rstrip("\n")
+    expect_eq("de -> en: the page shows the de -> en model's translation of it", press_translate(b), back)
+
+
 def check_screenshot(b, shot):
     b.screenshot(shot)
     with open(shot, "rb") as f:
@@ -346,7 +415,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="xlate-test-serve-page-")
     # the screenshot is kept after the run, in a directory of its own
     shots = tempfile.mkdtemp(prefix="xlate-serve-page-shot-")
-    server = browser = None
+    server = server3 = browser = None
     try:
         server = Server(tmp)
         check_embedded(server.url)
@@ -360,14 +429,17 @@ def main():
         check_error(browser, server.url)
         check_document(browser, tmp)
         check_screenshot(browser, os.path.join(shots, "page.png"))
+        en_de, models = pair_models(tmp)
+        server3 = Server(tmp, en_de, models["en-fr"], models["de-en"])
+        check_routing(browser, server3.url, en_de, models)
     except Exception as e:  # noqa: BLE001
         not_ok("the browser test ran to its end", "%s: %s" % (type(e).__name__, e))
     finally:
         if browser:
             browser.quit()
-        if server:
-            rc = server.stop()
-            expect_eq("xlate serve exits 0 on SIGTERM", rc, 0)
+        for srv, what in ((server, "the default model's"), (server3, "the three models'")):
+            if srv:
+                expect_eq("%s xlate serve exits 0 on SIGTERM" % what, srv.stop(), 0)
         shutil.rmtree(tmp, ignore_errors=True)
 
 
