@@ -54,7 +54,7 @@ static int etag_name(const char *raw, char *out, size_t n)
 }
 
 /* 1 when s is exactly n lowercase hex digits: 64 a sha256 (an LFS blob's name, file_download.py
- * :75 REGEX_SHA256) */
+ * :75 REGEX_SHA256), 40 a git blob sha1 (a regular file's) */
 static int is_hex(const char *s, size_t n)
 {
     size_t i;
@@ -82,8 +82,46 @@ static int hash_prefix(int fd, long long upto, EVP_MD_CTX *ctx)
     return 0;
 }
 
-/* The bytes of one file into blobs/ETAG.incomplete, resumed, checked (size; sha256 of an LFS
- * blob). Called under the blob's lock. On success the .incomplete is whole and checked. */
+/* The git blob sha1 of the whole file fd ("blob LEN\0" then the bytes: git hash-object, as
+ * huggingface_hub utils/sha.py:32-64 git_hash computes it) as 40 hex digits into out. 0 or -1
+ * (a read error, errno set). A regular file is at most 10 MB on the hub, so it is read again
+ * from disk once it is whole rather than hashed as it comes: a resumed file needs no prefix
+ * pass, and the header needs the length, which an answer without a size does not say. */
+static int git_sha1_fd(int fd, char out[41])
+{
+    char buf[1 << 16], head[40];
+    struct stat sb;
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned mdlen = 0;
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    int rc = -1;
+    if (!ctx || fstat(fd, &sb) != 0 || !EVP_DigestInit_ex(ctx, EVP_sha1(), NULL))
+        goto out;
+    EVP_DigestUpdate(ctx, head, (size_t)snprintf(head, sizeof head, "blob %lld", (long long)sb.st_size) + 1);
+    for (long long at = 0; at < (long long)sb.st_size;) {
+        ssize_t r = pread(fd, buf, sizeof buf, at);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            if (r == 0)
+                errno = EIO;
+            goto out;
+        }
+        EVP_DigestUpdate(ctx, buf, (size_t)r);
+        at += r;
+    }
+    EVP_DigestFinal_ex(ctx, md, &mdlen);
+    for (unsigned i = 0; i < mdlen && i < 20; i++)
+        sprintf(out + 2 * i, "%02x", md[i]);
+    rc = mdlen == 20 ? 0 : -1;
+out:
+    EVP_MD_CTX_free(ctx);
+    return rc;
+}
+
+/* The bytes of one file into blobs/ETAG.incomplete, resumed, checked (size; the sha256 of an
+ * LFS blob, the git blob sha1 of a regular file). Called under the blob's lock. On success the
+ * .incomplete is whole and checked. */
 static int download_blob(pull *pl, const char *what, const char *path, const char *url,
                          const char *etag, long long size, const char *incomplete, char *err,
                          size_t errlen)
@@ -202,6 +240,21 @@ static int download_blob(pull *pl, const char *what, const char *path, const cha
         if (strcmp(got, etag) != 0) {
             rc = (xerr(err, errlen, "%s: %s: the bytes' sha256 is %s, the hub's is %s: refused "
                       "(removed; a rerun downloads it again)", what, url, got, etag),
+                  HUB_EINTEGRITY);
+            goto bad;
+        }
+    }
+    /* a regular file's ETag is its git blob sha1 (file_download.py:256-261: "An object's ETag
+     * is: its git-sha1 if stored in git, or its sha256 if stored in git-lfs"), and the blob is
+     * named by it (file_download.py:1173): bytes that do not hash to it must not take the name.
+     * huggingface_hub itself checks only the size (file_download.py:471); a 40-hex ETag is
+     * checked here as the sha256 of an LFS blob is. Another form of ETag (a mirror's) is not. */
+    if (is_hex(etag, 40)) {
+        if (git_sha1_fd(s.fd, got))
+            goto disk;
+        if (strcmp(got, etag) != 0) {
+            rc = (xerr(err, errlen, "%s: %s: the bytes' git blob sha1 is %s, the hub's ETag is "
+                      "%s: refused (removed; a rerun downloads it again)", what, url, got, etag),
                   HUB_EINTEGRITY);
             goto bad;
         }

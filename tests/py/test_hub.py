@@ -38,6 +38,9 @@ directory for translations. Checked:
     1 MiB, every other file arrives (the downloads overlap), then the weights resume with Range;
     one file cut for good on 4 workers: the others whole and linked, config.json not linked, no
     ref, exit 2 naming the file; the rerun fetches only the rest, from the .incomplete's size.
+  - a regular file's bytes checked against its ETag, the git blob sha1 ("blob LEN\0" + bytes,
+    hashlib here): config.json served corrupted (same size) -> exit 2, the message names the
+    file, its URL, the sha1 got and the ETag; no blob, .incomplete or link by that name.
 A run that outlives GUARD seconds is reported as hung (a guard against a hang, not a speed
 limit). Run by tests/run.sh with env XLATE (the binary) and Debian's /usr/bin/python3.
 """
@@ -371,7 +374,7 @@ def main():
 
 def tests():
     for t in (t_pull, t_offline, t_progress, t_cut, t_corrupt, t_auth, t_not_found, t_5xx, t_timeouts,
-              t_disk_full, t_sigint, t_concurrent, t_memory, t_parallel, t_parallel_cut):
+              t_disk_full, t_sigint, t_concurrent, t_memory, t_parallel, t_parallel_cut, t_git_sha1):
         try:
             t()
         except Exception as e:  # noqa: BLE001 (one part's failure must not hide the others')
@@ -928,6 +931,31 @@ def t_parallel_cut():
     check("... fetching only the weights' rest (Range: bytes=%s-)" % size,
           lambda: None if [(e["path"].split("file=")[-1], e["range"]) for e in bodies] ==
           [("model.safetensors", "bytes=%s-" % size)] else "bodies %s" % [(e["path"], e["range"]) for e in bodies])
+
+
+def t_git_sha1():
+    """a regular file whose bytes do not hash to its ETag (the git blob sha1) is refused"""
+    repo = "org/opus-tiny"
+    c = new_cache("sha1")
+    tag = etag_of(repo, "config.json")
+    HUB.reset()
+    HUB.fault({"kind": "corrupt", "repo": repo, "file": "config.json", "times": -1})
+    r = pull(repo, c)
+    check("config.json's bytes corrupted (same size): exit 2",
+          lambda: None if r.rc == 2 else repr(r))
+    check("... the message names config.json, its URL, the git blob sha1 got and the ETag expected",
+          lambda: None if "config.json" in r.err and "/resolve/" in r.err and tag in r.err and "sha1" in r.err
+          else repr(r))
+    blobs = os.path.join(repo_dir(c, repo), "blobs")
+    check("... nothing in the cache under its name (no blob, no .incomplete, no snapshot link)",
+          lambda: None if not [b for b in (os.listdir(blobs) if os.path.isdir(blobs) else []) if b.startswith(tag)]
+          and not os.path.lexists(os.path.join(repo_dir(c, repo), "snapshots", HUB.commit(repo), "config.json"))
+          else "blobs %s" % os.listdir(blobs))
+    check("... every blob there holds the bytes its name says", lambda: whole_blobs_honest(c, repo))
+    HUB.reset()
+    r = pull(repo, c)
+    check("config.json corrupted, then a good hub: the rerun completes",
+          lambda: verify_snapshot(c, repo, MARIAN_FILES) if r.rc == 0 else repr(r))
 
 
 if __name__ == "__main__":
