@@ -28,5 +28,7 @@ if [ "${1:-}" = "--test" ]; then
   npm ci --prefix tests/hub --no-audit --no-fund --loglevel=error
   # the CommonMark spec's text (tests/py/test_md_spec.py: all its examples through xlate)
   npm ci --prefix tests/markdown --no-audit --no-fund --loglevel=error
+  # the libretranslate npm client (tests/py/test_serve.py: xlate serve through a client not ours)
+  npm ci --prefix tests/serve --no-audit --no-fund --loglevel=error
 fi
 make -s
