@@ -17,7 +17,9 @@ WebDriver protocol (chromedriver, spoken with urllib: https://www.w3.org/TR/webd
   - three models (en -> de, and en -> fr, de -> en made from its files with other languages and
     another embedding scale, so each translates differently): the selects follow /languages,
     swap is offered only where the pair goes back, and each pair chosen on the page gives that
-    model's CLI translation (en -> fr, en -> de, then swapped, de -> en of the German).
+    model's CLI translation (en -> fr, en -> de, then swapped, de -> en of the German); that
+    server has --api-keys and --char-limit 200: the page shows the key field and the limit,
+    the server's 403 without the key, translations with it.
 
 Needs /usr/bin/chromium and /usr/bin/chromedriver (`sh tools/setup.sh --test` installs Debian's
 chromium and chromium-driver); without them the test says so in a 'not ok' line. Every server
@@ -47,6 +49,7 @@ CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
 SENTENCE = "Two dogs are playing in the snow."
 DOC_MD = ("# Winter\n\nTwo dogs are playing in the snow. A man in a *red* jacket watches them.\n\n"
           "- A child is running.\n- A woman is [riding a bike](https://example.org/bike).\n")
+KEY = "page-test-key-1"
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"  # the W3C web element identifier's key
 WAIT = 30  # seconds any one wait may take before the check fails (a guard, not a measure)
 
@@ -75,9 +78,9 @@ def http(url, data=None, headers=None, method=None):
 class Server:
     """`xlate serve --port 0` with the default model; its URL from its one stderr line."""
 
-    def __init__(self, tmp, *models):
+    def __init__(self, tmp, *models, extra=()):
         self.log = open(os.path.join(tmp, "serve%d.err" % len(models)), "w+b")
-        margs = [a for m in models for a in ("-m", m)]
+        margs = [a for m in models for a in ("-m", m)] + list(extra)
         self.proc = subprocess.Popen([XLATE, "serve", "--port", "0"] + margs, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env())
         self.url = None
@@ -365,6 +368,25 @@ def press_translate(b):
                   "return t.getAttribute('aria-busy') === 'false' && t.textContent;", "a translation")
 
 
+def check_key_and_limit(b, url):
+    """A server with --api-keys and --char-limit 200: the page shows the key field and the
+    limit; without the key the server's 403 is shown, with it the translation comes."""
+    expect_eq("keyRequired: the API key field is shown",
+              b.js("return document.getElementById('key-field').hidden;"), False)
+    expect_eq("--char-limit 200: the text box takes at most 200 characters, and says so",
+              b.js("return [document.getElementById('q').maxLength,"
+                   " document.getElementById('count').textContent.indexOf('/ 200') >= 0];"), [200, True])
+    b.js("document.getElementById('api-key').value = '';")
+    b.type("#q", SENTENCE)
+    b.click("#translate")
+    shown = b.wait("var e = document.getElementById('error');"
+                   "return !e.hidden && document.getElementById('error-text').textContent;", "the error box")
+    check("no key: the server's 403 is shown", lambda: None if "403" in shown else "the page shows %r" % shown)
+    b.click("#error-close")
+    b.type("#api-key", KEY)
+    b.js("document.getElementById('q').value = '';")
+
+
 def check_routing(b, url, en_de, models):
     """Three models: the selects follow /languages, swap only where the pair goes back, and
     each pair's translation is its own model's (the CLI with that model)."""
@@ -372,6 +394,7 @@ def check_routing(b, url, en_de, models):
     b.go(url)
     b.wait("var s = document.getElementById('target'); return !s.disabled && s.options.length > 0;",
            "the languages to load")
+    check_key_and_limit(b, url)
     options = "return Array.from(document.getElementById(arguments[0]).options).map(o => o.value);"
     expect_eq("three models: the source select offers en and de (fr has no targets)",
               sorted(b.js(options, "source")), sorted(c for c, t in langs.items() if t))
@@ -430,7 +453,11 @@ def main():
         check_document(browser, tmp)
         check_screenshot(browser, os.path.join(shots, "page.png"))
         en_de, models = pair_models(tmp)
-        server3 = Server(tmp, en_de, models["en-fr"], models["de-en"])
+        keys = os.path.join(tmp, "keys.txt")
+        with open(keys, "w") as f:
+            f.write(KEY + "\n")
+        server3 = Server(tmp, en_de, models["en-fr"], models["de-en"],
+                         extra=("--api-keys", keys, "--char-limit", "200"))
         check_routing(browser, server3.url, en_de, models)
     except Exception as e:  # noqa: BLE001
         not_ok("the browser test ran to its end", "%s: %s" % (type(e).__name__, e))
