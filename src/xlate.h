@@ -624,6 +624,13 @@ int xlate_queue_translate(xlate_queue *q, const xlate_request *r, xlate_answer *
 void xlate_answer_free(xlate_answer *a);
 /* Requests submitted and not yet answered. */
 int xlate_queue_pending(xlate_queue *q);
+/* What the model thread has run so far: batches, the sentences in them, the largest batch,
+ * and how many batches held sentences of more than one request. */
+typedef struct {
+    long long batches, sentences, shared_batches;
+    int largest;
+} xlate_queue_stats;
+xlate_queue_stats xlate_queue_get_stats(xlate_queue *q);
 /* Refuses new requests, finishes every one submitted (their done called), stops the threads
  * and frees the queue. NULL: nothing. */
 void xlate_queue_free(xlate_queue *q);

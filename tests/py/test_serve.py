@@ -512,6 +512,11 @@ def sigterm(srv):
           else [r for r in results if r != (200, {"translatedText": want})][:2])
     check("SIGTERM: a new connection refused meanwhile, then exit 0",
           lambda: refused or (None if rc == 0 else "exit %s; %s" % (rc, "".join(srv.err)[-300:])))
+    m = re.search(r"(\d+) sentences in (\d+) batches \(([\d.]+) a batch, the largest (\d+); (\d+) shared",
+                  "".join(srv.err))
+    check("continuous batching: the requests at once shared batches (the server's count at exit: %s)"
+          % (m.group(0) if m else None),
+          lambda: None if m and int(m.group(5)) > 0 and float(m.group(3)) > 1.5 else "".join(srv.err)[-300:])
 
 
 def main():
