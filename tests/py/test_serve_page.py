@@ -50,6 +50,7 @@ SENTENCE = "Two dogs are playing in the snow."
 DOC_MD = ("# Winter\n\nTwo dogs are playing in the snow. A man in a *red* jacket watches them.\n\n"
           "- A child is running.\n- A woman is [riding a bike](https://example.org/bike).\n")
 KEY = "page-test-key-1"
+HTML = '<p>Two dogs are playing in the <b>snow</b>. A man <a href="/x">watches</a> them.</p>'
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"  # the W3C web element identifier's key
 WAIT = 30  # seconds any one wait may take before the check fails (a guard, not a measure)
 
@@ -280,6 +281,20 @@ def check_translate(b):
     got = b.wait("var t = document.getElementById('translation');"
                  "return t.getAttribute('aria-busy') === 'false' && t.textContent;", "a translation")
     expect_eq("typed '%s', Translate pressed: the page shows what `xlate` prints" % SENTENCE, got, want)
+    # "The text is HTML": format html, the answer as `xlate --format html` writes the fragment
+    want = cli(["--format", "html"], HTML).decode()
+    b.click("#is-html")
+    b.js("document.getElementById('q').value = '';")
+    b.type("#q", HTML)
+    b.js("document.getElementById('translation').textContent = '';")
+    b.click("#translate")
+    got = b.wait("var t = document.getElementById('translation');"
+                 "return t.getAttribute('aria-busy') === 'false' && t.textContent;", "a translation")
+    expect_eq("'The text is HTML' checked: the page shows what `xlate --format html` writes", got, want)
+    b.click("#is-html")
+    b.js("document.getElementById('q').value = '';")
+    b.type("#q", SENTENCE)
+    b.click("#translate")
 
 
 def check_error(b, url):
