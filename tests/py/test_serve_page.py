@@ -3,6 +3,7 @@ WebDriver protocol (chromedriver, spoken with urllib: https://www.w3.org/TR/webd
 
   - the page, its script and style sheet are served byte for byte as src/serve/page/ holds them
     (the embedded copy is not stale), with their MIME types;
+  - every resource the page loads comes from the server itself (no CDN);
   - the page loads the languages: the selects offer exactly what GET /languages says (the source
     select the codes with targets, the target select the chosen source's targets), and the text
     box and translation carry the chosen languages as lang attributes; every control has a label;
@@ -462,6 +463,9 @@ def main():
         browser.wait("var s = document.getElementById('target');"
                      "return !s.disabled && s.options.length > 0;", "the languages to load")
         ok("the page loads the languages from /languages and /frontend/settings")
+        check("every resource the page loaded came from the server itself (no CDN)", lambda: (
+            lambda urls: None if urls and all(u.startswith(server.url) for u in urls) else "loaded: %s" % urls)(
+            browser.js("return performance.getEntriesByType('resource').map(e => e.name);")))
         check_languages(browser, server.url)
         check_translate(browser)
         check_error(browser, server.url)
