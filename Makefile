@@ -2,6 +2,7 @@
 #   make                 ./xlate
 #   make test            every test; ends with "N passed, N failed"
 #   make test-slow       the slow tier only (tests/slow/: an OPUS-MT-sized model, 0.5-2 min)
+#   make test-hosts-full hosts_parallel.sh at full size: 20,000 lines over 3 netns hosts (root; minutes)
 #   make parity          fresh PyTorch fixtures in $(BUILD)/parity (needs python3-torch), compared
 #                        live; the committed tests/fixtures are left as they are
 #   make sanitize        the tests under AddressSanitizer + UndefinedBehaviorSanitizer
@@ -133,6 +134,12 @@ test: tests
 
 test-slow: tests
 	SLOW=1 XLATE=$(BUILD)/xlate TEST_BUILD=$(BUILD)/tests PYTHON=$(PYTHON) sh tests/run.sh test_marian_opus_size
+
+# GNU parallel over SSH to 3 network-namespace hosts, one lost mid-run (docs/CLUSTER.md)
+test-hosts-full: tests
+	HOSTS_LINES=20000 HOSTS_BLOCK=1000 XLATE=$(BUILD)/xlate TEST_BUILD=$(BUILD)/tests \
+	  PYTHON=$(PYTHON) sh tests/run.sh hosts_parallel
+.PHONY: test-hosts-full
 
 parity: tests
 	rm -rf $(BUILD)/parity
