@@ -320,8 +320,8 @@ static int cmp_len_desc(const void *a, const void *b, void *segs)
     return x - y;
 }
 
-/* Translates the window's segments in batches of similar lengths. Returns 0, XLATE_CANCELLED
- * or XLATE_ERR (message in err). */
+/* Translates the window's segments in batches of similar lengths. Returns 0, XLATE_CANCELLED,
+ * XLATE_ERR_WORKSPACE or XLATE_ERR (message in err). */
 static int translate_window(pipeline *pl, int n_lines, long lines_before, char *err,
                             size_t errlen)
 {
@@ -350,9 +350,12 @@ static int translate_window(pipeline *pl, int n_lines, long lines_before, char *
             pl->opts[j - i].prefix_len = sg->n_prefix;
             j++;
         }
-        if (xlate_translate_ex(pl->ctx, j - i, pl->src, pl->lens, pl->opts, &p->decode, pl->res,
-                               err, errlen))
-            return XLATE_ERR;
+        {
+            int rc = xlate_translate_ex(pl->ctx, j - i, pl->src, pl->lens, pl->opts, &p->decode,
+                                        pl->res, err, errlen);
+            if (rc)
+                return rc == XLATE_ERR_WORKSPACE ? XLATE_ERR_WORKSPACE : XLATE_ERR;
+        }
         for (int k = i; k < j; k++) {
             const xlate_result *res = &pl->res[k - i];
             pl->segs[pl->order[k]].res = *res;

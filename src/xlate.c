@@ -14,14 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* the header's numbers as the library was built with them (XLATE_VERSION is their text) */
-#define VSTR_(x) #x
-#define VSTR(x) VSTR_(x)
-const char *xlate_version(void)
-{
-    return VSTR(XLATE_VERSION_MAJOR) "." VSTR(XLATE_VERSION_MINOR) "." VSTR(XLATE_VERSION_PATCH);
-}
-
 xlate_model_params xlate_model_default_params(void)
 {
     xlate_model_params p = {1, XLATE_F32, NULL, NULL};
@@ -359,6 +351,9 @@ int xlate_decode_params_check(const xlate_model *m, const xlate_decode_params *p
                     "vocabulary (%d), got %d", m->w.cfg.tgt_vocab, p->forced_bos_id);
     if (xlate_check_alignment_layer(m, p->alignment_layer, err, errlen))
         return -1;
+    if (p->workspace_bytes < 0)
+        return xerr(err, errlen, "workspace_bytes: expected 0 (no bound) or a number of bytes, "
+                    "got %lld", p->workspace_bytes);
     if (p->return_alternatives > 1) {
         /* the search's rows for one sentence: K beams for each of the N alternatives, each a
          * row of logits over the vocabulary (search_needs, search_beam.c) */
@@ -455,3 +450,4 @@ void xlate_ctx_set_batch_invariant(xlate_ctx *ctx, int on)
 }
 
 xlate_time_split xlate_ctx_time_split(const xlate_ctx *ctx) { return ctx->times; }
+xlate_workspace_stats xlate_ctx_workspace(const xlate_ctx *ctx) { return ctx->ws; }

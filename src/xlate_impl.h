@@ -34,6 +34,7 @@ struct xlate_ctx {
     float *sin_pos;    /* [sin_rows, d] sinusoidal positions, computed as far as needed */
     int sin_rows;
     xlate_time_split times;
+    xlate_workspace_stats ws; /* the working memory runs were planned for (xlate_run.c) */
     /* A forwarding context (xlate_ctx_forwarding, the request queue's): no threads or scratch
      * of its own; xlate_translate_ex hands its batches to forward, which runs them elsewhere
      * (xlate_queue.c: on the queue's one real context, merged with other requests'). */

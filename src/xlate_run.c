@@ -293,6 +293,105 @@ int xlate_translate(xlate_ctx *ctx, int n, const int *const *src, const int *src
     return xlate_translate_ex(ctx, n, src, src_len, NULL, p, out, err, errlen);
 }
 
+/* The working memory (bytes) of a decoder run over sentences [0, n) (lens: with eos; max_len:
+ * their bounds): the encoder's scratch and output, the decoder state (caches, cross-attention
+ * keys and values, step scratch), the search's scratch (xlate.h, workspace_bytes). held: what
+ * the context holds after the run, its buffers kept from earlier runs counted (they only
+ * grow); else what the run itself needs. */
+static size_t plan_run(const xlate_ctx *ctx, const search_params *sp, int n, const int *lens,
+                       const int *max_len, int screened, int held)
+{
+    const model_config *c = &ctx->m->w.cfg;
+    int threads = pool_threads(ctx->pool), n_slots, max_rows, cap, max_src = 0;
+    size_t N = 0, out;
+    for (int i = 0; i < n; i++) {
+        N += lens[i];
+        max_src = lens[i] > max_src ? lens[i] : max_src;
+    }
+    search_needs(sp, n, max_len, &n_slots, &max_rows, &cap);
+    out = N * c->d_model;
+    if (held && ctx->cap_enc_out > out)
+        out = ctx->cap_enc_out;
+    return out * sizeof(float) +
+           encoder_plan_bytes(c, held ? &ctx->enc : NULL, threads, n, lens) +
+           decoder_plan_bytes(c, held ? &ctx->dec : NULL, threads, n_slots, cap, max_rows, n,
+                              lens, sp->alignments) +
+           search_plan_bytes(sp, held ? &ctx->search : NULL, n, max_len, c->tgt_vocab, max_src,
+                             screened);
+}
+
+/* Frees the context's run buffers (encoder, decoder, search); the next run makes them anew. */
+static void release_run_buffers(xlate_ctx *ctx)
+{
+    int enc_whole = ctx->enc.whole_batch, dec_whole = ctx->dec.whole_batch;
+    encoder_scratch_free(&ctx->enc);
+    decoder_state_free(&ctx->dec);
+    search_scratch_free(&ctx->search);
+    free(ctx->enc_out);
+    ctx->enc_out = NULL;
+    ctx->cap_enc_out = 0;
+    ctx->enc.whole_batch = enc_whole;
+    ctx->dec.whole_batch = dec_whole;
+}
+
+/* workspace_bytes: 1 when the batch runs whole within the bound (the buffers kept from earlier
+ * runs released first where, grown to this batch's, they would pass it); 0 when it ran in
+ * slices (the out of every sentence filled); XLATE_ERR_WORKSPACE when a sentence alone needs
+ * more, -1 on another error (err says). Slices are cut greedily in the batch's order: a
+ * sentence joins the slice while the slice's plan stays within the bound. */
+static int fit_workspace(xlate_ctx *ctx, int n, const int *const *src, const int *src_len,
+                         const xlate_sentence_opts *opts, const xlate_decode_params *p,
+                         const search_params *sp, const int *lens, const int *max_len,
+                         int screened, xlate_result *out, char *err, size_t errlen)
+{
+    size_t bound = (size_t)p->workspace_bytes, need = plan_run(ctx, sp, n, lens, max_len,
+                                                               screened, 0);
+    xlate_sentence_opts *own = NULL;
+    int i = 0;
+    if (need <= bound) {
+        if (plan_run(ctx, sp, n, lens, max_len, screened, 1) > bound) {
+            release_run_buffers(ctx);
+            ctx->ws.released++;
+        }
+        return 1;
+    }
+    for (int k = 0; k < n; k++) {
+        size_t one = plan_run(ctx, sp, 1, lens + k, max_len + k, screened, 0);
+        if (one > bound) {
+            xerr(err, errlen, "workspace_bytes: a sentence of %d source tokens (%d hypotheses "
+                 "of up to %d tokens) needs %zu bytes (%.1f MiB) of working memory, more than "
+                 "the bound of %lld bytes (%.1f MiB)", src_len[k],
+                 (p->beam_size > 1 ? p->beam_size : 1) *
+                 (p->return_alternatives > 1 ? p->return_alternatives : 1), max_len[k], one,
+                 one / 1048576.0, p->workspace_bytes, p->workspace_bytes / 1048576.0);
+            return XLATE_ERR_WORKSPACE;
+        }
+    }
+    if (!opts && p->sampling) { /* sentence i keeps stream i in its slice (xlate_translate) */
+        if (!(own = calloc(n, sizeof *own)))
+            return xerr(err, errlen, "out of memory");
+        for (int k = 0; k < n; k++)
+            own[k].stream = (unsigned long long)k;
+        opts = own;
+    }
+    ctx->ws.sliced++;
+    while (i < n) {
+        int k = 1, rc;
+        while (i + k < n && plan_run(ctx, sp, k + 1, lens + i, max_len + i, screened, 0) <= bound)
+            k++;
+        rc = xlate_translate_ex(ctx, k, src + i, src_len + i, opts ? opts + i : NULL, p, out + i,
+                                err, errlen);
+        if (rc) {
+            xlate_results_free(out, i);
+            free(own);
+            return rc;
+        }
+        i += k;
+    }
+    free(own);
+    return 0;
+}
+
 int xlate_translate_ex(xlate_ctx *ctx, int n, const int *const *src, const int *src_len,
                        const xlate_sentence_opts *opts, const xlate_decode_params *p,
                        xlate_result *out, char *err, size_t errlen)
@@ -405,7 +504,25 @@ int xlate_translate_ex(xlate_ctx *ctx, int n, const int *const *src, const int *
         if (max_len[i] > c->max_positions)
             max_len[i] = c->max_positions;
     }
+    if (p->workspace_bytes > 0) {
+        int fit = fit_workspace(ctx, n, src, src_len, opts, p, &sp, lens, max_len,
+                                sm.estimate != NULL, out, err, errlen);
+        if (fit != 1) {
+            rc = fit;
+            goto done;
+        }
+    }
     search_needs(&sp, n, max_len, &n_slots, &max_rows, &cap);
+    {
+        size_t plan = plan_run(ctx, &sp, n, lens, max_len, sm.estimate != NULL, 0);
+        ctx->ws.runs++;
+        if ((long long)plan > ctx->ws.planned_max) {
+            ctx->ws.planned_max = (long long)plan;
+            ctx->ws.max_n = n;
+            ctx->ws.max_hyps = n_slots / n;
+            ctx->ws.max_cap = cap;
+        }
+    }
     if (run_encoder(ctx, n, rows, lens, N, err, errlen) ||
         !(pos = positions(ctx, 0, cap, err, errlen)) ||
         decoder_begin(w, ctx->pool, &ctx->dec, pos, n_slots, cap, max_rows, n, lens,

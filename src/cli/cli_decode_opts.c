@@ -360,7 +360,7 @@ void cli_option_words(char *msg, size_t size)
         {"sampling_topk", "--sampling-topk"}, {"sampling_topp", "--sampling-topp"},
         {"sampling_temperature", "--sampling-temperature"},
         {"sampling", "sampling (--sampling-topk, --sampling-topp, --sampling-temperature)"},
-        {"return_alternatives", "--return-alternatives"},
+        {"return_alternatives", "--return-alternatives"}, {"workspace_bytes", "--workspace"},
     };
     char out[XLATE_ERRLEN];
     size_t j = 0;

@@ -309,6 +309,11 @@ static int stream(run *r)
         progress(r, r->st.lines, r->done_offset, 1);
         fail(r, err);
         return r->bad_status;
+    case XLATE_ERR_WORKSPACE: /* --workspace too small for a sentence: the bytes it needs */
+        end_progress(r);
+        cli_option_words(err, sizeof err);
+        fprintf(stderr, "xlate: %s\n", err);
+        return XLATE_EXIT_USAGE;
     case XLATE_ERR_LINE:
         progress(r, r->st.lines, r->done_offset, 1);
         reader_where(&r->in, r->st.error_tag / 2, where, sizeof where);
@@ -363,6 +368,19 @@ static void report(const run *r)
                 "xlate: decoder: %lld steps, %lld rows\n",
                 ts.encoder_s, ts.decoder_s, ts.projection_s, 100 * ts.projection_s / tt,
                 rest > 0 ? rest : 0, ts.attention_s, ts.decoder_steps, ts.decoder_rows);
+    }
+    if (r->ctx) { /* the working memory batches were planned for (--workspace bounds it) */
+        xlate_workspace_stats ws = xlate_ctx_workspace(r->ctx);
+        long long b = r->lp.decode.workspace_bytes;
+        fprintf(stderr, "xlate: decoding working memory planned: at most %.1f MiB a batch (%d "
+                "sentences x %d hypotheses x %d positions); ", ws.planned_max / 1048576.0,
+                ws.max_n, ws.max_hyps, ws.max_cap);
+        if (b)
+            fprintf(stderr, "--workspace %.1f MiB: %lld batches decoded in slices, %lld "
+                    "decoder runs, buffers released %lld times\n", b / 1048576.0, ws.sliced,
+                    ws.runs, ws.released);
+        else
+            fprintf(stderr, "no --workspace bound\n");
     }
     if (r->model) {
         char b[160];

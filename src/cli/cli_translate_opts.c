@@ -97,6 +97,12 @@ static void usage(FILE *f)
         "      --batch-tokens N    also cap a batch's source tokens (default: none)\n"
         "      --window N          lines read ahead, sorted by length (default: 16\n"
         "                          batches)\n"
+        "      --workspace SIZE    bound the decoding working memory of a batch\n"
+        "                          (caches, logits, cross-attention keys and\n"
+        "                          values; Marian's --workspace): SIZE in MiB, or\n"
+        "                          with K, M or G; a batch that would pass it is\n"
+        "                          decoded in slices, the same output (default:\n"
+        "                          none; -v says what batches were planned for)\n"
         "      --threads N         threads (default 0: every core)\n"
         "      --fast              whole-batch products (OpenBLAS on CPUs without\n"
         "                          AVX2; elsewhere the same as without): a\n"
@@ -136,11 +142,37 @@ static void usage(FILE *f)
         f);
 }
 
+/* --workspace SIZE: MiB as Marian's --workspace takes it, or a number with K, M or G (powers of
+ * 1024), at least 1 KiB and at most 1 TiB, into bytes. */
+static int parse_workspace(const char *s, long long *bytes, char *err, size_t errlen)
+{
+    char digits[32], q[200];
+    size_t n = strlen(s);
+    long long unit = 1LL << 20;
+    long v;
+    if (n > 0 && n < sizeof digits && strchr("KkMmGg", s[n - 1])) {
+        unit = s[n - 1] == 'K' || s[n - 1] == 'k' ? 1LL << 10
+               : s[n - 1] == 'M' || s[n - 1] == 'm' ? 1LL << 20 : 1LL << 30;
+        memcpy(digits, s, n - 1);
+        digits[n - 1] = 0;
+    } else if (n < sizeof digits) {
+        memcpy(digits, s, n + 1);
+    } else {
+        digits[0] = 0;
+    }
+    if (parse_int_opt("--workspace", digits, 1, (1L << 40) / unit, &v, err, errlen))
+        return xerr(err, errlen, "--workspace: expected a size in MiB (e.g. 512) or with K, M "
+                    "or G (e.g. 300M, 2G), from 1K to 1024G; got \"%s\"",
+                    cli_quote(q, sizeof q, s, strlen(s)));
+    *bytes = (long long)v * unit;
+    return 0;
+}
+
 int translate_options(options *o, int argc, char **argv)
 {
     enum { O_IN_FMT = 256, O_OUT_FMT, O_BATCH, O_BATCH_TOK, O_THREADS, O_MAXLEN, O_MAXIN,
            O_BEAM, O_NBEST, O_LP, O_SCORES, O_VERSION, O_WINDOW, O_FAST, O_MINLEN,
-           O_COMPUTE, O_LANG, O_SRC_LANG, O_SPLIT, O_PARAS, O_ALIGN, O_DOC };
+           O_COMPUTE, O_LANG, O_SRC_LANG, O_SPLIT, O_PARAS, O_ALIGN, O_DOC, O_WORKSPACE };
     static const struct option longopts[] = {
         {"model", required_argument, 0, 'm'},
         {"input", required_argument, 0, 'i'},
@@ -149,6 +181,7 @@ int translate_options(options *o, int argc, char **argv)
         {"output-format", required_argument, 0, O_OUT_FMT},
         {"batch-size", required_argument, 0, O_BATCH},
         {"batch-tokens", required_argument, 0, O_BATCH_TOK},
+        {"workspace", required_argument, 0, O_WORKSPACE},
         {"threads", required_argument, 0, O_THREADS},
         {"max-length", required_argument, 0, O_MAXLEN},
         {"min-length", required_argument, 0, O_MINLEN},
@@ -258,6 +291,10 @@ int translate_options(options *o, int argc, char **argv)
             *(c == O_IN_FMT ? &o->in_fmt : &o->out_fmt) = fmt;
             break;
         }
+        case O_WORKSPACE:
+            if (parse_workspace(optarg, &o->dp.workspace_bytes, err, sizeof err))
+                goto bad;
+            break;
         case O_LP:
             if (parse_float_opt("--length-penalty", optarg, 0, 10, &f, err, sizeof err))
                 goto bad;

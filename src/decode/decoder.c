@@ -108,6 +108,45 @@ int decoder_begin(const model_weights *m, pool *p, decoder_state *st, const floa
     return 0;
 }
 
+/* The bytes of one buffer of n floats as ensure() allocates it; with held, the larger of that
+ * and what the buffer holds already (buffers only grow). */
+static size_t plan_floats(const decoder_state *held, int which, size_t n)
+{
+    size_t have = held ? held->cap_floats[which] : 0;
+    size_t need = (n + 15) & ~(size_t)15;
+    return (need > have ? need : have) * sizeof(float);
+}
+
+size_t decoder_plan_bytes(const model_config *c, const decoder_state *held, int threads,
+                          int n_slots, int cap, int max_rows, int n_src, const int *lens,
+                          int capture)
+{
+    size_t d = c->d_model, L = c->decoder_layers, N = 0, cache, rows_cap, b = 0;
+    int max_src = 0;
+    for (int i = 0; i < n_src; i++) {
+        N += lens[i];
+        if (lens[i] > max_src)
+            max_src = lens[i];
+    }
+    cache = L * n_slots * (size_t)cap * d;
+    rows_cap = (size_t)n_slots * cap;
+    if (held && held->kv_rows_cap > rows_cap)
+        rows_cap = held->kv_rows_cap;
+    b += rows_cap * sizeof(size_t);
+    b += plan_floats(held, BUF_K, cache) + plan_floats(held, BUF_V, cache);
+    b += plan_floats(held, BUF_MEM, N * L * 2 * d);
+    b += plan_floats(held, BUF_X, (size_t)max_rows * d) + plan_floats(held, BUF_H, (size_t)max_rows * d);
+    b += plan_floats(held, BUF_CTX, (size_t)max_rows * d);
+    b += plan_floats(held, BUF_QKV, (size_t)max_rows * 3 * d);
+    b += plan_floats(held, BUF_FF, (size_t)max_rows * c->decoder_ffn_dim);
+    b += plan_floats(held, BUF_SCORES, (size_t)threads * scores_stride(cap, max_src));
+    if (capture) {
+        size_t a = (size_t)max_rows * (max_src ? max_src : 1);
+        b += plan_floats(held, BUF_ATTN_H, a * c->heads) + plan_floats(held, BUF_ATTN, a);
+    }
+    return b;
+}
+
 int decoder_capture(const model_weights *m, decoder_state *st, int layer, char *err,
                     size_t errlen)
 {

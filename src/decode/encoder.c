@@ -126,6 +126,24 @@ fail:
     return -1;
 }
 
+size_t encoder_plan_bytes(const model_config *c, const encoder_scratch *held, int threads, int n,
+                          const int *lens)
+{
+    size_t N = 0, maxlen = 0, scores;
+    for (int i = 0; i < n; i++) {
+        N += lens[i];
+        if ((size_t)lens[i] > maxlen)
+            maxlen = lens[i];
+    }
+    scores = maxlen * maxlen * threads;
+    if (held && held->cap_tokens > N)
+        N = held->cap_tokens;
+    if (held && held->cap_scores > scores)
+        scores = held->cap_scores;
+    /* x, h, ctx [N, d], qkv [N, 3d], ff [N, F]; scores [threads, S*S] */
+    return (N * (6 * (size_t)c->d_model + c->ffn_dim) + scores) * sizeof(float);
+}
+
 void encoder_scratch_free(encoder_scratch *s)
 {
     if (!s)

@@ -11,6 +11,14 @@ int search_run(const search_model *m, search_scratch *s, int n, const int *max_l
     return search_greedy(m, s, n, max_len, p, emit, emit_user, err, errlen);
 }
 
+size_t search_plan_bytes(const search_params *p, const search_scratch *held, int n,
+                         const int *max_len, int vocab, int attn_stride, int screened)
+{
+    size_t b = p->beam_size > 1 ? search_beam_bytes(p, n, max_len, vocab, attn_stride)
+                                : search_greedy_bytes(p, n, max_len, vocab, attn_stride, screened);
+    return held && held->cap > b ? held->cap : b;
+}
+
 void search_needs(const search_params *p, int n, const int *max_len, int *n_slots,
                   int *max_rows, int *cap)
 {

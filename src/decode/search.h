@@ -106,6 +106,17 @@ int search_beam(const search_model *m, search_scratch *s, int n, const int *max_
                 const search_params *p, search_emit emit, void *emit_user, char *err,
                 size_t errlen);
 
+/* The bytes of the scratch a search of n sentences with bounds max_len holds (the rows'
+ * logits over the vocabulary, the hypotheses' tokens, the finished ones, attention rows of
+ * attn_stride when alignments; screened: greedy through the model's estimates, which adds a
+ * row of bounds per hypothesis); with held, the larger of that and the block held already. */
+size_t search_plan_bytes(const search_params *p, const search_scratch *held, int n,
+                         const int *max_len, int vocab, int attn_stride, int screened);
+size_t search_greedy_bytes(const search_params *p, int n, const int *max_len, int vocab,
+                           int attn_stride, int screened);
+size_t search_beam_bytes(const search_params *p, int n, const int *max_len, int vocab,
+                         int attn_stride);
+
 /* The slots, rows and positions a search needs for n sentences with bounds max_len, so the
  * caller can size the decoder state. */
 void search_needs(const search_params *p, int n, const int *max_len, int *n_slots,

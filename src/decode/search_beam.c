@@ -458,6 +458,19 @@ static int branch(const search_model *m, beam_bufs *b, int u0, int r, int pos, i
     return nt;
 }
 
+size_t search_beam_bytes(const search_params *p, int n, const int *max_len, int vocab,
+                         int attn_stride)
+{
+    int mx = 1, alt = p->alternatives > 1 ? p->alternatives : 1;
+    beam_bufs b;
+    for (int i = 0; i < n; i++)
+        if (max_len[i] > mx)
+            mx = max_len[i];
+    /* the very cut search_beam makes (its sizes, no pointers) */
+    return beam_cut(&b, NULL, n * alt, p->beam_size, vocab, mx, p->token_scores,
+                    p->alignments ? attn_stride : 0, n, alt);
+}
+
 int search_beam(const search_model *m, search_scratch *sc, int n, const int *max_len,
                 const search_params *p, search_emit emit, void *emit_user, char *err,
                 size_t errlen)

@@ -65,6 +65,22 @@ static size_t greedy_cut(greedy_bufs *b, char *base, int H, int n, int V, int mx
     return c.used;
 }
 
+size_t search_greedy_bytes(const search_params *p, int n, const int *max_len, int vocab,
+                           int attn_stride, int screened)
+{
+    int mx = 1, A = p->alternatives > 1 ? p->alternatives : 1;
+    greedy_bufs b;
+    logits_chain chain;
+    logits_chain_init(&chain, &p->rules);
+    for (int i = 0; i < n; i++)
+        if (max_len[i] > mx)
+            mx = max_len[i];
+    /* the very cut search_greedy makes (its sizes, no pointers) */
+    return greedy_cut(&b, NULL, n * A, n, vocab, mx, p->token_scores,
+                      screened && search_screened(p, NULL), p->alignments ? attn_stride : 0,
+                      chain.work, p->rules.sampling);
+}
+
 int search_greedy(const search_model *m, search_scratch *s, int n, const int *max_len,
                   const search_params *p, search_emit emit, void *emit_user, char *err,
                   size_t errlen)

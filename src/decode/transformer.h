@@ -26,6 +26,11 @@ typedef struct {
  * Returns 0, or -1 when out of memory. */
 int encoder_forward(const model_weights *m, pool *p, encoder_scratch *s, const float *pos, int n,
                     const int *const *ids, const int *lens, float *out, char *err, size_t errlen);
+/* The bytes of the scratch encoder_forward holds for n sentences of lens tokens with threads
+ * compute threads (the output not counted: the caller's); with held, what the scratch holds
+ * after it (each buffer the larger of its size and the batch's: buffers only grow). */
+size_t encoder_plan_bytes(const model_config *c, const encoder_scratch *held, int threads, int n,
+                          const int *lens);
 void encoder_scratch_free(encoder_scratch *s);
 
 /* Rows of one source that one cross-attention task takes at a time (the hypotheses of a
@@ -82,6 +87,15 @@ typedef struct {
 int decoder_begin(const model_weights *m, pool *p, decoder_state *st, const float *pos,
                   int n_slots, int cap, int max_rows, int n_src, const int *lens, const float *enc,
                   char *err, size_t errlen);
+
+/* The bytes of the buffers decoder_begin (and decoder_capture, when capture) holds for that
+ * shape, with threads compute threads: the self-attention caches (L x n_slots x cap x 2d
+ * floats) and where their rows lie, the cross-attention keys and values (sum(lens) x L x 2d),
+ * the step's scratch. With held (a state that may hold buffers already): what the state holds
+ * after decoder_begin, each buffer the larger of its size and the shape's. */
+size_t decoder_plan_bytes(const model_config *c, const decoder_state *held, int threads,
+                          int n_slots, int cap, int max_rows, int n_src, const int *lens,
+                          int capture);
 
 /* After decoder_begin: each step also leaves in st->attn the cross-attention probabilities
  * of decoder layer `layer` averaged over its heads (layer -1: none, as decoder_begin leaves it).
