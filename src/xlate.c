@@ -14,6 +14,14 @@
 #include <string.h>
 #include <unistd.h>
 
+/* the header's numbers as the library was built with them (XLATE_VERSION is their text) */
+#define VSTR_(x) #x
+#define VSTR(x) VSTR_(x)
+const char *xlate_version(void)
+{
+    return VSTR(XLATE_VERSION_MAJOR) "." VSTR(XLATE_VERSION_MINOR) "." VSTR(XLATE_VERSION_PATCH);
+}
+
 xlate_model_params xlate_model_default_params(void)
 {
     xlate_model_params p = {1, XLATE_F32, NULL, NULL};

@@ -15,11 +15,56 @@
  *
  * A model is immutable once loaded; a context holds the threads and the run state of one
  * translation at a time. Every fallible call returns 0 or non-zero with one line in err, which
- * names the parameter at fault by its field name here (beam_size, max_input_length). */
+ * names the parameter at fault by its field name here (beam_size, max_input_length).
+ *
+ * Installed (make install): include/xlate.h, lib/libxlate.so.MAJOR and lib/libxlate.a, built
+ * with `cc prog.c $(pkg-config --cflags --libs xlate)`. The shared library exports the
+ * functions declared here and nothing else (the visibility pragma below; every other symbol
+ * is hidden).
+ *
+ * Threads. Calls on one model:
+ *   - xlate_model_load makes a model; xlate_model_free frees it, once, after every context
+ *     and queue on it is freed. Between the two the model does not change as callers see it,
+ *     and every call that takes a `const xlate_model *` (tokenize and detokenize, get_info,
+ *     lang_id, the params checks, kernels_desc, output_desc, translation_text, ...) may run on
+ *     any number of threads at once, beside translations on any number of contexts over it:
+ *     the one thing a run adds to a model, the output projection's packed panels or int8
+ *     screen (built when a run first needs them), is built under the model's own lock.
+ *   - The weights files stay mapped while the model lives: do not truncate or rewrite them.
+ * Calls on one context (xlate_translate, xlate_translate_ex, xlate_translate_lines,
+ * xlate_encode, xlate_forced_*, xlate_ctx_set_batch_invariant, xlate_ctx_time_split): one at
+ * a time (from any thread); contexts are independent of each other, so run one per thread to
+ * translate in parallel. xlate_ctx_threads and xlate_ctx_model read what does not change.
+ * A context starts its compute threads in xlate_ctx_new and joins them in xlate_ctx_free;
+ * the callbacks (a source's next and ready, a sink's put and flush, progress, cancel) are
+ * called on the thread that called xlate_translate_lines, and a model's warn on the thread
+ * of xlate_model_load, never on a compute thread.
+ * Process-wide: the first xlate_model_load or xlate_ctx_new sets OpenBLAS to one thread
+ * (openblas_set_num_threads(1): xlate runs its own threads) and stops OpenBLAS's idle
+ * workers; XLATE_FORCE_ISA is read once. The *_default_params calls, xlate_version,
+ * xlate_compute_type_parse and xlate_lines_window are pure; xlate_env_check reads the
+ * environment (not while another thread changes it).
+ *
+ * Ownership. The caller owns what it passes in (read during the call only, unless a call says
+ * otherwise) and what comes back through an out pointer: a model (xlate_model_free), a context
+ * (xlate_ctx_free), results (xlate_results_free frees the hypotheses, not the array), and the
+ * malloc'd arrays and strings of xlate_tokenize*, xlate_detokenize* and
+ * xlate_translation_text (free). A context keeps its model's pointer (the model must outlive
+ * it). Strings a model returns (xlate_model_compute_type, xlate_model_info's strings and
+ * langs) live as long as the model; xlate_kernels_desc, xlate_output_desc and
+ * xlate_lang_suggest write into the caller's buf. What xlate_translate_lines hands a sink (an
+ * xlate_translation and everything it points to) lives until put returns; what a source
+ * gives (a line's text, ids, prefix) needs to live only until its next call of next. */
 #ifndef XLATE_H
 #define XLATE_H
 #include <stddef.h>
 
+/* The version of this header; xlate_version() is the library's (they differ when a program
+ * runs with another libxlate.so of the same major version). MAJOR changes with the ABI: it is
+ * the shared library's soname, libxlate.so.MAJOR. */
+#define XLATE_VERSION_MAJOR 0
+#define XLATE_VERSION_MINOR 1
+#define XLATE_VERSION_PATCH 0
 #define XLATE_VERSION "0.1.0"
 #define XLATE_ERRLEN 512
 /* The most bytes of logits the search holds for one sentence (beam_size x return_alternatives
@@ -28,6 +73,15 @@
  * vocabulary allows 1,047 rows (e.g. --return-alternatives 256 with --beam-size 4),
  * OPUS-MT's ~58,000 about 4,600. */
 #define XLATE_MAX_SENTENCE_LOGITS (1LL << 30)
+
+/* Every function declared from here to the end is the library's API: exported by
+ * libxlate.so, which is built with -fvisibility=hidden (the Makefile), so that nothing else is. */
+#if defined(__GNUC__) && __GNUC__ >= 4
+#pragma GCC visibility push(default)
+#endif
+
+/* "MAJOR.MINOR.PATCH" of the library running (static storage). */
+const char *xlate_version(void);
 
 typedef struct xlate_model xlate_model;
 typedef struct xlate_ctx xlate_ctx;
@@ -596,6 +650,13 @@ int xlate_queue_translate(xlate_queue *q, const xlate_request *r, xlate_answer *
 void xlate_answer_free(xlate_answer *a);
 /* Requests submitted and not yet answered. */
 int xlate_queue_pending(xlate_queue *q);
+/* What the model thread has run so far: batches, the sentences in them, the largest batch,
+ * and how many batches held sentences of more than one request. */
+typedef struct {
+    long long batches, sentences, shared_batches;
+    int largest;
+} xlate_queue_stats;
+xlate_queue_stats xlate_queue_get_stats(xlate_queue *q);
 /* Refuses new requests, finishes every one submitted (their done called), stops the threads
  * and frees the queue. NULL: nothing. */
 void xlate_queue_free(xlate_queue *q);
@@ -618,4 +679,7 @@ int xlate_forced_attention(xlate_ctx *ctx, int n, const int *const *src, const i
                            const int *const *tgt, const int *tgt_len, const xlate_decode_params *p,
                            float *attn, char *err, size_t errlen);
 
+#if defined(__GNUC__) && __GNUC__ >= 4
+#pragma GCC visibility pop
+#endif
 #endif

@@ -33,6 +33,7 @@ static int decimal_in(const char *s, long lo, long hi)
 }
 static int retry_ok(const char *s) { return decimal_in(s, 0, 600000); }
 static int timeout_ok(const char *s) { return decimal_in(s, 1, 86400); }
+static int workers_ok(const char *s) { return decimal_in(s, 1, 16); }
 static int any_ok(const char *s)
 {
     (void)s;
@@ -50,6 +51,7 @@ static const struct {
     {"XLATE_MODEL", any_ok, "a model directory"},
     {"XLATE_HUB_RETRY_MS", retry_ok, "milliseconds, 0 to 600000, in decimal digits"},
     {"XLATE_HUB_TIMEOUT_S", timeout_ok, "seconds, 1 to 86400, in decimal digits"},
+    {"XLATE_HUB_WORKERS", workers_ok, "files downloading at once, 1 to 16, in decimal digits"},
 };
 #define NVARS (sizeof vars / sizeof *vars)
 

@@ -63,6 +63,7 @@ struct xlate_queue {
     pthread_t *req_threads;        /* [n_req_threads] */
     int n_req_threads;
     int model_started;
+    xlate_queue_stats stats;       /* under mu */
     /* the model thread's batch: [batch_size] each */
     const int **b_src;
     int *b_len;
@@ -220,6 +221,14 @@ static void *model_main(void *arg)
         rc = xlate_translate_ex(q->ctx, m, q->b_src, q->b_len, q->b_opts, p, q->b_res, err,
                                 sizeof err);
         pthread_mutex_lock(&q->mu);
+        q->stats.batches++;
+        q->stats.sentences += m;
+        q->stats.largest = m > q->stats.largest ? m : q->stats.largest;
+        for (int k = 1; k < m; k++)
+            if (q->b_job[k] != q->b_job[0]) {
+                q->stats.shared_batches++;
+                break;
+            }
         for (int k = 0; k < m; k++) {
             job *j = q->b_job[k];
             if (rc) {
@@ -654,6 +663,15 @@ int xlate_queue_pending(xlate_queue *q)
     n = q->pending;
     pthread_mutex_unlock(&q->mu);
     return n;
+}
+
+xlate_queue_stats xlate_queue_get_stats(xlate_queue *q)
+{
+    xlate_queue_stats st;
+    pthread_mutex_lock(&q->mu);
+    st = q->stats;
+    pthread_mutex_unlock(&q->mu);
+    return st;
 }
 
 void xlate_queue_free(xlate_queue *q)

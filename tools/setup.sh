@@ -6,7 +6,7 @@ set -e
 cd "$(dirname "$0")/.."
 pkgs="build-essential pkg-config libopenblas-dev libcjson-dev libcurl4-openssl-dev libssl-dev libmicrohttpd-dev"
 if [ "${1:-}" = "--test" ]; then
-  pkgs="$pkgs python3 python3-torch python3-numpy python3-sentencepiece sentencepiece parallel valgrind clang groff-base groff man-db python3-html5lib python3-lxml cmark python3-markdown nodejs chromium chromium-driver"
+  pkgs="$pkgs python3 python3-torch python3-numpy python3-sentencepiece sentencepiece parallel openssh-server valgrind clang groff-base groff man-db python3-html5lib python3-lxml cmark python3-markdown nodejs chromium chromium-driver"
   # Debian's npm, unless an npm is there already (NodeSource's nodejs carries its own and
   # conflicts with Debian's package)
   command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
@@ -28,5 +28,7 @@ if [ "${1:-}" = "--test" ]; then
   npm ci --prefix tests/hub --no-audit --no-fund --loglevel=error
   # the CommonMark spec's text (tests/py/test_md_spec.py: all its examples through xlate)
   npm ci --prefix tests/markdown --no-audit --no-fund --loglevel=error
+  # the libretranslate npm client (tests/py/test_serve.py: xlate serve through a client not ours)
+  npm ci --prefix tests/serve --no-audit --no-fund --loglevel=error
 fi
 make -s

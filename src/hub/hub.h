@@ -104,6 +104,8 @@ typedef struct hub_pull_params {
     void *user;
     /* when set and non-zero (a SIGINT handler sets it), the pull stops: HUB_EINTR */
     const volatile sig_atomic_t *cancel;
+    /* files downloading at once (each its own connection); 0: 8. XLATE_HUB_WORKERS overrides */
+    int workers;
 } hub_pull_params;
 hub_pull_params hub_pull_default_params(void);
 /* downloads what xlate needs into the cache; on success out = snapshot dir.

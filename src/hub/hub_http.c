@@ -8,6 +8,7 @@
 #include "base/util.h"
 #include "xlate.h"
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,6 +253,87 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *user)
     return n;
 }
 
+/* ------------------------------------------------------------------ the board */
+
+/* one line for all the files under way: "3/8 files, 120.4 MB / 300.0 MB, 11.2 MB/s, 0:16 left";
+ * at most 4 times a second unless forced. The time left only once every file has started and
+ * each one's size is known. Called with b->mu not held. */
+static void board_draw(pull_board *b, int force)
+{
+    double t = now_seconds(), rate;
+    long long have = 0, total = 0, fresh = 0;
+    int known = 1;
+    char a[32], c[32], r[32], left[32] = "";
+    pthread_mutex_lock(&b->mu);
+    if (!force && t - b->last < 0.25)
+        goto out;
+    b->last = t;
+    have = b->fin_bytes;
+    total = b->fin_bytes;
+    fresh = b->fin_new;
+    for (int i = 0; i < PULL_MAX_WORKERS; i++) {
+        have += b->have[i];
+        fresh += b->have[i] - b->at0[i];
+        if (b->total[i] >= 0)
+            total += b->total[i];
+        else
+            known = 0;
+    }
+    rate = t > b->t0 + 0.05 ? (double)fresh / (t - b->t0) : 0;
+    http_human((double)have, a, sizeof a);
+    http_human((double)total, c, sizeof c);
+    http_human(rate, r, sizeof r);
+    if (known && b->started == b->files && rate > 0 && total >= have) {
+        long s = (long)((double)(total - have) / rate);
+        snprintf(left, sizeof left, ", %ld:%02ld left", s / 60, s % 60);
+    }
+    b->shown = 1;
+    fprintf(stderr, "\r%d/%d files, %s / %s, %s/s%s\033[K", b->done, b->files, a, c, r, left);
+out:
+    pthread_mutex_unlock(&b->mu);
+}
+
+void http_file_line(pull *pl, const char *fmt, ...)
+{
+    va_list ap;
+    if (!pl->tty)
+        return;
+    if (pl->board)
+        pthread_mutex_lock(&pl->board->mu);
+    fputs("\r", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\033[K\n", stderr);
+    if (pl->board)
+        pthread_mutex_unlock(&pl->board->mu);
+}
+
+void http_board_start(pull *pl, long long have, long long total)
+{
+    pull_board *b = pl->board;
+    if (!b)
+        return;
+    pthread_mutex_lock(&b->mu);
+    b->have[pl->slot] = b->at0[pl->slot] = have;
+    b->total[pl->slot] = total;
+    pthread_mutex_unlock(&b->mu);
+}
+
+void http_board_end(pull *pl, long long have, int ok)
+{
+    pull_board *b = pl->board;
+    if (!b)
+        return;
+    pthread_mutex_lock(&b->mu);
+    if (ok) {
+        b->fin_bytes += have;
+        b->fin_new += have - b->at0[pl->slot];
+    }
+    b->have[pl->slot] = b->at0[pl->slot] = b->total[pl->slot] = 0;
+    pthread_mutex_unlock(&b->mu);
+}
+
 /* the progress line (a tty, not quiet) and the cancel check; curl calls it about once a
  * second even when nothing comes */
 static int on_progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
@@ -272,6 +354,11 @@ static int on_progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_of
     } else if (t - pl->idle_since >= (double)pl->timeout_s) {
         pl->stalled = 1;
         return 1;
+    }
+    if (pl->board && pl->tty && pl->file) {
+        pl->board->have[pl->slot] = pl->base + (long long)dlnow;
+        board_draw(pl->board, 0);
+        return 0;
     }
     if (!pl->tty || !pl->file || t - pl->last < 0.25)
         return 0;

@@ -7,11 +7,14 @@
 #include "hub/hub.h"
 #include <curl/curl.h>
 #include <openssl/evp.h>
+#include <pthread.h>
+#include <sys/types.h>
 
 #define TRIES 5          /* attempts of one request (huggingface_hub http_get: 5) */
 #define FILE_TRIES 10    /* attempts of one file's bytes, counting those that made progress */
 #define MAX_HOPS 10      /* redirects followed */
 #define API_MAX (64 << 20) /* the API's JSON answer, at most */
+#define PULL_MAX_WORKERS 16 /* files of one model downloading at once, at most */
 
 /* One HTTP answer's status and the headers huggingface_hub reads. */
 typedef struct http_answer {
@@ -36,7 +39,21 @@ typedef struct body_sink {
     const http_answer *ans;
 } body_sink;
 
-/* The pull's state: one curl handle reused (keep-alive), the endpoint and the token. */
+/* The progress of a pull's parallel downloads, shared by its workers (hub_pull.c): one line
+ * for them all, redrawn under mu at most 4 times a second, each finished file's line printed
+ * above it, so that lines from several threads never cut into one another. */
+typedef struct pull_board {
+    pthread_mutex_t mu;
+    int files, started, done;      /* files to fetch in this pull, taken by a worker, finished */
+    long long fin_bytes, fin_new;  /* finished files: their sizes; the bytes this run fetched */
+    /* each worker's file under way: bytes there, there before this run, expected (-1 unknown) */
+    long long have[PULL_MAX_WORKERS], at0[PULL_MAX_WORKERS], total[PULL_MAX_WORKERS];
+    double t0, last;
+    int shown;                     /* the line is on the screen */
+} pull_board;
+
+/* The pull's state: one curl handle reused (keep-alive), the endpoint and the token. A parallel
+ * pull gives each worker thread a copy with its own handle (hub_pull.c). */
 typedef struct pull {
     CURL *curl;
     const hub_pull_params *p;
@@ -56,9 +73,19 @@ typedef struct pull {
     long long seen;
     double idle_since;
     int stalled;
+    pull_board *board;       /* parallel downloads: the shared progress line, else NULL */
+    int slot;                /* this worker's index in board */
+    mode_t umask;            /* read once before the workers start (umask() is per process) */
 } pull;
 
 int http_cancelled(const pull *pl);
+/* A file's last line on a tty (done, in the cache, ...): printf-style, printed whole on a line of
+ * its own, above the board's line when there is one. Nothing when not a tty. */
+void http_file_line(pull *pl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The board's slot of this worker: a file starts (have bytes already there, total expected) or
+ * ends (its bytes then count as finished). No-ops without a board. */
+void http_board_start(pull *pl, long long have, long long total);
+void http_board_end(pull *pl, long long have, int ok);
 /* sleeps ms, in slices, stopping early when cancelled */
 void http_nap(const pull *pl, long ms);
 /* a whole decimal in [lo, hi] from the environment, else def */

@@ -8,8 +8,10 @@
  *      blobs/ETAG and linked from snapshots/COMMIT/PATH; refs/REVISION last.
  * The HTTP side is hub_http.c. SHA-256 of LFS blobs: OpenSSL's libcrypto (EVP), there with
  * libcurl's OpenSSL flavour anyway; nothing of our own to get wrong. A body streams to disk in
- * curl's buffers: memory does not grow with a file's size. Files download one after another
- * (no curl multi): a model's time is its one weights file. */
+ * curl's buffers: memory does not grow with a file's size. A model's files download on up to
+ * 8 threads at once (XLATE_HUB_WORKERS), each with its own curl handle and connection
+ * (run_parallel): on a link with latency a small model's files are mostly round trips (API,
+ * HEAD, redirect, GET each), which then overlap; config.json is linked last. */
 #include "hub/hub_http.h"
 #include "base/json.h"
 #include "base/util.h"
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -50,13 +53,15 @@ static int etag_name(const char *raw, char *out, size_t n)
     return 0;
 }
 
-static int is_sha256(const char *s)
+/* 1 when s is exactly n lowercase hex digits: 64 a sha256 (an LFS blob's name, file_download.py
+ * :75 REGEX_SHA256), 40 a git blob sha1 (a regular file's) */
+static int is_hex(const char *s, size_t n)
 {
     size_t i;
     for (i = 0; s[i]; i++)
         if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
             return 0;
-    return i == 64;
+    return i == n;
 }
 
 /* the sha256 of the first `upto` bytes of fd into ctx (a resumed blob's bytes) */
@@ -77,8 +82,46 @@ static int hash_prefix(int fd, long long upto, EVP_MD_CTX *ctx)
     return 0;
 }
 
-/* The bytes of one file into blobs/ETAG.incomplete, resumed, checked (size; sha256 of an LFS
- * blob). Called under the blob's lock. On success the .incomplete is whole and checked. */
+/* The git blob sha1 of the whole file fd ("blob LEN\0" then the bytes: git hash-object, as
+ * huggingface_hub utils/sha.py:32-64 git_hash computes it) as 40 hex digits into out. 0 or -1
+ * (a read error, errno set). A regular file is at most 10 MB on the hub, so it is read again
+ * from disk once it is whole rather than hashed as it comes: a resumed file needs no prefix
+ * pass, and the header needs the length, which an answer without a size does not say. */
+static int git_sha1_fd(int fd, char out[41])
+{
+    char buf[1 << 16], head[40];
+    struct stat sb;
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned mdlen = 0;
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    int rc = -1;
+    if (!ctx || fstat(fd, &sb) != 0 || !EVP_DigestInit_ex(ctx, EVP_sha1(), NULL))
+        goto out;
+    EVP_DigestUpdate(ctx, head, (size_t)snprintf(head, sizeof head, "blob %lld", (long long)sb.st_size) + 1);
+    for (long long at = 0; at < (long long)sb.st_size;) {
+        ssize_t r = pread(fd, buf, sizeof buf, at);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            if (r == 0)
+                errno = EIO;
+            goto out;
+        }
+        EVP_DigestUpdate(ctx, buf, (size_t)r);
+        at += r;
+    }
+    EVP_DigestFinal_ex(ctx, md, &mdlen);
+    for (unsigned i = 0; i < mdlen && i < 20; i++)
+        sprintf(out + 2 * i, "%02x", md[i]);
+    rc = mdlen == 20 ? 0 : -1;
+out:
+    EVP_MD_CTX_free(ctx);
+    return rc;
+}
+
+/* The bytes of one file into blobs/ETAG.incomplete, resumed, checked (size; the sha256 of an
+ * LFS blob, the git blob sha1 of a regular file). Called under the blob's lock. On success the
+ * .incomplete is whole and checked. */
 static int download_blob(pull *pl, const char *what, const char *path, const char *url,
                          const char *etag, long long size, const char *incomplete, char *err,
                          size_t errlen)
@@ -102,7 +145,7 @@ static int download_blob(pull *pl, const char *what, const char *path, const cha
             goto disk;
         s.offset = 0;
     }
-    if (is_sha256(etag)) {
+    if (is_hex(etag, 64)) {
         if (!(s.sha = EVP_MD_CTX_new()) || !EVP_DigestInit_ex(s.sha, EVP_sha256(), NULL)) {
             rc = (xerr(err, errlen, "%s: cannot start a SHA-256", what), HUB_EINTEGRITY);
             goto out;
@@ -118,6 +161,7 @@ static int download_blob(pull *pl, const char *what, const char *path, const cha
     pl->t0 = pl->last = now_seconds();
     pl->at_t0 = s.offset;
     pl->shown = 0;
+    http_board_start(pl, s.offset, size);
     /* file_download.py:357-359: a whole .incomplete needs no request */
     while (!(size >= 0 && s.offset == size)) {
         CURLcode cc;
@@ -200,6 +244,21 @@ static int download_blob(pull *pl, const char *what, const char *path, const cha
             goto bad;
         }
     }
+    /* a regular file's ETag is its git blob sha1 (file_download.py:256-261: "An object's ETag
+     * is: its git-sha1 if stored in git, or its sha256 if stored in git-lfs"), and the blob is
+     * named by it (file_download.py:1173): bytes that do not hash to it must not take the name.
+     * huggingface_hub itself checks only the size (file_download.py:471); a 40-hex ETag is
+     * checked here as the sha256 of an LFS blob is. Another form of ETag (a mirror's) is not. */
+    if (is_hex(etag, 40)) {
+        if (git_sha1_fd(s.fd, got))
+            goto disk;
+        if (strcmp(got, etag) != 0) {
+            rc = (xerr(err, errlen, "%s: %s: the bytes' git blob sha1 is %s, the hub's ETag is "
+                      "%s: refused (removed; a rerun downloads it again)", what, url, got, etag),
+                  HUB_EINTEGRITY);
+            goto bad;
+        }
+    }
     if (fsync(s.fd) != 0)
         goto disk;
     goto out;
@@ -217,10 +276,12 @@ out:
         double t = now_seconds() - pl->t0;
         http_human((double)s.offset, a1, sizeof a1);
         http_human(t > 0 ? (double)(s.offset - pl->at_t0) / t : 0, r, sizeof r);
-        fprintf(stderr, "\r%-32.32s %s, %s/s, done\033[K\n", path, a1, r);
+        http_file_line(pl, "%-32.32s %s, %s/s, done", path, a1, r);
     } else if (pl->tty && pl->file && pl->shown) {
         fprintf(stderr, "\n");
     }
+    if (pl->file)
+        http_board_end(pl, s.offset, rc == HUB_OK);
     pl->file = NULL;
     if (s.sha)
         EVP_MD_CTX_free(s.sha);
@@ -234,7 +295,10 @@ out:
 
 /* takes the flock of blobs' ETAG at CACHE/.locks/models--ORG--NAME/ETAG.lock (file_download.py
  * :1212, filelock's UnixFileLock is flock(LOCK_EX) on it, created 0664: utils/_fixes.py:83-90),
- * waiting for another pull (xlate or huggingface_hub) that holds it. The fd, or -1 with err. */
+ * waiting for another pull (xlate or huggingface_hub) that holds it, or another worker of this
+ * pull (two paths with the same bytes: flock is per open file, so the second open waits). The
+ * wait polls (LOCK_NB, then 20 ms naps, as filelock polls) rather than blocks: a SIGINT reaches
+ * one thread only, and every worker must see the cancel. The fd, or -1 with err. */
 static int lock_blob(pull *pl, const char *lockdir, const char *etag, int *status, char *err,
                      size_t errlen)
 {
@@ -245,9 +309,11 @@ static int lock_blob(pull *pl, const char *lockdir, const char *etag, int *statu
         *status = HUB_EDISK;
         return xerr(err, errlen, "cannot create the lock %s: %s", path, strerror(errno));
     }
-    while (flock(fd, LOCK_EX) != 0) {
-        if (errno == EINTR && !http_cancelled(pl))
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if ((errno == EWOULDBLOCK || errno == EINTR) && !http_cancelled(pl)) {
+            http_nap(pl, 20);
             continue;
+        }
         *status = http_cancelled(pl) ? HUB_EINTR : HUB_EDISK;
         xerr(err, errlen, "%s: %s", path, http_cancelled(pl) ? "interrupted" : strerror(errno));
         close(fd);
@@ -256,9 +322,13 @@ static int lock_blob(pull *pl, const char *lockdir, const char *etag, int *statu
     return fd;
 }
 
-/* One file of the snapshot: its metadata, its blob (downloaded unless there), its link. */
+/* One file of the snapshot: its metadata, its blob (downloaded unless there), its link; the
+ * link left to the caller when etag_out is given (config.json, linked last: a snapshot with
+ * config.json is taken as complete by hub_resolve_cached), the blob's name then in etag_out
+ * ("" when the file was linked already). */
 static int pull_file(pull *pl, const char *cache, const char *repo_dir, const char *repo,
-                     const char *commit, const char *path, char *err, size_t errlen)
+                     const char *commit, const char *path, char *etag_out, char *err,
+                     size_t errlen)
 {
     char url[4096], qpath[2048], final[4096], get_url[4096], etag[200], tmp[4600];
     char blobs[4400], blob[4600], incomplete[4700], lockdir[4400], what[600], qe[200];
@@ -271,9 +341,10 @@ static int pull_file(pull *pl, const char *cache, const char *repo_dir, const ch
 
     /* file_download.py:1072-1076: a commit's file already linked needs no request */
     snprintf(tmp, sizeof tmp, "%s/snapshots/%s/%s", repo_dir, commit, path);
+    if (etag_out)
+        etag_out[0] = '\0';
     if (stat(tmp, &sb) == 0 && S_ISREG(sb.st_mode)) {
-        if (pl->tty)
-            fprintf(stderr, "%-32.32s in the cache\n", path);
+        http_file_line(pl, "%-32.32s in the cache", path);
         return HUB_OK;
     }
     snprintf(what, sizeof what, "%s: %s", repo, path);
@@ -322,18 +393,18 @@ static int pull_file(pull *pl, const char *cache, const char *repo_dir, const ch
         if ((rc = download_blob(pl, what, path, get_url, etag, size, incomplete, err, errlen)))
             goto out;
         /* file_download.py:2000 _chmod_and_move: the umask's mode, then the rename */
-        mode_t um = umask(0);
-        umask(um);
-        chmod(incomplete, 0666 & ~um);
+        chmod(incomplete, 0666 & ~pl->umask);
         if (rename(incomplete, blob) != 0) {
             rc = (xerr(err, errlen, "cannot rename %s to %s: %s", incomplete, blob,
                       strerror(errno)), HUB_EDISK);
             goto out;
         }
-    } else if (pl->tty) {
-        fprintf(stderr, "%-32.32s in the cache (blob)\n", path);
+    } else {
+        http_file_line(pl, "%-32.32s in the cache (blob)", path);
     }
-    if (hub_link(repo_dir, commit, path, etag, err, errlen))
+    if (etag_out)
+        snprintf(etag_out, 200, "%s", etag);
+    else if (hub_link(repo_dir, commit, path, etag, err, errlen))
         rc = HUB_EDISK;
 out:
     close(lock);
@@ -401,6 +472,149 @@ static void free_names(char **v, int n)
     free(v);
 }
 
+/* ------------------------------------------------------------------ the files, in parallel */
+
+/* A pull's files shared by its workers (huggingface_hub's snapshot_download maps
+ * hf_hub_download over the files on max_workers=8 threads: _snapshot_download.py:55,522-527).
+ * Each worker takes the next file not taken, under mu, and keeps its status and message; a
+ * file's failure does not stop the others (as there: every file is tried), except a status
+ * every later file would meet too (a full disk, no access, a cancel). */
+typedef struct pull_files {
+    pthread_mutex_t mu;
+    const char *cache, *repo_dir, *repo, *commit;
+    const char **paths; /* n of them */
+    int n, next;
+    int stop;           /* take no more files */
+    int defer;          /* the file linked by the caller, last (config.json), or -1 */
+    char defer_etag[200];
+    int *rc;            /* per file; -1 not tried */
+    char (*err)[XLATE_ERRLEN];
+    pull_board board;   /* the progress line when several workers */
+} pull_files;
+
+static void run_files(pull_files *j, pull *pl)
+{
+    for (;;) {
+        int i, rc;
+        pthread_mutex_lock(&j->mu);
+        i = j->stop || http_cancelled(pl) || j->next >= j->n ? -1 : j->next++;
+        pthread_mutex_unlock(&j->mu);
+        if (i < 0)
+            return;
+        if (pl->board) {
+            pthread_mutex_lock(&pl->board->mu);
+            pl->board->started++;
+            pthread_mutex_unlock(&pl->board->mu);
+        }
+        rc = pull_file(pl, j->cache, j->repo_dir, j->repo, j->commit, j->paths[i],
+                       i == j->defer ? j->defer_etag : NULL, j->err[i], XLATE_ERRLEN);
+        j->rc[i] = rc;
+        if (pl->board) {
+            pthread_mutex_lock(&pl->board->mu);
+            pl->board->done++;
+            pthread_mutex_unlock(&pl->board->mu);
+        }
+        if (rc == HUB_EDISK || rc == HUB_EAUTH || rc == HUB_EINTR) {
+            pthread_mutex_lock(&j->mu);
+            j->stop = 1;
+            pthread_mutex_unlock(&j->mu);
+        }
+    }
+}
+
+typedef struct pull_worker {
+    pull_files *j;
+    pull pl; /* a copy of the pull with its own curl handle */
+    pthread_t thread;
+    int running;
+} pull_worker;
+
+static void *worker_main(void *arg)
+{
+    pull_worker *w = arg;
+    run_files(w->j, &w->pl);
+    return NULL;
+}
+
+/* The files of j on `workers` threads (the calling one among them; 1: no thread at all), each
+ * with its own connection. HUB_OK, or the first failed file's status and message in the
+ * files' order (a cancel first), with the count of the others that failed. */
+static int run_parallel(pull *pl, pull_files *j, int workers, char *err, size_t errlen)
+{
+    pull_worker w[PULL_MAX_WORKERS];
+    int first = -1, more = 0, rc = HUB_OK;
+    if (workers > j->n)
+        workers = j->n;
+    if (workers > PULL_MAX_WORKERS)
+        workers = PULL_MAX_WORKERS;
+    memset(w, 0, sizeof w);
+    pthread_mutex_init(&j->mu, NULL);
+    if (workers > 1 && pl->tty) {
+        memset(&j->board, 0, sizeof j->board);
+        pthread_mutex_init(&j->board.mu, NULL);
+        j->board.files = j->n;
+        j->board.t0 = now_seconds();
+        pl->board = &j->board;
+        pl->slot = 0;
+    }
+    for (int k = 1; k < workers; k++) {
+        w[k].j = j;
+        w[k].pl = *pl;
+        w[k].pl.slot = k;
+        if (!(w[k].pl.curl = curl_easy_init()))
+            break;
+        if (pthread_create(&w[k].thread, NULL, worker_main, &w[k]) != 0) {
+            curl_easy_cleanup(w[k].pl.curl);
+            break; /* fewer workers: the calling thread takes what is left */
+        }
+        w[k].running = 1;
+    }
+    run_files(j, pl);
+    for (int k = 1; k < workers; k++) {
+        if (!w[k].running)
+            continue;
+        pthread_join(w[k].thread, NULL);
+        curl_easy_cleanup(w[k].pl.curl);
+        memset(w[k].pl.auth, 0, sizeof w[k].pl.auth); /* the token's copy */
+    }
+    if (pl->board) {
+        if (j->board.shown)
+            fputs("\r\033[K", stderr);
+        pthread_mutex_destroy(&j->board.mu);
+        pl->board = NULL;
+    }
+    pthread_mutex_destroy(&j->mu);
+    for (int i = 0; i < j->n; i++) {
+        if (j->rc[i] <= 0)
+            continue;
+        if (first < 0 || (j->rc[i] == HUB_EINTR && j->rc[first] != HUB_EINTR))
+            first = i;
+        more++;
+    }
+    if (first < 0)
+        return HUB_OK;
+    rc = j->rc[first];
+    if (more > 1 && rc != HUB_EINTR) {
+        size_t len = strlen(j->err[first]);
+        snprintf(j->err[first] + len, XLATE_ERRLEN - len, " (and %d other file%s failed: a "
+                 "rerun fetches what is missing)", more - 1, more > 2 ? "s" : "");
+    }
+    snprintf(err, errlen, "%s", j->err[first]);
+    return rc;
+}
+
+/* files downloading at once: XLATE_HUB_WORKERS, else p->workers, else 8, huggingface_hub's
+ * max_workers (_snapshot_download.py:55): a model's 6 to 9 files then all go at once
+ * (bench/README.md "Parallel pulls": a 7-file model over a 100 ms round trip, 2.16 s on 1
+ * worker, 1.10 s on 4, 0.77 s on 8) */
+static int pull_workers(const hub_pull_params *p)
+{
+    long w = http_env_long("XLATE_HUB_WORKERS", 0, 1, PULL_MAX_WORKERS);
+    if (w > 0)
+        return (int)w;
+    return p->workers > 0 ? (p->workers < PULL_MAX_WORKERS ? p->workers : PULL_MAX_WORKERS) : 8;
+}
+
 int hub_pull(const hub_ref *ref, const hub_pull_params *p, char *out, size_t n, char *err,
              size_t errlen)
 {
@@ -412,6 +626,7 @@ int hub_pull(const hub_ref *ref, const hub_pull_params *p, char *out, size_t n, 
     body_sink api = {.fd = -1};
     http_answer a;
     pull pl = {.p = p};
+    pull_files jobs = {.defer = -1};
     FILE *f;
 
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
@@ -425,6 +640,8 @@ int hub_pull(const hub_ref *ref, const hub_pull_params *p, char *out, size_t n, 
     pl.retry_ms = http_env_long("XLATE_HUB_RETRY_MS", 1000, 0, 600000);
     pl.timeout_s = http_env_long("XLATE_HUB_TIMEOUT_S", 30, 1, 86400);
     pl.tty = p->progress && !p->quiet && isatty(STDERR_FILENO);
+    pl.umask = umask(0); /* once, before any worker: umask() is the process's */
+    umask(pl.umask);
     snprintf(what, sizeof what, "%s@%s", ref->repo, ref->revision);
 
     rc = HUB_EDISK;
@@ -470,13 +687,13 @@ int hub_pull(const hub_ref *ref, const hub_pull_params *p, char *out, size_t n, 
               "#\thttps://bford.info/cachedir/\n", f);
         fclose(f);
     }
-    for (int i = 0; i < nchosen; i++) {
-        if ((rc = pull_file(&pl, cache, repo_dir, ref->repo, commit, chosen[i], err, errlen)))
+    /* a sharded checkpoint: its index first (hub_choose_files puts it first), for the shards
+     * it names, each one listed */
+    if (strstr(chosen[0], ".index.json")) {
+        if ((rc = pull_file(&pl, cache, repo_dir, ref->repo, commit, chosen[0], NULL, err,
+                            errlen)))
             goto out;
-        if (i > 0 || !strstr(chosen[i], ".index.json"))
-            continue;
-        /* a sharded checkpoint: the shards its index names, each one listed */
-        snprintf(idx, sizeof idx, "%s/snapshots/%s/%s", repo_dir, commit, chosen[i]);
+        snprintf(idx, sizeof idx, "%s/snapshots/%s/%s", repo_dir, commit, chosen[0]);
         rc = HUB_EINTEGRITY;
         if (hub_index_shards(idx, &shards, &nshards, err, errlen))
             goto out;
@@ -486,14 +703,40 @@ int hub_pull(const hub_ref *ref, const hub_pull_params *p, char *out, size_t n, 
                 ;
             if (k == nfiles) {
                 rc = (xerr(err, errlen, "%s: %s names the shard %s, which the repository does "
-                          "not list", what, chosen[i], shards[j]), HUB_ENOTFOUND);
+                          "not list", what, chosen[0], shards[j]), HUB_ENOTFOUND);
                 goto out;
             }
-            if ((rc = pull_file(&pl, cache, repo_dir, ref->repo, commit, shards[j], err,
-                                errlen)))
-                goto out;
         }
     }
+    /* the rest at once: the shards, the other files; config.json linked when all are there */
+    rc = HUB_EDISK;
+    jobs.n = nshards + nchosen - (nshards > 0 || strstr(chosen[0], ".index.json") ? 1 : 0);
+    if (!(jobs.paths = calloc((size_t)jobs.n + 1, sizeof *jobs.paths)) ||
+        !(jobs.rc = malloc(((size_t)jobs.n + 1) * sizeof *jobs.rc)) ||
+        !(jobs.err = calloc((size_t)jobs.n + 1, sizeof *jobs.err))) {
+        xerr(err, errlen, "%s: out of memory", what);
+        goto out;
+    }
+    jobs.n = 0;
+    for (int j = 0; j < nshards; j++)
+        jobs.paths[jobs.n++] = shards[j];
+    for (int i = strstr(chosen[0], ".index.json") ? 1 : 0; i < nchosen; i++) {
+        if (strcmp(chosen[i], "config.json") == 0)
+            jobs.defer = jobs.n;
+        jobs.paths[jobs.n++] = chosen[i];
+    }
+    for (int i = 0; i < jobs.n; i++)
+        jobs.rc[i] = -1;
+    jobs.cache = cache;
+    jobs.repo_dir = repo_dir;
+    jobs.repo = ref->repo;
+    jobs.commit = commit;
+    if ((rc = run_parallel(&pl, &jobs, pull_workers(p), err, errlen)))
+        goto out;
+    rc = HUB_EDISK;
+    if (jobs.defer >= 0 && jobs.defer_etag[0] &&
+        hub_link(repo_dir, commit, "config.json", jobs.defer_etag, err, errlen))
+        goto out;
     /* refs/REVISION last, so that an interrupted pull leaves the ref at the snapshot before */
     rc = HUB_EDISK;
     if (hub_write_ref(repo_dir, ref->revision, commit, err, errlen))
@@ -505,6 +748,9 @@ out:
     free(api.mem);
     free_names(files, nfiles);
     free_names(shards, nshards);
+    free(jobs.paths);
+    free(jobs.rc);
+    free(jobs.err);
     curl_easy_cleanup(pl.curl);
     curl_global_cleanup();
     memset(pl.auth, 0, sizeof pl.auth); /* the token leaves no copy behind */

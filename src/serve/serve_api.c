@@ -67,6 +67,25 @@ static char *form_lines(const char *s, size_t n, size_t *out_len)
     return o;
 }
 
+/* 1 when a JSON string in s[0..n) holds the escape \u0000: cJSON's strings end at a NUL, so
+ * the text would be cut there without a word. */
+static int json_has_nul(const char *s, size_t n)
+{
+    int in = 0;
+    for (size_t i = 0; s && i < n; i++) {
+        if (!in) {
+            in = s[i] == '"';
+        } else if (s[i] == '"') {
+            in = 0;
+        } else if (s[i] == '\\' && i + 1 < n) {
+            if (s[i + 1] == 'u' && i + 5 < n && !strncmp(s + i + 2, "0000", 4))
+                return 1;
+            i++; /* the escaped character */
+        }
+    }
+    return 0;
+}
+
 /* A field's value as a string (JSON: a string; form: the field), or NULL. */
 static const char *get_str(serve_req *r, params *p, const char *name, int *bad)
 {
@@ -100,6 +119,11 @@ static int read_params(serve_req *r, params *p, int need_q, int *ret)
     if (r->is_json) {
         if (!serve_utf8_ok(r->body ? r->body : "", r->body_len)) {
             *ret = serve_error(r, 400, "Invalid request: the JSON body is not UTF-8");
+            return -1;
+        }
+        if (json_has_nul(r->body, r->body_len)) {
+            *ret = serve_error(r, 400, "Invalid request: a string holds a NUL character "
+                               "(\\u0000), which a text cannot hold");
             return -1;
         }
         p->json = cJSON_ParseWithLength(r->body ? r->body : "", r->body_len);
@@ -227,15 +251,9 @@ static int read_params(serve_req *r, params *p, int need_q, int *ret)
     return 0;
 }
 
-/* The access checks of app.py:333-391 that apply: --req-limit (429, app.py:430-433's
- * "Slowdown:"), then the api key (403, app.py:341-347; with --api-keys a key is required). */
+/* The api key check of app.py:341-347 (403; with --api-keys a key is required). */
 static int access_check(serve_req *r, const params *p, int *ret)
 {
-    if (!serve_rate_take(r->s, r->client)) {
-        *ret = serve_error(r, 429, "Slowdown: %ld per 1 minute (--req-limit)",
-                           r->s->o.req_limit);
-        return -1;
-    }
     if (r->s->n_keys && !serve_key_ok(r->s, p->api_key)) {
         *ret = serve_error(r, 403, p->api_key ? "Invalid API key" : "Please contact the server "
                            "operator to get an API key");
@@ -504,6 +522,12 @@ int serve_api(serve_req *r)
         return serve_error(r, 404, "no such path");
     }
     if (r->method == SERVE_POST) {
+        /* --req-limit counts every request to a limited endpoint, as Flask-Limiter's decorator
+         * does before the view runs (app.py:139-166; 429 "Slowdown:", app.py:430-433) */
+        if ((!strcmp(u, "/translate") || !strcmp(u, "/translate_file") || !strcmp(u, "/detect"))
+            && !serve_rate_take(r->s, r->client))
+            return serve_error(r, 429, "Slowdown: %ld per 1 minute (--req-limit)",
+                               r->s->o.req_limit);
         if (!strcmp(u, "/translate"))
             return api_translate(r);
         if (!strcmp(u, "/translate_file"))

@@ -242,6 +242,13 @@ int cmd_serve(int argc, char **argv)
                     s->models[s->routes[i].model].dir);
     fflush(stderr);
     status = run(s, &sigs);
+    for (int k = 0; k < s->n_models && !s->o.quiet; k++) {
+        xlate_queue_stats st = xlate_queue_get_stats(s->models[k].queue);
+        fprintf(stderr, "xlate serve: %s: %lld sentences in %lld batches (%.1f a batch, the "
+                "largest %d; %lld shared by requests)\n", s->models[k].dir, st.sentences,
+                st.batches, st.batches ? (double)st.sentences / (double)st.batches : 0.0,
+                st.largest, st.shared_batches);
+    }
 done:
     serve_http_stop(s); /* every request was answered: nothing is suspended */
     for (int k = 0; k < s->n_models; k++) {

@@ -176,24 +176,34 @@ static int put(char **b, size_t *len, size_t *cap, const char *s)
     return 0;
 }
 
+/* The k-th code of the routes, sources then targets (2 * n_routes of them, with repeats). */
+static const char *code_at(const serve *s, int k)
+{
+    return k < s->n_routes ? s->routes[k].src : s->routes[k - s->n_routes].tgt;
+}
+
 char *serve_languages_json(const serve *s)
 {
     char *b = NULL, item[128];
     size_t len = 0, cap = 0;
     int first = 1, fail = put(&b, &len, &cap, "[");
-    /* codes are [A-Za-z0-9_-] (is_lang_code, the tokenizers' language tokens): no escaping */
-    for (int i = 0; i < s->n_routes && !fail; i++) {
+    /* every language the models know, each once, with the targets it translates into (none
+     * for a language that is only a target: LibreTranslate lists every installed language, and
+     * clients such as the libretranslate npm package check a target among these codes). Codes
+     * are [A-Za-z0-9_-] (add_route): nothing to escape. */
+    for (int i = 0; i < 2 * s->n_routes && !fail; i++) {
+        const char *code = code_at(s, i);
         int seen = 0, t = 0;
         for (int j = 0; j < i && !seen; j++)
-            seen = strcmp(s->routes[j].src, s->routes[i].src) == 0;
+            seen = strcmp(code_at(s, j), code) == 0;
         if (seen)
             continue;
         snprintf(item, sizeof item, "%s{\"code\": \"%s\", \"name\": \"%s\", \"targets\": [",
-                 first ? "" : ", ", s->routes[i].src, serve_lang_name(s->routes[i].src));
+                 first ? "" : ", ", code, serve_lang_name(code));
         fail |= put(&b, &len, &cap, item);
         first = 0;
-        for (int j = i; j < s->n_routes && !fail; j++) {
-            if (strcmp(s->routes[j].src, s->routes[i].src) != 0)
+        for (int j = 0; j < s->n_routes && !fail; j++) {
+            if (strcmp(s->routes[j].src, code) != 0)
                 continue;
             snprintf(item, sizeof item, "%s\"%s\"", t++ ? ", " : "", s->routes[j].tgt);
             fail |= put(&b, &len, &cap, item);

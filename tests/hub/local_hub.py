@@ -57,6 +57,11 @@ A fault: {"kind": K, "repo": R?, "file": F?, "on": "api"|"resolve"|"lfs"|"body"?
   corrupt every byte of the body inverted at offsets >= `at` (default size // 2)  (on: body)
   norange a GET with Range answered 200 with the whole file, as a server ignoring Range does
           (file_download.py:386-390 starts the file over then)                  (on: body)
+A slow link (for bench/hub_pull.py, not the tests; --latency-ms, --bandwidth-mbs): every
+new connection waits one round trip before its first request is read (the TCP handshake),
+every answer one round trip before its status line (the request's way there and the answer's
+back), and the bodies of all connections together go at most at the given megabytes a second
+(one shared link). Control answers are not delayed.
 `body` is the request that carries a file's bytes: a GET on the LFS port for an LFS file, a GET
 of resolve for a regular one. times: how many requests it hits (default 1; -1 every one);
 skip: how many matching requests it lets through first; method: only GET or HEAD.
@@ -71,6 +76,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 import urllib.parse
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -150,8 +156,11 @@ class Repo:
 # ---- shared state: repos, faults, holds, log ----
 
 class HubState:
-    def __init__(self, repos, tokens, verbose):
+    def __init__(self, repos, tokens, verbose, latency_ms=0, bandwidth_mbs=0):
         self.repos, self.tokens, self.verbose = repos, set(tokens), verbose
+        self.rtt = latency_ms / 1000.0
+        self.rate = bandwidth_mbs * 1e6  # bytes a second over all connections; 0: no limit
+        self.link_free = 0.0  # when the shared link has sent what it was given
         self.lock = threading.Lock()
         self.faults, self.log = [], []
         self.release = threading.Event()
@@ -161,6 +170,16 @@ class HubState:
             for r in repo.revs.values():
                 for f in r.files.values():
                     self.by_sha[f.sha256] = f
+
+    def throttle(self, n):
+        """waits until the shared link has room for n more bytes"""
+        if not self.rate:
+            return
+        with self.lock:
+            now = time.monotonic()
+            self.link_free = max(now, self.link_free) + n / self.rate
+            until = self.link_free
+        time.sleep(max(0.0, until - time.monotonic()))
 
     def auth(self, header):
         if not header:
@@ -220,6 +239,16 @@ class Handler(BaseHTTPRequestHandler):
     server_version = "local-hub"
     state = None        # set on the subclass per listener
     port_name = "hub"
+
+    def setup(self):
+        super().setup()
+        if self.state.rtt:  # the handshake of a new connection (--latency-ms)
+            time.sleep(self.state.rtt)
+
+    def send_response(self, code, message=None):
+        if self.state.rtt and not self.path.startswith("/_local_hub/"):
+            time.sleep(self.state.rtt)  # the request's way there and the answer's back
+        super().send_response(code, message)
 
     def log_message(self, fmt, *args):  # noqa: A003 (http.server's name)
         if self.state.verbose:
@@ -316,6 +345,7 @@ class Handler(BaseHTTPRequestHandler):
                 b = fh.read(want)
                 if not b:
                     break
+                self.state.throttle(len(b))
                 if bad_at is not None and off + len(b) > bad_at:
                     k = max(0, bad_at - off)
                     b = b[:k] + bytes(x ^ 0xFF for x in b[k:])
@@ -575,6 +605,8 @@ def serve(argv):
     ap.add_argument("--token", action="append", default=[], help="a token that opens gated/private repos")
     ap.add_argument("--fault", action="append", default=[], help="a fault as JSON (see the docstring)")
     ap.add_argument("--lfs-min-size", type=int, default=10 * 1000 * 1000)
+    ap.add_argument("--latency-ms", type=float, default=0, help="round trip added to each answer and connection")
+    ap.add_argument("--bandwidth-mbs", type=float, default=0, help="bodies' bytes a second over all connections, MB")
     ap.add_argument("--verbose", action="store_true")
     a = ap.parse_args(argv)
     repos = {}
@@ -586,7 +618,7 @@ def serve(argv):
         repos[rid].gated = True
     for rid in a.private:
         repos[rid].private = True
-    st = HubState(repos, a.token, a.verbose)
+    st = HubState(repos, a.token, a.verbose, a.latency_ms, a.bandwidth_mbs)
     st.faults = [json.loads(f) for f in a.fault]
     servers = []
     for name in ("hub", "lfs"):

@@ -33,6 +33,14 @@ directory for translations. Checked:
     kept, a rerun resumes with Range; two pulls at once -> both 0, one correct blob;
   - peak memory: ru_maxrss (os.wait4) of pulling a 64 MiB file minus that of a 4 MiB file is
     under a quarter of the 60 MiB difference (a download streams to disk).
+  - parallel downloads: 1 and 8 workers (XLATE_HUB_WORKERS) give byte-identical caches (refs,
+    snapshot links, each blob's sha256), OPUS-MT and sharded; with the weights' body held after
+    1 MiB, every other file arrives (the downloads overlap), then the weights resume with Range;
+    one file cut for good on 4 workers: the others whole and linked, config.json not linked, no
+    ref, exit 2 naming the file; the rerun fetches only the rest, from the .incomplete's size.
+  - a regular file's bytes checked against its ETag, the git blob sha1 ("blob LEN\0" + bytes,
+    hashlib here): config.json served corrupted (same size) -> exit 2, the message names the
+    file, its URL, the sha1 got and the ETag; no blob, .incomplete or link by that name.
 A run that outlives GUARD seconds is reported as hung (a guard against a hang, not a speed
 limit). Run by tests/run.sh with env XLATE (the binary) and Debian's /usr/bin/python3.
 """
@@ -366,7 +374,7 @@ def main():
 
 def tests():
     for t in (t_pull, t_offline, t_progress, t_cut, t_corrupt, t_auth, t_not_found, t_5xx, t_timeouts,
-              t_disk_full, t_sigint, t_concurrent, t_memory):
+              t_disk_full, t_sigint, t_concurrent, t_memory, t_parallel, t_parallel_cut, t_git_sha1):
         try:
             t()
         except Exception as e:  # noqa: BLE001 (one part's failure must not hide the others')
@@ -746,8 +754,10 @@ def t_sigint():
     HUB.reset()
     HUB.fault({"kind": "stall", "repo": big, "file": "model.safetensors", "after": 1 << 20})
     p = subprocess.Popen([XLATE, "pull", big, "-q"], env=base_env(c), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # the weights' .incomplete (other files download beside it and may be cut too: each kept)
+    weights = os.path.join(repo_dir(c, big), "blobs", etag_of(big, "model.safetensors") + ".incomplete")
     try:
-        wait_for(lambda: any(os.path.getsize(f) >= 512 * 1024 for f in incomplete_of(c, big) if os.path.exists(f)),
+        wait_for(lambda: os.path.exists(weights) and os.path.getsize(weights) >= 512 * 1024,
                  "half a MiB in the .incomplete", [p])
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=GUARD)
@@ -758,8 +768,8 @@ def t_sigint():
         p.wait()
         raise
     inc = incomplete_of(c, big)
-    size = os.path.getsize(inc[0]) if len(inc) == 1 else None
-    check("SIGINT mid-file: exit 130, the .incomplete kept",
+    size = os.path.getsize(weights) if weights in inc else None
+    check("SIGINT mid-file: exit 130, the weights' .incomplete kept",
           lambda: None if rc == 130 and size else "exit %s, incomplete %s, stderr %r" % (rc, inc, err[-300:]))
     HUB.reset()
     r = pull(big, c)
@@ -828,6 +838,124 @@ def t_memory():
           % (rss4, rss64), lambda: None if rss64 - rss4 < 15 * 1024 else "grew %d KiB" % (rss64 - rss4))
     check("the 64 MiB blob's sha256", lambda: verify_snapshot(os.path.join(TMP, "cache-rss64"), "org/big64",
                                                              MARIAN_FILES))
+
+
+def cache_tree(cache, repo):
+    """refs, every snapshot path with its link target, every blob with its sha256: what two caches
+    of the same pull must share byte for byte"""
+    rd, out = repo_dir(cache, repo), {}
+    for sub in ("refs", "snapshots", "blobs"):
+        for root, _, names in os.walk(os.path.join(rd, sub)):
+            for n in names:
+                p = os.path.join(root, n)
+                rel = os.path.relpath(p, rd)
+                if os.path.islink(p):
+                    out[rel] = "-> " + os.readlink(p)
+                else:
+                    out[rel] = file_hash(p, "sha256")
+    return out
+
+
+def t_parallel():
+    """XLATE_HUB_WORKERS=8 and =1 give the same cache; the files really overlap: while the
+    weights' body is held after 1 MiB, every other file arrives; released, the weights resume"""
+    for repo, want in (("org/opus-tiny", MARIAN_FILES), ("org/opus-sharded", (MARIAN_FILES - {"model.safetensors"}) | SHARDED)):
+        HUB.reset()
+        c1, c8 = new_cache("seq-" + repo[4:]), new_cache("par-" + repo[4:])
+        r1 = pull(repo, c1, XLATE_HUB_WORKERS="1")
+        r8 = pull(repo, c8, XLATE_HUB_WORKERS="8")
+        check("%s with 1 and 8 workers: exit 0, huggingface_hub's layout, the served bytes" % repo,
+              lambda: (verify_snapshot(c1, repo, want) or verify_snapshot(c8, repo, want))
+              if r1.rc == 0 and r8.rc == 0 else "%r %r" % (r1, r8))
+        t1, t8 = cache_tree(c1, repo), cache_tree(c8, repo)
+        check("%s: 8 workers' cache is byte-identical to 1 worker's (%d entries: refs, snapshot links, blob sha256)"
+              % (repo, len(t1)), lambda: None if t1 == t8 and t1 else "differ: %s" %
+              sorted(set(t1.items()) ^ set(t8.items()))[:6])
+    big = "org/big4"
+    c = new_cache("par-held")
+    HUB.reset()
+    HUB.fault({"kind": "stall", "repo": big, "file": "model.safetensors", "after": 1 << 20})
+    p = subprocess.Popen([XLATE, "pull", big, "-q"], env=base_env(c, XLATE_HUB_WORKERS="4", XLATE_HUB_TIMEOUT_S="60"),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    others = sorted(MARIAN_FILES - {"model.safetensors"})
+    blobs = os.path.join(repo_dir(c, big), "blobs")
+    try:
+        wait_for(lambda: all(os.path.exists(os.path.join(blobs, etag_of(big, f))) for f in others),
+                 "every other file's blob while the weights are held", [p])
+        held = lfs_gets(HUB.log(), "model.safetensors")
+        check("4 workers: every other file arrived while the weights' body was held (the downloads overlap)",
+              lambda: None if p.poll() is None and len(held) == 1 else "exit %s, weights GETs %s" % (p.poll(), held))
+        HUB.release()
+        out, err = p.communicate(timeout=GUARD)
+    except Exception:
+        p.kill()
+        p.wait()
+        raise
+    PRINTED.append((out + err).decode(errors="replace"))
+    gets = lfs_gets(HUB.log(), "model.safetensors")
+    check("... released: the weights resume with Range: bytes=%d- and the pull completes" % (1 << 20),
+          lambda: (verify_snapshot(c, big, MARIAN_FILES) if p.returncode == 0 else "exit %s %r" % (p.returncode, err))
+          or (None if [g["range"] for g in gets] == [None, "bytes=%d-" % (1 << 20)] else "ranges %s" % gets))
+
+
+def t_parallel_cut():
+    """one file cut mid-way for good (a cut, then 503 until the run gives up) on 4 workers: the
+    others complete and are linked, config.json is not (a snapshot with it reads as whole), the
+    run exits 2 naming the file; a rerun fetches the rest only, resuming"""
+    big = "org/big4"
+    c = new_cache("par-cut")
+    HUB.reset()
+    HUB.fault({"kind": "cut", "repo": big, "file": "model.safetensors", "after": 1 << 20})
+    HUB.fault({"kind": "status", "code": 503, "repo": big, "file": "model.safetensors", "on": "lfs",
+               "skip": 1, "times": -1})
+    r = pull(big, c, XLATE_HUB_WORKERS="4")
+    snap = os.path.join(repo_dir(c, big), "snapshots", HUB.commit(big))
+    linked = sorted(os.listdir(snap)) if os.path.isdir(snap) else []
+    check("4 workers, the weights cut then 503: exit 2 naming model.safetensors",
+          lambda: None if r.rc == 2 and "model.safetensors" in r.err else repr(r))
+    check("... every other file linked, config.json not yet",
+          lambda: None if linked == sorted(MARIAN_FILES - {"model.safetensors", "config.json"}) else "linked %s" % linked)
+    check("... their blobs whole and right, config.json's blob there",
+          lambda: whole_blobs_honest(c, big) or snapshot_links_honest(c, big) or
+          (None if os.path.exists(os.path.join(repo_dir(c, big), "blobs", etag_of(big, "config.json")))
+           else "no blob of config.json"))
+    check("... no ref written (the snapshot is not whole)",
+          lambda: None if not os.path.exists(os.path.join(repo_dir(c, big), "refs", "main")) else "refs/main exists")
+    inc = incomplete_of(c, big)
+    size = os.path.getsize(inc[0]) if len(inc) == 1 else None
+    HUB.reset()
+    r = pull(big, c, XLATE_HUB_WORKERS="4")
+    log = HUB.log()
+    bodies = [e for e in log if e["method"] == "GET" and (e["port"] == "lfs" or "/resolve/" in e["path"])]
+    check("the rerun completes with the right bytes", lambda: verify_snapshot(c, big, MARIAN_FILES) if r.rc == 0 else repr(r))
+    check("... fetching only the weights' rest (Range: bytes=%s-)" % size,
+          lambda: None if [(e["path"].split("file=")[-1], e["range"]) for e in bodies] ==
+          [("model.safetensors", "bytes=%s-" % size)] else "bodies %s" % [(e["path"], e["range"]) for e in bodies])
+
+
+def t_git_sha1():
+    """a regular file whose bytes do not hash to its ETag (the git blob sha1) is refused"""
+    repo = "org/opus-tiny"
+    c = new_cache("sha1")
+    tag = etag_of(repo, "config.json")
+    HUB.reset()
+    HUB.fault({"kind": "corrupt", "repo": repo, "file": "config.json", "times": -1})
+    r = pull(repo, c)
+    check("config.json's bytes corrupted (same size): exit 2",
+          lambda: None if r.rc == 2 else repr(r))
+    check("... the message names config.json, its URL, the git blob sha1 got and the ETag expected",
+          lambda: None if "config.json" in r.err and "/resolve/" in r.err and tag in r.err and "sha1" in r.err
+          else repr(r))
+    blobs = os.path.join(repo_dir(c, repo), "blobs")
+    check("... nothing in the cache under its name (no blob, no .incomplete, no snapshot link)",
+          lambda: None if not [b for b in (os.listdir(blobs) if os.path.isdir(blobs) else []) if b.startswith(tag)]
+          and not os.path.lexists(os.path.join(repo_dir(c, repo), "snapshots", HUB.commit(repo), "config.json"))
+          else "blobs %s" % os.listdir(blobs))
+    check("... every blob there holds the bytes its name says", lambda: whole_blobs_honest(c, repo))
+    HUB.reset()
+    r = pull(repo, c)
+    check("config.json corrupted, then a good hub: the rerun completes",
+          lambda: verify_snapshot(c, repo, MARIAN_FILES) if r.rc == 0 else repr(r))
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ WebDriver protocol (chromedriver, spoken with urllib: https://www.w3.org/TR/webd
 
   - the page, its script and style sheet are served byte for byte as src/serve/page/ holds them
     (the embedded copy is not stale), with their MIME types;
+  - every resource the page loads comes from the server itself (no CDN);
   - the page loads the languages: the selects offer exactly what GET /languages says (the source
     select the codes with targets, the target select the chosen source's targets), and the text
     box and translation carry the chosen languages as lang attributes; every control has a label;
@@ -13,7 +14,13 @@ WebDriver protocol (chromedriver, spoken with urllib: https://www.w3.org/TR/webd
   - a Markdown document chosen in the file input and sent with "Translate document" comes back
     as a link; the browser downloads it, and the file is exactly `xlate --format markdown`'s
     output for the same document;
-  - a screenshot of the page with the translation (PNG, printed path; kept after the run).
+  - a screenshot of the page with the translation (PNG, printed path; kept after the run);
+  - three models (en -> de, and en -> fr, de -> en made from its files with other languages and
+    another embedding scale, so each translates differently): the selects follow /languages,
+    swap is offered only where the pair goes back, and each pair chosen on the page gives that
+    model's CLI translation (en -> fr, en -> de, then swapped, de -> en of the German); that
+    server has --api-keys and --char-limit 200: the page shows the key field and the limit,
+    the server's 403 without the key, translations with it.
 
 Needs /usr/bin/chromium and /usr/bin/chromedriver (`sh tools/setup.sh --test` installs Debian's
 chromium and chromium-driver); without them the test says so in a 'not ok' line. Every server
@@ -43,6 +50,8 @@ CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
 SENTENCE = "Two dogs are playing in the snow."
 DOC_MD = ("# Winter\n\nTwo dogs are playing in the snow. A man in a *red* jacket watches them.\n\n"
           "- A child is running.\n- A woman is [riding a bike](https://example.org/bike).\n")
+KEY = "page-test-key-1"
+HTML = '<p>Two dogs are playing in the <b>snow</b>. A man <a href="/x">watches</a> them.</p>'
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"  # the W3C web element identifier's key
 WAIT = 30  # seconds any one wait may take before the check fails (a guard, not a measure)
 
@@ -71,9 +80,10 @@ def http(url, data=None, headers=None, method=None):
 class Server:
     """`xlate serve --port 0` with the default model; its URL from its one stderr line."""
 
-    def __init__(self, tmp):
-        self.log = open(os.path.join(tmp, "serve.err"), "w+b")
-        self.proc = subprocess.Popen([XLATE, "serve", "--port", "0"], stdin=subprocess.DEVNULL,
+    def __init__(self, tmp, *models, extra=()):
+        self.log = open(os.path.join(tmp, "serve%d.err" % len(models)), "w+b")
+        margs = [a for m in models for a in ("-m", m)] + list(extra)
+        self.proc = subprocess.Popen([XLATE, "serve", "--port", "0"] + margs, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env())
         self.url = None
         deadline = time.time() + WAIT
@@ -272,6 +282,20 @@ def check_translate(b):
     got = b.wait("var t = document.getElementById('translation');"
                  "return t.getAttribute('aria-busy') === 'false' && t.textContent;", "a translation")
     expect_eq("typed '%s', Translate pressed: the page shows what `xlate` prints" % SENTENCE, got, want)
+    # "The text is HTML": format html, the answer as `xlate --format html` writes the fragment
+    want = cli(["--format", "html"], HTML).decode()
+    b.click("#is-html")
+    b.js("document.getElementById('q').value = '';")
+    b.type("#q", HTML)
+    b.js("document.getElementById('translation').textContent = '';")
+    b.click("#translate")
+    got = b.wait("var t = document.getElementById('translation');"
+                 "return t.getAttribute('aria-busy') === 'false' && t.textContent;", "a translation")
+    expect_eq("'The text is HTML' checked: the page shows what `xlate --format html` writes", got, want)
+    b.click("#is-html")
+    b.js("document.getElementById('q').value = '';")
+    b.type("#q", SENTENCE)
+    b.click("#translate")
 
 
 def check_error(b, url):
@@ -328,6 +352,90 @@ def check_document(b, tmp):
               got.decode(errors="replace"), want.decode(errors="replace"))
 
 
+def pair_models(tmp):
+    """Two more models beside the default en -> de, from its own files: en -> fr and de -> en
+    (config.json's languages changed, and its embedding_scale, so that each pair translates
+    differently and a request routed to the wrong model shows)."""
+    base_dir = os.path.join(TOP, "models", "en-de")
+    with open(os.path.join(base_dir, "config.json")) as f:
+        base = json.load(f)
+    out = {}
+    for name, src, tgt, scale in (("en-fr", "en", "fr", 4.0), ("de-en", "de", "en", 20.0)):
+        d = os.path.join(tmp, "models", name)
+        os.makedirs(d)
+        for fn in os.listdir(base_dir):
+            if fn != "config.json":
+                os.symlink(os.path.join(base_dir, fn), os.path.join(d, fn))
+        with open(os.path.join(d, "config.json"), "w") as f:
+            json.dump(dict(base, source_lang=src, target_lang=tgt, embedding_scale=scale), f)
+        out[name] = d
+    return base_dir, out
+
+
+def select(b, which, code):
+    b.js("var s = document.getElementById(arguments[0]); s.value = arguments[1];"
+         "s.dispatchEvent(new Event('change'));", which, code)
+
+
+def press_translate(b):
+    b.js("document.getElementById('translation').textContent = '';")
+    b.click("#translate")
+    return b.wait("var t = document.getElementById('translation');"
+                  "return t.getAttribute('aria-busy') === 'false' && t.textContent;", "a translation")
+
+
+def check_key_and_limit(b, url):
+    """A server with --api-keys and --char-limit 200: the page shows the key field and the
+    limit; without the key the server's 403 is shown, with it the translation comes."""
+    expect_eq("keyRequired: the API key field is shown",
+              b.js("return document.getElementById('key-field').hidden;"), False)
+    expect_eq("--char-limit 200: the text box takes at most 200 characters, and says so",
+              b.js("return [document.getElementById('q').maxLength,"
+                   " document.getElementById('count').textContent.indexOf('/ 200') >= 0];"), [200, True])
+    b.js("document.getElementById('api-key').value = '';")
+    b.type("#q", SENTENCE)
+    b.click("#translate")
+    shown = b.wait("var e = document.getElementById('error');"
+                   "return !e.hidden && document.getElementById('error-text').textContent;", "the error box")
+    check("no key: the server's 403 is shown", lambda: None if "403" in shown else "the page shows %r" % shown)
+    b.click("#error-close")
+    b.type("#api-key", KEY)
+    b.js("document.getElementById('q').value = '';")
+
+
+def check_routing(b, url, en_de, models):
+    """Three models: the selects follow /languages, swap only where the pair goes back, and
+    each pair's translation is its own model's (the CLI with that model)."""
+    langs = {lang["code"]: lang.get("targets") for lang in json.loads(http(url + "languages")[2])}
+    b.go(url)
+    b.wait("var s = document.getElementById('target'); return !s.disabled && s.options.length > 0;",
+           "the languages to load")
+    check_key_and_limit(b, url)
+    options = "return Array.from(document.getElementById(arguments[0]).options).map(o => o.value);"
+    expect_eq("three models: the source select offers en and de (fr has no targets)",
+              sorted(b.js(options, "source")), sorted(c for c, t in langs.items() if t))
+    select(b, "source", "en")
+    expect_eq("source en: the target select offers en's targets", b.js(options, "target"), langs["en"])
+    select(b, "target", "fr")
+    expect_eq("en -> fr: swap disabled (nothing translates fr)", b.js("return document.getElementById('swap').disabled;"), True)
+    b.js("document.getElementById('q').value = '';")
+    b.type("#q", SENTENCE)
+    fr = cli(["-m", models["en-fr"]], SENTENCE + "\n").decode().rstrip("\n")
+    de = cli(["-m", en_de], SENTENCE + "\n").decode().rstrip("\n")
+    if fr == de:
+        not_ok("the en -> fr model translates differently from en -> de", "both give %r" % fr)
+    expect_eq("en -> fr chosen: the page shows the en -> fr model's translation", press_translate(b), fr)
+    select(b, "target", "de")
+    expect_eq("en -> de: swap enabled (de -> en is served)", b.js("return document.getElementById('swap').disabled;"), False)
+    expect_eq("en -> de chosen: the page shows the en -> de model's translation", press_translate(b), de)
+    b.click("#swap")
+    expect_eq("swap: de -> en, the translation moved into the text box",
+              b.js("return [document.getElementById('source').value, document.getElementById('target').value,"
+                   " document.getElementById('q').value, document.getElementById('q').lang];"), ["de", "en", de, "de"])
+    back = cli(["-m", models["de-en"]], de + "\n").decode().rstrip("\n")
+    expect_eq("de -> en: the page shows the de -> en model's translation of it", press_translate(b), back)
+
+
 def check_screenshot(b, shot):
     b.screenshot(shot)
     with open(shot, "rb") as f:
@@ -346,7 +454,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="xlate-test-serve-page-")
     # the screenshot is kept after the run, in a directory of its own
     shots = tempfile.mkdtemp(prefix="xlate-serve-page-shot-")
-    server = browser = None
+    server = server3 = browser = None
     try:
         server = Server(tmp)
         check_embedded(server.url)
@@ -355,19 +463,29 @@ def main():
         browser.wait("var s = document.getElementById('target');"
                      "return !s.disabled && s.options.length > 0;", "the languages to load")
         ok("the page loads the languages from /languages and /frontend/settings")
+        check("every resource the page loaded came from the server itself (no CDN)", lambda: (
+            lambda urls: None if urls and all(u.startswith(server.url) for u in urls) else "loaded: %s" % urls)(
+            browser.js("return performance.getEntriesByType('resource').map(e => e.name);")))
         check_languages(browser, server.url)
         check_translate(browser)
         check_error(browser, server.url)
         check_document(browser, tmp)
         check_screenshot(browser, os.path.join(shots, "page.png"))
+        en_de, models = pair_models(tmp)
+        keys = os.path.join(tmp, "keys.txt")
+        with open(keys, "w") as f:
+            f.write(KEY + "\n")
+        server3 = Server(tmp, en_de, models["en-fr"], models["de-en"],
+                         extra=("--api-keys", keys, "--char-limit", "200"))
+        check_routing(browser, server3.url, en_de, models)
     except Exception as e:  # noqa: BLE001
         not_ok("the browser test ran to its end", "%s: %s" % (type(e).__name__, e))
     finally:
         if browser:
             browser.quit()
-        if server:
-            rc = server.stop()
-            expect_eq("xlate serve exits 0 on SIGTERM", rc, 0)
+        for srv, what in ((server, "the default model's"), (server3, "the three models'")):
+            if srv:
+                expect_eq("%s xlate serve exits 0 on SIGTERM" % what, srv.stop(), 0)
         shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -11,7 +11,8 @@
     error: $("error"), errorText: $("error-text"), errorClose: $("error-close"),
     status: $("status"), textForm: $("text-form"), source: $("source"), target: $("target"),
     swap: $("swap"), q: $("q"), count: $("count"), translation: $("translation"),
-    copy: $("copy"), translate: $("translate"), keyField: $("key-field"), key: $("api-key"),
+    copy: $("copy"), translate: $("translate"), isHtml: $("is-html"),
+    keyField: $("key-field"), key: $("api-key"),
     fileForm: $("file-form"), file: $("file"), fileTypes: $("file-types"),
     translateFile: $("translate-file"), fileResult: $("file-result")
   };
@@ -117,7 +118,8 @@
         state.charLimit + " a request.");
       return;
     }
-    var body = { q: text, source: el.source.value, target: el.target.value, format: "text" };
+    var body = { q: text, source: el.source.value, target: el.target.value,
+                 format: el.isHtml.checked ? "html" : "text" };
     var key = apiKey();
     if (key) body.api_key = key;
     setBusy(true, "Translating…");
