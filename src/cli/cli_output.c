@@ -1,6 +1,7 @@
 /* cli_output.c — the output formats of a translated line (cli_output.h). */
 #include "cli/cli_output.h"
 #include "base/util.h"
+#include "doc/doc.h"
 #include <cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -235,7 +236,7 @@ static cJSON *hyp_json(const output *o, const xlate_translation *t, const xlate_
             }
         } else if (hy) { /* (a model without target spans: the alignment pairs alone) */
             rc = sg ? xlate_detokenize(o->model, hy->ids, hy->n, &text, err, errlen)
-                    : xlate_translation_text(o->model, t, h, &text, err, errlen);
+                    : doc_line_text(o->model, t, h, &text, err, errlen);
         }
         if (rc) {
             cJSON_Delete(obj);
@@ -385,7 +386,7 @@ static int write_hyp(const output *o, const xlate_translation *t, int h, char *e
         put_ids(o->w, t->res->hyps[h].ids, t->res->hyps[h].n);
         return 0;
     }
-    if (xlate_translation_text(o->model, t, h, &text, err, errlen))
+    if (doc_line_text(o->model, t, h, &text, err, errlen)) /* (its URLs kept) */
         return -1;
     writer_puts(o->w, text);
     free(text);

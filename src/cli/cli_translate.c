@@ -598,6 +598,10 @@ static int setup(run *r, options *o, char *dir, size_t dirlen)
     r->lp.max_input_length = o->max_input_length > 0 ? (int)o->max_input_length : 0;
     r->lp.target_lang_id = r->lang_id;
     r->lp.split = o->in_fmt == FMT_TEXT ? o->split : XLATE_SPLIT_NONE;
+    /* text in, text out: the alignments place a line's URLs and e-mail addresses, kept
+     * untranslated (doc_line_text); the ids are the same either way */
+    if (o->in_fmt == FMT_TEXT && o->out_fmt != FMT_IDS && r->info.has_tokenizer)
+        r->lp.decode.alignments = 1;
     /* an M2M100 / NLLB code ("eng_Latn") is no splitter language: the model's own rules */
     r->lp.source_lang = r->info.lang_forced ? NULL : o->source_lang;
     r->lp.target_lang = o->target_lang && is_lang_code(o->target_lang) && !r->info.lang_forced

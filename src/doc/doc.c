@@ -274,18 +274,19 @@ static void md_fill_empty(doc_unit *u, const char *had)
     }
 }
 
-/* The unit's elements moved onto its translation text: the alignment of each sentence's best
- * hypothesis, its target tokens' spans found in the joined text (each sentence's text is a
- * piece of it, in order: xlate_translation_text). */
-static int move_elements(doc_run *r, doc_unit *u, const xlate_translation *t, char *err,
-                         size_t errlen)
+/* The unit's elements moved onto its translation text (doc.h): the alignment of each
+ * sentence's hypothesis in line hypothesis h, its target tokens' spans found in the joined text
+ * (each sentence's text is a piece of it, in order: xlate_translation_text). */
+int doc_move_elements(const xlate_model *m, doc *d, int unit, const xlate_translation *t, int h,
+                      char *err, size_t errlen)
 {
+    doc_unit *u = &d->units[unit];
     int n_src = 0, n_tgt = 0, rc = -1;
     char *had = NULL; /* Markdown: [n_ranges] the element held words in the source */
     unsigned char *kept = NULL; /* [n_ranges] a keep element */
     for (int k = 0; k < t->n_segments; k++) {
         const xlate_segment *sg = &t->segments[k];
-        int w = t->hyp_of ? t->hyp_of[k] : 0;
+        int w = t->hyp_of ? t->hyp_of[h * t->n_segments + k] : h;
         n_src += sg->src_tokens;
         if (sg->res && w >= 0 && w < sg->res->n_hyps)
             n_tgt += sg->res->hyps[w].n;
@@ -303,7 +304,7 @@ static int move_elements(doc_run *r, doc_unit *u, const xlate_translation *t, ch
     size_t cursor = 0;
     for (int k = 0; k < t->n_segments; k++) {
         const xlate_segment *sg = &t->segments[k];
-        int w = t->hyp_of ? t->hyp_of[k] : 0;
+        int w = t->hyp_of ? t->hyp_of[h * t->n_segments + k] : h;
         const xlate_hypothesis *hy =
             sg->res && w >= 0 && w < sg->res->n_hyps ? &sg->res->hyps[w] : NULL;
         for (int i = 0; i < sg->src_tokens; i++) {
@@ -312,7 +313,7 @@ static int move_elements(doc_run *r, doc_unit *u, const xlate_translation *t, ch
         }
         if (hy) {
             size_t at = SIZE_MAX, len = 0;
-            if (xlate_detokenize_spans(r->m, hy->ids, hy->n, &text, &sp, err, errlen) == 0) {
+            if (xlate_detokenize_spans(m, hy->ids, hy->n, &text, &sp, err, errlen) == 0) {
                 len = strlen(text);
                 const char *hit = cursor <= u->out_len
                                       ? memmem(u->out + cursor, u->out_len - cursor, text, len)
@@ -361,7 +362,7 @@ static int move_elements(doc_run *r, doc_unit *u, const xlate_translation *t, ch
                            u->out_len, err, errlen);
     if (rc == 0 && had) {
         md_fill_empty(u, had);
-        md_place(r->d, u);
+        md_place(d, u);
     }
 done:
     free(had);
@@ -384,7 +385,7 @@ static int doc_put(void *user, const xlate_translation *t, char *err, size_t err
     free(u->out);
     u->out = text;
     u->out_len = strlen(text);
-    if (u->n_ranges > 0 && move_elements(r, u, t, err, errlen))
+    if (u->n_ranges > 0 && doc_move_elements(r->m, r->d, (int)t->tag, t, 0, err, errlen))
         return -1;
     return 0;
 }

@@ -146,7 +146,8 @@ void doc_warn(doc *d, long line, const char *fmt, ...)
  * mailto:, www., local@domain.tld after a non-word character; trailing punctuation and an
  * unbalanced ')' left out, as GitHub's autolinks), or 0 (doc_urls.c). */
 size_t doc_url_at(const char *s, size_t len, size_t i);
-/* Makes the URLs and e-mail addresses in a unit's text (HTML and Markdown text units) kept
+/* Makes the URLs and e-mail addresses in a unit's text (HTML and Markdown text units, a plain
+ * text line's unit: not an attribute's) kept
  * elements: written as their own text, escaped as the unit's, where the translation copied
  * them or else beside the words they were aligned to (transfer.h), never translated. One that
  * an element crosses, or inside a keep element, stays text. doc_translate calls it on every
@@ -171,6 +172,22 @@ int doc_utf16_src(doc *d, char *err, size_t errlen);
  * alignments on where a unit has elements), and moves each unit's elements onto its
  * translation. stats may be NULL. Returns 0 or an XLATE_ERR* code with a message. */
 int doc_translate(xlate_ctx *ctx, const xlate_lines_params *p, doc *d, xlate_lines_stats *stats,
+                  char *err, size_t errlen);
+
+/* Moves unit's elements onto its translation u->out (set by the caller: hypothesis h of t as
+ * xlate_translation_text joins it), by the alignment of each of t's sentences (decode
+ * alignments on, src_spans set): kept elements by transfer.h's doc_transfer_kept, then in
+ * Markdown the emphasis placed (md_place). doc_translate calls it with h 0. Returns 0, or -1
+ * with a message. */
+int doc_move_elements(const xlate_model *m, doc *d, int unit, const xlate_translation *t, int h,
+                      char *err, size_t errlen);
+
+/* Plain text (line mode, doc_line.c): hypothesis h of line t as text, the URLs and e-mail
+ * addresses of the line's text kept byte for byte as a document's are (doc_mark_urls over a
+ * one-unit document of the line, written as it is). Where the line has none, or t carries no
+ * alignments, exactly xlate_translation_text. *text is malloc'd. Returns 0, or -1 with a
+ * message. */
+int doc_line_text(const xlate_model *m, const xlate_translation *t, int h, char **text,
                   char *err, size_t errlen);
 
 /* Writes the document: kept parts as they are, units as their translations (or their own

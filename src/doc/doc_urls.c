@@ -147,6 +147,8 @@ static int escaped(doc_escape esc, const char *s, size_t len, buf *b)
 {
     if (esc == DOC_ESC_MARKDOWN)
         return doc_markdown_escape(s, len, 0, buf_put, b);
+    if (esc == DOC_ESC_NONE)
+        return buf_put(b, s, len);
     for (size_t i = 0; i < len; i++) {
         const char *rep = s[i] == '&' ? "&amp;" : s[i] == '<' ? "&lt;" : s[i] == '>' ? "&gt;" : NULL;
         if (rep ? buf_put(b, rep, strlen(rep)) : buf_put(b, s + i, 1))
@@ -173,7 +175,7 @@ int doc_mark_urls(doc *d, int unit, char *err, size_t errlen)
     int *up = NULL, *stack = NULL, m = 0, cap_m = 0, rc = -1, n = u->n_ranges;
     doc_range *nr = NULL;
     doc_mark *nm = NULL;
-    if (u->escape != DOC_ESC_HTML && u->escape != DOC_ESC_MARKDOWN)
+    if (u->escape == DOC_ESC_HTML_ATTR) /* (an attribute's text: a title, an alt) */
         return 0;
     for (size_t i = 0; i < u->len;) {
         size_t k = doc_url_at(u->text, u->len, i);

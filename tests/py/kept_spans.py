@@ -10,7 +10,9 @@ no translated word lost, whitespace aside. The URL rule here is written from the
 (GitHub's autolink extension: a scheme or www. after a non-word character, trailing
 punctuation and an unbalanced ")" left out), not from the C code.
 """
+import json
 import re
+import subprocess
 
 _URL = re.compile(r"(?<![\w@./:+%-])(?:(?:https?://|ftp://|mailto:|www\.)[A-Za-z0-9][^\s<>\"\u00a0]*"
                   r"|[A-Za-z0-9][A-Za-z0-9._%+-]*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)",
@@ -91,3 +93,30 @@ def order_kept(out, plain, spans):
     by_out = sorted(copied, key=out.index)
     return None if by_plain == by_out else "spans in the order %r, the translation has %r" % (
         by_out, by_plain)
+
+
+def joined(j, src):
+    """The model's own translation of a line, nothing kept: its sentences' translations in
+    xlate's jsonl ("sentences", which keeping spans leaves alone) joined as xlate joins them,
+    with the source's whitespace between two that have text (a space where none)."""
+    out, prev, b = "", None, src.encode()
+    for s in j["sentences"]:
+        a, e = s["span"]
+        if s["translation"] and out:
+            out += b[prev:a].decode() or " "
+        out += s["translation"]
+        prev = e
+    return out
+
+
+def plain_lines(xlate, lines, args=()):
+    """Each line's plain translation (joined): what the model made of it, before any span is
+    kept. Line mode's text keeps a line's URLs and e-mail addresses as a document does, so it
+    is no oracle of the words around them."""
+    if not lines:
+        return []
+    p = subprocess.run([xlate, "-q", "--output-format", "jsonl"] + list(args),
+                       input=("\n".join(lines) + "\n").encode(), stdout=subprocess.PIPE,
+                       check=True)
+    js = [json.loads(x) for x in p.stdout.decode().split("\n")[:len(lines)]]
+    return [joined(j, t) for j, t in zip(js, lines)]

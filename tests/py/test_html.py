@@ -30,7 +30,7 @@ import unicodedata
 
 sys.path.insert(0, os.path.dirname(__file__))
 from checks import check, expect_eq, ok, done  # noqa: E402
-from kept_spans import order_kept, urls, words_lost  # noqa: E402
+from kept_spans import order_kept, plain_lines, urls, words_lost  # noqa: E402
 
 import html5lib  # noqa: E402
 import lxml.html  # noqa: E402
@@ -298,7 +298,7 @@ def check_translations(name, src, out):
         return "%d text blocks in, %d out" % (len(a), len(b))
     # a block without a letter ("[", "1979", "|") is left as it is (docs/DOCUMENTS.md)
     words = [x for x in a if has_letter(x)]
-    plain = iter(translate_lines(words))
+    plain = iter(plain_lines(XLATE, words))
     want = [next(plain) if has_letter(x) else x for x in a]
     # a URL or e-mail address in the text is a kept span (kept_spans.py): the block is the
     # plain translation with each written once, no word lost
@@ -361,7 +361,7 @@ def check_kept(src, out):
         return "%d blocks with kept spans in, %d out" % (len(a), len(b))
     if not a:
         return None
-    plain = translate_lines([t for t, _ in a])
+    plain = plain_lines(XLATE, [t for t, _ in a])
     for (t, spans), (y, _), w in zip(a, b, plain):
         why = words_lost(y, w, spans) or order_kept(y, w, spans)
         if why:
