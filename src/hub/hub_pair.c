@@ -153,7 +153,7 @@ int hub_pair_find(const char *cache, const char *src, const char *tgt, hub_pair_
         hub_model m;
         if (!rv)
             continue; /* no revision a plain name would load */
-        hub_probe(&m, rv->dir, r->repo_id, 0);
+        hub_probe_langs(&m, rv->dir, r->repo_id); /* the languages alone: cheap */
         if (rank(&m) < best && hub_model_serves(&m, src, tgt, &sc, &tc)) {
             best = rank(&m);
             snprintf(out->repo_id, sizeof out->repo_id, "%s", r->repo_id);

@@ -12,6 +12,7 @@
 #include "text/hf_tok.h"
 #include "text/m2m_tok.h"
 #include "base/util.h"
+#include "base/json.h"
 #include "xlate.h"
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------ small helpers */
 
@@ -527,7 +529,187 @@ static void probe_tokenizers(hub_model *m, const char *dir, const model_config *
     }
 }
 
+static void probe(hub_model *m, const char *dir, const char *repo_id, int level);
+
+/* ---- the languages alone (choosing a model by its pair: hub_pair_find) */
+
+typedef struct {
+    long id;
+    const char *code; /* into the file's text, len bytes */
+    size_t len;
+} vocab_code;
+
+static int cmp_code_id(const void *a, const void *b)
+{
+    const vocab_code *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static const char *skip_ws(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    return p;
+}
+
+/* MarianTokenizer's language tokens: the ">>xx<<" keys of a vocab.json (its pieces with ids
+ * below n), in id order, as hf_tok_load lists them, read without building the object: the text
+ * walked key by key ({"piece": id, ...}; transformers' MarianTokenizer takes
+ * `self.supported_language_codes = [k for k in self.encoder if k.startswith(">>") and
+ * k.endswith("<<")]`, tokenization_marian.py). A key with an escape is decoded by cJSON. 0, or
+ * -1 when the file is not such an object (the caller then loads the tokenizer). */
+static int vocab_lang_codes(hub_model *m, const char *path, int n)
+{
+    char *text = NULL, err[XLATE_ERRLEN];
+    size_t len;
+    const char *p, *end;
+    vocab_code *v = NULL;
+    const char **codes = NULL;
+    size_t *lens = NULL;
+    int k = 0, cap = 0, rc = -1;
+    if (read_file(path, &text, &len, err, sizeof err))
+        return -1;
+    p = skip_ws(text, end = text + len);
+    if (p == end || *p++ != '{')
+        goto out;
+    for (;;) {
+        const char *key, *kend;
+        int esc = 0;
+        char *num_end;
+        long id;
+        p = skip_ws(p, end);
+        if (p < end && *p == '}' && k == 0 && cap == 0)
+            break; /* {} */
+        if (p == end || *p++ != '"')
+            goto out;
+        for (key = p; p < end && *p != '"'; p++)
+            if (*p == '\\') {
+                esc = 1;
+                p++;
+            }
+        if (p >= end)
+            goto out;
+        kend = p++;
+        p = skip_ws(p, end);
+        if (p == end || *p++ != ':')
+            goto out;
+        p = skip_ws(p, end);
+        if (p == end || !(*p == '-' || (*p >= '0' && *p <= '9')))
+            goto out;
+        id = strtol(p, &num_end, 10); /* the text ends in a NUL: strtol stops there */
+        p = num_end;
+        if (esc) { /* rare: the key's text decoded as JSON decodes it */
+            cJSON *j = cJSON_ParseWithLength(key - 1, (size_t)(kend - key) + 2);
+            int is = 0;
+            if (cJSON_IsString(j)) {
+                size_t l = strlen(j->valuestring);
+                is = l >= 4 && !strncmp(j->valuestring, ">>", 2) &&
+                     !strcmp(j->valuestring + l - 2, "<<");
+            }
+            cJSON_Delete(j);
+            if (is) /* a code with an escape in it: the whole load says what it is */
+                goto out;
+        } else if (kend - key >= 4 && !strncmp(key, ">>", 2) && !strncmp(kend - 2, "<<", 2) &&
+                   id >= 0 && id < n) {
+            if (k == cap) {
+                vocab_code *w = realloc(v, (size_t)(cap = cap ? 2 * cap : 64) * sizeof *v);
+                if (!w)
+                    goto out;
+                v = w;
+            }
+            v[k++] = (vocab_code){id, key + 2, (size_t)(kend - key) - 4};
+        }
+        p = skip_ws(p, end);
+        if (p < end && *p == ',') {
+            p++;
+            continue;
+        }
+        if (p < end && *p == '}')
+            break;
+        goto out;
+    }
+    qsort(v, (size_t)k, sizeof *v, cmp_code_id);
+    if (k && (!(codes = calloc((size_t)k, sizeof *codes)) || !(lens = calloc((size_t)k, sizeof *lens))))
+        goto out;
+    for (int i = 0; i < k; i++) {
+        codes[i] = v[i].code;
+        lens[i] = v[i].len;
+    }
+    rc = copy_langs(m, k, codes, lens) ? -1 : 0;
+out:
+    if (rc)
+        hub_model_free(m);
+    free(codes);
+    free(lens);
+    free(v);
+    free(text);
+    return rc;
+}
+
+/* What choosing a model by its languages needs, as transformers reads it before loading
+ * anything heavy: M2M100 / NLLB's codes from tokenizer_config.json and special_tokens_map.json
+ * (m2m_tok_langs: additional_special_tokens), an OPUS-MT model's pair from
+ * tokenizer_config.json's source_lang / target_lang and its >>xx<< tokens from vocab.json's
+ * keys. Not the SentencePiece models (NLLB's is 4.8 MB of 256,000 pieces) nor a parse of every
+ * vocabulary entry: a pick that read them cost 0.1 to 0.5 s a cached model (docs/MODELS.md). */
+static void probe_langs(hub_model *m, const char *dir, const model_config *c)
+{
+    char err[XLATE_ERRLEN];
+    if (c->family == family_m2m100()) {
+        char (*codes)[24] = NULL;
+        const char **ptr = NULL;
+        int n = 0;
+        if (m2m_tok_langs(dir, m->nllb, &codes, &n, err, sizeof err)) {
+            set_problem(m, dir, err);
+            return;
+        }
+        if (n && !(ptr = calloc((size_t)n, sizeof *ptr)))
+            snprintf(m->problem, sizeof m->problem, "out of memory");
+        for (int i = 0; ptr && i < n; i++)
+            ptr[i] = codes[i];
+        if (ptr && copy_langs(m, n, ptr, NULL))
+            snprintf(m->problem, sizeof m->problem, "out of memory");
+        free(ptr);
+        free(codes);
+    } else if (c->vocab) {
+        char *tp = path_join(dir, "tokenizer_config.json"), *text = NULL, *vp;
+        size_t len;
+        if (!m->source_lang[0] && !m->target_lang[0] && tp && access(tp, F_OK) == 0 &&
+            read_file(tp, &text, &len, err, sizeof err) == 0) {
+            cJSON *root = cJSON_ParseWithLength(text, len);
+            for (int k = 0; k < 2; k++) {
+                const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, k ? "target_lang"
+                                                                          : "source_lang");
+                if (cJSON_IsString(v) && is_lang_code(v->valuestring))
+                    snprintf(k ? m->target_lang : m->source_lang, sizeof m->source_lang, "%s",
+                             v->valuestring);
+            }
+            cJSON_Delete(root);
+        }
+        free(text);
+        free(tp);
+        /* the codes of a joint vocabulary only (hf_tok_load's rule) */
+        if (c->target_vocab)
+            return;
+        vp = path_join(dir, c->vocab);
+        if (!vp || vocab_lang_codes(m, vp, c->src_vocab))
+            probe_tokenizers(m, dir, c); /* not a plain {"piece": id} object: the whole load */
+        free(vp);
+    }
+}
+
 void hub_probe(hub_model *m, const char *dir, const char *repo_id, int check_weights)
+{
+    probe(m, dir, repo_id, check_weights ? 2 : 1);
+}
+
+void hub_probe_langs(hub_model *m, const char *dir, const char *repo_id)
+{
+    probe(m, dir, repo_id, 0);
+}
+
+/* level 0: the languages alone; 1: the tokenizers loaded; 2: the weights indexed too */
+static void probe(hub_model *m, const char *dir, const char *repo_id, int level)
 {
     model_config c;
     char err[XLATE_ERRLEN], *cpath;
@@ -579,9 +761,11 @@ void hub_probe(hub_model *m, const char *dir, const char *repo_id, int check_wei
         snprintf(m->missing + l, sizeof m->missing - l, "%s%s", l ? ", " : "",
                  hub ? "model.safetensors (or pytorch_model.bin)" : c.weights);
     }
-    if (!m->missing[0]) {
+    if (!m->missing[0] && level == 0) {
+        probe_langs(m, dir, &c);
+    } else if (!m->missing[0]) {
         probe_tokenizers(m, dir, &c);
-        if (!m->problem[0] && check_weights) {
+        if (!m->problem[0] && level == 2) {
             st_file f;
             if (weights_open(&f, dir, c.weights, hub, NULL, err, sizeof err))
                 set_problem(m, dir, err);

@@ -72,6 +72,11 @@ typedef struct {
  * also index the weights (a shard or a truncated file found). Never fails as a call: what it
  * could not read is in problem. */
 void hub_probe(hub_model *m, const char *dir, const char *repo_id, int check_weights);
+/* Probes dir for what choosing a model by language pair needs (hub_pair_find): the family, the
+ * files' presence, the languages from the small files that list them (config.json,
+ * tokenizer_config.json, special_tokens_map.json, vocab.json's keys); no SentencePiece model
+ * loaded, no vocabulary built, so a broken tokenizer is said only when the model loads. */
+void hub_probe_langs(hub_model *m, const char *dir, const char *repo_id);
 void hub_model_free(hub_model *m);
 /* 1 when the probe found the model complete and runnable. */
 int hub_model_runs(const hub_model *m);

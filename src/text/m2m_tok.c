@@ -110,9 +110,10 @@ static int listed_in(const char *const *texts, int n, const char *s)
  * additional_special_tokens.append(token)". Where neither gives a list, the tokenizer classes
  * default to their FAIRSEQ_LANGUAGE_CODES, which xlate does not carry: then
  * special_tokens_map.json's list is taken whatever the branch (hub directories hold it), else
- * the directory is refused. */
-static int load_langs(m2m_tok *t, const cJSON *cfg, const cJSON *map, const char *dir,
-                      char *err, size_t errlen)
+ * the directory is refused. The codes' texts in that order into *out (malloc'd; the strings
+ * are cfg's and map's), *count of them (at most MAX_LANGS). 0, or -1 with err. */
+static int lang_texts(const cJSON *cfg, const cJSON *map, const char *dir, const char ***out,
+                      int *count, char *err, size_t errlen)
 {
     const cJSON *list = cfg ? cJSON_GetObjectItemCaseSensitive(cfg, "additional_special_tokens")
                             : NULL, *e;
@@ -120,7 +121,8 @@ static int load_langs(m2m_tok *t, const cJSON *cfg, const cJSON *map, const char
     const cJSON *more = map ? cJSON_GetObjectItemCaseSensitive(map, "additional_special_tokens")
                             : NULL;
     const char **texts = NULL;
-    int n = 0, k = 0, first = t->nllb ? t->sp_size + 1 : t->v.n, rc = -1;
+    int n = 0, k = 0;
+    *out = NULL;
     if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) == 0)
         list = NULL;
     if (!cJSON_IsArray(more) || (list && dec))
@@ -142,7 +144,7 @@ static int load_langs(m2m_tok *t, const cJSON *cfg, const cJSON *map, const char
             if (!s || !*s) {
                 xerr(err, errlen, "%s/%s: additional_special_tokens[%d]: not a language code",
                      dir, pass ? "special_tokens_map.json" : "tokenizer_config.json", k);
-                goto done;
+                goto bad;
             }
             /* a code twice in one file would count twice, moving <mask> and the codes after
              * it (issue 37: "<mask> outside the vocabulary", no file named); the second
@@ -150,7 +152,7 @@ static int load_langs(m2m_tok *t, const cJSON *cfg, const cJSON *map, const char
             if (!pass && listed_in(texts, n, s)) {
                 xerr(err, errlen, "%s/tokenizer_config.json: additional_special_tokens[%d]: "
                      "\"%.40s\" is listed twice", dir, k, s);
-                goto done;
+                goto bad;
             }
             if (!pass || !listed_in(texts, n, s))
                 texts[n++] = s;
@@ -160,8 +162,44 @@ static int load_langs(m2m_tok *t, const cJSON *cfg, const cJSON *map, const char
     }
     if (n > MAX_LANGS) {
         xerr(err, errlen, "%s: %d language codes (at most %d)", dir, n, MAX_LANGS);
-        goto done;
+        goto bad;
     }
+    *out = texts;
+    *count = n;
+    return 0;
+bad:
+    free(texts);
+    return -1;
+}
+
+/* A code's text as users give it: NLLB's as it is ("deu_Latn"), M2M100's "__de__" as "de".
+ * 0, or -1 with err. */
+static int lang_code(const char *dir, int nllb, int k, const char *s, char code[24], char *err,
+                     size_t errlen)
+{
+    size_t l = strlen(s);
+    if (l >= 24 + (nllb ? 0 : 4))
+        return xerr(err, errlen, "%s: additional_special_tokens[%d]: not a language code", dir,
+                    k);
+    if (!nllb) { /* "__en__" -> "en" */
+        if (l < 5 || strncmp(s, "__", 2) != 0 || strcmp(s + l - 2, "__") != 0)
+            return xerr(err, errlen, "%s: additional_special_tokens[%d]: \"%.40s\" is not a "
+                        "language token \"__xx__\"", dir, k, s);
+        snprintf(code, 24, "%.*s", (int)(l - 4), s + 2);
+    } else {
+        snprintf(code, 24, "%s", s);
+    }
+    return 0;
+}
+
+static int load_langs(m2m_tok *t, const cJSON *cfg, const cJSON *map, const char *dir,
+                      char *err, size_t errlen)
+{
+    const cJSON *dec = cfg ? cJSON_GetObjectItemCaseSensitive(cfg, "added_tokens_decoder") : NULL;
+    const char **texts = NULL;
+    int n = 0, k = 0, first = t->nllb ? t->sp_size + 1 : t->v.n, rc = -1;
+    if (lang_texts(cfg, map, dir, &texts, &n, err, errlen))
+        return -1;
     t->lang = calloc((size_t)n, sizeof *t->lang);
     t->lang_id = calloc((size_t)n, sizeof *t->lang_id);
     t->lang_ptr = calloc((size_t)n, sizeof *t->lang_ptr);
@@ -171,22 +209,9 @@ static int load_langs(m2m_tok *t, const cJSON *cfg, const cJSON *map, const char
     }
     for (k = 0; k < n; k++) {
         const char *s = texts[k];
-        size_t l = strlen(s);
         int id;
-        if (l >= sizeof t->lang[0] + (t->nllb ? 0 : 4)) {
-            xerr(err, errlen, "%s: additional_special_tokens[%d]: not a language code", dir, k);
+        if (lang_code(dir, t->nllb, k, s, t->lang[k], err, errlen))
             goto done;
-        }
-        if (!t->nllb) { /* "__en__" -> "en" */
-            if (l < 5 || strncmp(s, "__", 2) != 0 || strcmp(s + l - 2, "__") != 0) {
-                xerr(err, errlen, "%s: additional_special_tokens[%d]: \"%.40s\" is not a "
-                     "language token \"__xx__\"", dir, k, s);
-                goto done;
-            }
-            snprintf(t->lang[k], sizeof t->lang[k], "%.*s", (int)(l - 4), s + 2);
-        } else {
-            snprintf(t->lang[k], sizeof t->lang[k], "%s", s);
-        }
         id = dec ? added_id(dec, s) : -1;
         if (id < 0)
             id = first + k;
@@ -207,6 +232,40 @@ static int load_langs(m2m_tok *t, const cJSON *cfg, const cJSON *map, const char
     rc = 0;
 done:
     free(texts);
+    return rc;
+}
+
+int m2m_tok_langs(const char *dir, int nllb, char (**codes)[24], int *n, char *err,
+                  size_t errlen)
+{
+    cJSON *cfg, *map = NULL;
+    const char **texts = NULL;
+    int absent, k = 0, rc = -1;
+    *codes = NULL;
+    *n = 0;
+    cfg = read_json(dir, "tokenizer_config.json", &absent, err, errlen);
+    if (!cfg && !absent)
+        return -1;
+    map = read_json(dir, "special_tokens_map.json", &absent, err, errlen);
+    if ((!map && !absent) || lang_texts(cfg, map, dir, &texts, &k, err, errlen))
+        goto done;
+    if (!(*codes = calloc((size_t)k, sizeof **codes))) {
+        xerr(err, errlen, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < k; i++)
+        if (lang_code(dir, nllb, i, texts[i], (*codes)[i], err, errlen))
+            goto done;
+    *n = k;
+    rc = 0;
+done:
+    if (rc) {
+        free(*codes);
+        *codes = NULL;
+    }
+    free(texts);
+    cJSON_Delete(cfg);
+    cJSON_Delete(map);
     return rc;
 }
 

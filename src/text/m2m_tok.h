@@ -61,6 +61,12 @@ int m2m_tok_is_nllb(const char *dir);
 int m2m_tok_load(m2m_tok *t, const char *dir, int nllb, int n_ids, int eos_id, int pad_id,
                  char *err, size_t errlen);
 void m2m_tok_free(m2m_tok *t);
+/* The language codes ("deu_Latn"; M2M100's "__de__" as "de") of dir's tokenizer_config.json and
+ * special_tokens_map.json by m2m_tok_load's rules, in its order, without the SentencePiece model
+ * or vocab.json (their ids not checked): what choosing a model by its languages needs.
+ * *codes malloc'd [*n]. 0, or -1 with err. */
+int m2m_tok_langs(const char *dir, int nllb, char (**codes)[24], int *n, char *err,
+                  size_t errlen);
 /* The ids of text's pieces (no language token, no eos), *ids malloc'd; with spans != NULL
  * also each id's bytes in text [(*spans)[2i], (*spans)[2i+1]). An added token in the text is
  * its id, never split; the text between added tokens is encoded piece by piece, as

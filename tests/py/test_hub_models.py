@@ -285,6 +285,18 @@ def body(tmp):
                 ["--to", "es"], rom.snapshot(c2), ["--target-lang", "spa"])
     check("--to es: stderr names opus-mt-en-ROMANCE",
           lambda: None if rom.id.encode() in a.stderr else repr(a.stderr))
+    # the pick reads a multilingual model's codes from vocab.json's keys alone (hub_probe_langs):
+    # each >>xx<< key (transformers' MarianTokenizer: keys starting ">>" and ending "<<", read
+    # here by Python's json) picks opus-mt-en-ROMANCE as --to, and says it
+    vocab = json.load(open(os.path.join(multi, "vocab.json")))
+    rcodes = [k[2:-2] for k in vocab if k.startswith(">>") and k.endswith("<<")]
+    picked = []
+    for code in rcodes:
+        a = run(["--to", code], env=env)
+        if a.returncode == 0 and rom.id.encode() in a.stderr:
+            picked.append(code)
+    check(f"--to each of the {len(rcodes)} >>xx<< codes of ROMANCE's vocab.json picks it",
+          lambda: None if rcodes and picked == rcodes else f"codes {rcodes}, picked {picked}")
     a = same_as("--from de --to fr: NLLB (deu_Latn -> fra_Latn), as -m SNAPSHOT",
                 ["--from", "de", "--to", "fr"], nl.snapshot(c3),
                 ["--source-lang", "deu_Latn", "--target-lang", "fra_Latn"])
