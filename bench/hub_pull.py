@@ -30,7 +30,7 @@ from local_hub import LocalHub  # noqa: E402
 def make(shape, d):
     args = ["--d", "16", "--layers", "1", "--heads", "2", "--ffn", "32"] if shape == "tiny" else \
         ["--d", "512", "--layers", "6", "--heads", "8", "--ffn", "2048", "--dtype", "f16", "--vocab-size", "58101",
-         "--spm-vocab", "8000"]
+         "--spm-vocab", "8000", "--no-center"]
     subprocess.run([sys.executable, os.path.join(TOP, "tools", "make_marian.py"), d] + args, check=True,
                    capture_output=True)
 
