@@ -58,14 +58,14 @@ name() { sed -n "$(($1 + 1))p" "$2/names"; } # name INDEX DIR: 0 switch, 1 clien
 reap_stale() {
   for f in "$NETNS_DIR"/xlh*; do
     [ -e "$f" ] || continue
-    n=$(basename "$f"); pid=${n#xlh}; pid=${pid%%[!0-9]*}
-    [ -n "$pid" ] && ! kill -0 "$pid" 2> /dev/null || continue
-    kill_ns "$n"; ip netns del "$n" 2> /dev/null
+    stale=$(basename "$f"); owner=${stale#xlh}; owner=${owner%%[!0-9]*}
+    [ -n "$owner" ] && ! kill -0 "$owner" 2> /dev/null || continue
+    kill_ns "$stale"; ip netns del "$stale" 2> /dev/null
   done
 }
 
-kill_ns() { # every process in namespace $1, by pid
-  pids=$(ip netns pids "$1" 2> /dev/null)
+kill_ns() { # every process in namespace $1, by pid, but this script and its caller
+  pids=$(ip netns pids "$1" 2> /dev/null | grep -v -x -e "$$" -e "$PPID")
   [ -n "$pids" ] && kill -9 $pids 2> /dev/null
   return 0
 }
