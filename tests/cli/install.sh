@@ -8,8 +8,11 @@
 . tests/cli/lib.sh
 B=$(dirname "${TEST_BUILD:-build/tests}")
 P=$T/usr
-# the make that runs `make test` passes its flags and jobserver down; this one installs only
+# the make that runs `make test` passes its flags and jobserver down; this one installs only:
+# what make tests built is taken as it is (-o: never remade, where a source newer than it would
+# have it linked again here without the build's flags, e.g. make sanitize's)
 unset MAKEFLAGS MFLAGS MAKELEVEL
+make() { command make -o "$B/xlate" -o "$B/lib/libxlate.a" -o "$B/lib/libxlate.so.$VER" "$@"; }
 # the sanitized build's objects need their runtime in the program too (make sanitize)
 SAN=
 [ "${TEST_SANITIZED:-}" = 1 ] && SAN="-fsanitize=address,undefined"
