@@ -21,7 +21,6 @@ TEST_ORACLE_MEMO=off computes everything. Values are JSON files written to a tem
 and renamed, so tests running side by side never read half a value. Clear it with
 `rm -rf build/oracle-memo` (make clean does too)."""
 import hashlib
-import inspect
 import json
 import os
 import shutil
@@ -63,8 +62,12 @@ def _environment():
         import torch
         h = hashlib.sha256()
         tools = os.path.join(TOP, "tools")
-        for f in sorted(os.listdir(tools)) + [os.path.abspath(__file__)]:
-            p = os.path.join(tools, f)  # f's own name: a clone elsewhere shares the memo
+        # each file by its name in the checkout, never its absolute path, so that a clone
+        # elsewhere shares the memo (CI's first run is a bare clone's: with this file's
+        # absolute path in the key, the second run, in the checkout, computed every value again)
+        mine = os.path.relpath(os.path.abspath(__file__), TOP)
+        for f, p in [(f, os.path.join(tools, f)) for f in sorted(os.listdir(tools))] + \
+                [(mine, os.path.abspath(__file__))]:
             if p.endswith(".py") and os.path.isfile(p):
                 h.update(f.encode() + b"\0" + open(p, "rb").read() + b"\0")
         spm_train = shutil.which("spm_train")
@@ -107,7 +110,9 @@ def key(what, inputs, files=(), caller=None):
 
 
 def _caller():
-    return os.path.abspath(inspect.stack()[2].filename)
+    # (sys._getframe, not inspect.stack(): that reads the source lines of every frame on the
+    # stack, 70 ms a call under torch's frames, 14 s of test_decode_opts's 196 values)
+    return os.path.abspath(sys._getframe(2).f_code.co_filename)
 
 
 def _put(path, write):
