@@ -10,7 +10,7 @@
 # mid-run: with --retries (one run) and with --results + --resume-failed (a rerun).
 #
 # Sizes: the default run translates the first 500 held-out lines in blocks of 50 (10 jobs a
-# run, 5 runs); the sanitizers and the plain-C kernels 200 in blocks of 20.
+# run, 5 runs); the sanitizers and the plain-C kernels 100 in blocks of 10.
 # `make test-hosts-full` sets HOSTS_LINES=20000 HOSTS_BLOCK=1000: the README's -N 1000 on the
 # 2,014 held-out lines (test_2016_flickr, val), then 17,986 of train.en.gz, as Multi30k holds
 # no more held-out lines (docs/CLUSTER.md has its figures).
@@ -18,7 +18,7 @@
 NETNS=tests/hosts/netns.sh
 LINES=${HOSTS_LINES:-500}; BLOCK=${HOSTS_BLOCK:-50}
 if [ -z "${HOSTS_LINES:-}" ] && { [ "${TEST_SANITIZED:-}" = 1 ] || [ "${XLATE_FORCE_ISA:-}" = generic ]; }; then
-  LINES=200; BLOCK=20
+  LINES=100; BLOCK=10
 fi
 if ! parallel --version 2> /dev/null | grep -q 'GNU parallel'; then
   notok "GNU parallel over SSH" "GNU parallel is missing (apt-get install parallel; sh tools/setup.sh --test)"
@@ -114,10 +114,11 @@ kill_mid_run() {
 
 # 1. --retries 3 (the README's recommendation): a block whose host dies runs again on another
 #    host, its partial output dropped; the one run ends complete, exit 0.
+t0=$(now)
 par -S "$S" --retries 3 --joblog "$T/r.log" "$X" -q --threads 1 < "$T/in" > "$T/retried" 2> "$T/err" &
 bg=$!
 victim=$(kill_mid_run $bg)
-wait $bg; rc=$?
+wait $bg; rc=$?; t_retry=$(secs "$t0" "$(now)")
 if [ "$victim" = none ]; then notok "host 2 killed mid-run" "no xlate ever ran on host 2"
 else ok "host 2's sshd and its running xlate (pid $victim) killed mid-run (SIGKILL)"; fi
 expect_rc "with --retries 3: exit 0, every block done on the two hosts left" "$rc" 0
@@ -130,10 +131,11 @@ expect_eq "with --retries 3: the joblog has each of the $nb jobs once, exit 0" \
 #    --resume-failed (on the hosts left) runs only the failed blocks; their files, in order,
 #    are the whole output.
 sh $NETNS down "$T"; sh $NETNS up "$T" 3 2> "$T/up.err" || { notok "three hosts up again" "$(cat "$T/up.err")"; finish; }
+t0=$(now)
 par -S "$S" --joblog "$T/f.log" --results "$T/out/{#}" "$X" -q --threads 1 < "$T/in" > /dev/null 2> "$T/err" &
 bg=$!
 victim=$(kill_mid_run $bg)
-wait $bg; rc=$?
+wait $bg; rc=$?; t_fail=$(secs "$t0" "$(now)")
 failed=$(tail -n +2 "$T/f.log" | awk -F'\t' '$7 != 0' | wc -l)
 if [ "$victim" != none ] && [ "$rc" -gt 0 ] && [ "$failed" -eq "$rc" ]; then
   ok "without retries: host 2 killed mid-run, $rc of $nb blocks failed (exit status = the joblog's failures)"
@@ -141,7 +143,7 @@ else notok "without retries: a failed run" "victim $victim, exit $rc, joblog fai
 before=$(wc -l < "$T/f.log")
 S2=$(sed -n '1p;3p' "$T/hosts" | sed 's|^|1/|' | paste -sd, -)
 par -S "$S2" --joblog "$T/f.log" --resume-failed --results "$T/out/{#}" "$X" -q --threads 1 < "$T/in" > /dev/null 2> "$T/err"
-rc=$?
+rc=$?; t_resume=$(secs "$t0" "$(now)")
 expect_rc "the rerun with --resume-failed on the two hosts left: exit 0" "$rc" 0
 rerun=$(tail -n +$((before + 1)) "$T/f.log" | awk -F'\t' '$7 == 0' | wc -l)
 expect_eq "the rerun ran only the failed blocks" "$rerun" "$failed"
@@ -152,5 +154,6 @@ else notok "after --resume-failed: byte for byte the local run" "$(cmp "$T/local
 sshfiles > "$T/ssh.after"
 if cmp -s "$T/ssh.before" "$T/ssh.after"; then ok "the machine's /etc/ssh and ~/.ssh untouched (listing with mtimes equal)"
 else notok "the machine's ssh files untouched" "$(diff "$T/ssh.before" "$T/ssh.after" | head -5)"; fi
-echo "# figures: $n lines; local --threads 2 ${t_local} s; 3 hosts x 1 job --threads 1 ${t_multi} s"
+echo "# figures: $n lines; local --threads 2 ${t_local} s; 3 hosts x 1 job --threads 1 ${t_multi} s;"
+echo "# host 2 lost: with --retries 3 ${t_retry} s; without, the failed run and the rerun ${t_resume} s (${t_fail} s to the failure)"
 finish
