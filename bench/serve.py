@@ -17,7 +17,8 @@ there, else tests/data's), with the same --threads for both:
      one after another on an idle server, then P requests while 32 other clients keep the server
      busy with the same sentences (full load); median and p99 of each.
 The clients run on the same machine and cost CPU: the report gives the client process's CPU
-seconds beside each figure. Prints markdown on stdout, progress on stderr; --json FILE keeps the
+seconds beside each figure; the CLI at batch 1 (one run) is printed too, what one client
+is up against. Prints markdown on stdout, progress on stderr; --json FILE keeps the
 raw numbers. Exits 2 when xlate or its serve command is missing.
 """
 import argparse
@@ -87,12 +88,12 @@ def proc_cpu(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run_cli(xlate, path, threads, tmp):
+def run_cli(xlate, path, threads, tmp, batch=32):
     """(lines out, translate seconds, -v's kernels line, CPU seconds of the process) of one
-    CLI run at batch 32."""
+    CLI run at batch 32 (or batch)."""
     out = os.path.join(tmp, "cli.de")
     c0 = children_cpu()
-    p = subprocess.run([xlate, "-v", "--threads", str(threads), "--batch-size", "32", "-i", path,
+    p = subprocess.run([xlate, "-v", "--threads", str(threads), "--batch-size", str(batch), "-i", path,
                         "-o", out], capture_output=True, env=env())
     cpu = children_cpu() - c0
     if p.returncode != 0:
@@ -237,6 +238,7 @@ def main():
     ap.add_argument("--probes", type=int, default=200, help="one-sentence requests per latency figure")
     ap.add_argument("--load-clients", type=int, default=32)
     ap.add_argument("--sentences", type=int, default=0, help="the first N sentences only")
+    ap.add_argument("--no-batch1", action="store_true", help="leave out the CLI at batch 1")
     ap.add_argument("--json", help="the raw numbers into this file too")
     a = ap.parse_args()
     if not os.access(a.xlate, os.X_OK):
@@ -276,6 +278,7 @@ def main():
             log("serve bench: run %d/%d: the CLI at batch 32 (load %s)" % (r + 1, a.runs, loadavg()))
             want, secs, kernels, cpu_all = run_cli(a.xlate, inp, a.threads, tmp)
             cpu_one = run_cli(a.xlate, one, a.threads, tmp)[3]
+            cli_one_cpu = cpu_one
             best_cli = secs if best_cli is None else min(best_cli, secs)
             cli_cpu = cpu_all - cpu_one if cli_cpu is None else min(cli_cpu, cpu_all - cpu_one)
             for c in clients:
@@ -293,6 +296,12 @@ def main():
                     best[c] = {"clients": c, "wall_s": wall, "client_cpu_s": cpu, "differ": bad}
                 best[c]["server_cpu_s"] = min(best[c].get("server_cpu_s", server_cpu), server_cpu)
         res["cli_s"], res["kernels"], res["cli_cpu_s"] = best_cli, kernels, cli_cpu
+        if not a.no_batch1:
+            # what one client is up against: the CLI one sentence a batch (one run)
+            log("serve bench: the CLI at batch 1 (load %s)" % loadavg())
+            out1, secs1, _, cpu1 = run_cli(a.xlate, inp, a.threads, tmp, batch=1)
+            differ += sum(1 for x, y in zip(out1, want) if x != y)
+            res["cli1_s"], res["cli1_cpu_s"] = secs1, cpu1 - cli_one_cpu
         res["cli_sps"] = len(sentences) / best_cli
         res["throughput"] = []
         for c in clients:
@@ -344,6 +353,10 @@ def report(r):
     print("| clients | sentences/s | / CLI batch 32 | wall s | xlate CPU s | CLI CPU / server CPU | client CPU s | answers differing from the CLI |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     print("| CLI, batch 32 | %.1f | 1.00 | %.2f | %.2f | 1.00 | | |" % (r["cli_sps"], r["cli_s"], r["cli_cpu_s"]))
+    if "cli1_s" in r:
+        print("| CLI, batch 1 | %.1f | %.2f | %.2f | %.2f | %.2f | | |" % (
+            r["sentences"] / r["cli1_s"], r["cli_s"] / r["cli1_s"], r["cli1_s"], r["cli1_cpu_s"],
+            r["cli_cpu_s"] / r["cli1_cpu_s"]))
     for t in r["throughput"]:
         print("| %d | %.1f | %.2f | %.2f | %.2f | %.2f | %.2f | %d |" % (
             t["clients"], t["sps"], t["ratio"], t["wall_s"], t["server_cpu_s"], t["cpu_ratio"],
