@@ -5,6 +5,7 @@
  * texts and translations: linear in its size. */
 #include "cli/cli_doc.h"
 #include "cli/cli.h"
+#include "cli/cli_decode_opts.h"
 #include "base/util.h"
 #include "doc/doc.h"
 #include "doc/html.h"
@@ -224,8 +225,12 @@ int cli_doc(xlate_ctx *ctx, const xlate_lines_params *lp, int format, line_reade
     if (g.shown) /* ended, so that a message starts on a line of its own */
         show_progress(&g, rc ? (long)st.lines : d.n_units, 1);
     if (rc) {
+        if (rc == XLATE_ERR_WORKSPACE)
+            cli_option_words(err, sizeof err);
         fprintf(stderr, "xlate: %s: %s\n", in->name, err);
-        status = rc == XLATE_ERR_LINE ? XLATE_EXIT_INPUT : XLATE_EXIT_INTERNAL;
+        status = rc == XLATE_ERR_LINE        ? XLATE_EXIT_INPUT
+                 : rc == XLATE_ERR_WORKSPACE ? XLATE_EXIT_USAGE /* --workspace too small */
+                                             : XLATE_EXIT_INTERNAL;
         goto done;
     }
     if (!quiet && st.truncated)

@@ -63,6 +63,12 @@ for k in beam greedy; do
     '--workspace [0-9.]+ MiB: [1-9][0-9]* batches decoded in slices'
 done
 
+printf '# A title\n\nA dog runs in the park.\n' > "$T/doc.md"
+"$XLATE" -m $M --format markdown --beam-size 4 --workspace 1K < "$T/doc.md" > /dev/null 2> "$T/e"
+rc=$?
+if [ $rc -eq 1 ] && grep -q -- '--workspace: a sentence of .* needs [0-9]* bytes' "$T/e"; then
+  ok "--format markdown, --workspace 1K: a usage error naming the bytes"
+else notok "--format markdown, --workspace 1K: a usage error naming the bytes" "exit $rc: $(cat "$T/e")"; fi
 for bad in 0 -3 12X 5T "" 2000G; do
   "$XLATE" -m $M --workspace "$bad" "A dog." > /dev/null 2> "$T/e"
   rc=$?
