@@ -51,6 +51,7 @@ typedef struct {
     int forced_bos_id;      /* decode.forced_bos_id (NLLB / M2M100 target), -1 */
     int source_suffix_id;   /* decode.source_suffix_id (NLLB legacy), -1 */
     int set_target_lang;    /* 1: lines params target_lang = tgt (a multilingual Marian) */
+    int seq;                /* the order it was made in: the first -m's pairs first */
 } serve_route;
 
 /* A translated file kept for download (serve_limits.c). */
@@ -73,8 +74,10 @@ typedef struct {
     serve_opts o;
     serve_model models[16];
     int n_models;
-    serve_route *routes;
+    serve_route *routes;    /* [n_routes] sorted by (src, tgt), each pair once */
     int n_routes;
+    int first_route;        /* the first pair of the first model (/frontend/settings) */
+    char *languages;        /* /languages' JSON, made once (serve_routes_build) */
     char **keys;            /* --api-keys: [n_keys] */
     int n_keys;
     pthread_mutex_t mu;     /* guards files, rates, counters below */
@@ -163,8 +166,7 @@ const char *serve_route_auto(const serve *s, const char *tgt, char *err, size_t 
 const char *serve_only_source(const serve *s);
 /* A language's English name, or the code itself. */
 const char *serve_lang_name(const char *code);
-/* /languages' JSON (malloc'd). */
-char *serve_languages_json(const serve *s);
+
 
 /* serve_limits.c */
 int serve_keys_load(serve *s, const char *path, char *err, size_t errlen);

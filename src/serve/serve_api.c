@@ -459,7 +459,7 @@ static int api_settings(serve_req *r)
 {
     const serve *s = r->s;
     char json[1024];
-    const serve_route *rt = &s->routes[0];
+    const serve_route *rt = &s->routes[s->first_route];
     /* app.py:1206-1224 */
     snprintf(json, sizeof json, "{\"charLimit\": %ld, \"frontendTimeout\": 500, \"apiKeys\": %s,"
              " \"keyRequired\": %s, \"suggestions\": false, \"filesTranslation\": true, "
@@ -503,13 +503,8 @@ int serve_api(serve_req *r)
         if (!strcmp(u, "/health")) /* app.py:541-560 */
             return serve_send(r, 200, "application/json", "{\"status\": \"ok\"}", 16, NULL);
         if (!strcmp(u, "/languages")) {
-            char *j = serve_languages_json(r->s);
-            int ret;
-            if (!j)
-                return serve_error(r, 500, "out of memory");
-            ret = serve_send(r, 200, "application/json", j, strlen(j), NULL);
-            free(j);
-            return ret;
+            return serve_send(r, 200, "application/json", r->s->languages,
+                              strlen(r->s->languages), NULL);
         }
         if (!strcmp(u, "/frontend/settings"))
             return api_settings(r);

@@ -256,6 +256,7 @@ done:
         xlate_model_free(s->models[k].model);
     }
     free(s->routes);
+    free(s->languages);
     serve_limits_free(s);
     pthread_mutex_destroy(&s->mu);
     free(s);

@@ -18,8 +18,6 @@ static int add_route(serve *s, int *cap, const char *src, const char *tgt, int m
     if (strlen(src) >= sizeof r->src || strlen(tgt) >= sizeof r->tgt || !is_lang_code(src) ||
         !is_lang_code(tgt))
         return 1; /* a code the API cannot carry as it is: left out */
-    if (serve_route_find(s, src, tgt))
-        return 1;
     if (s->n_routes == *cap) {
         int c = *cap ? 2 * *cap : 16;
         serve_route *t = realloc(s->routes, c * sizeof *t);
@@ -28,13 +26,119 @@ static int add_route(serve *s, int *cap, const char *src, const char *tgt, int m
         s->routes = t;
         *cap = c;
     }
-    r = &s->routes[s->n_routes++];
+    r = &s->routes[s->n_routes];
     memset(r, 0, sizeof *r);
     snprintf(r->src, sizeof r->src, "%s", src);
     snprintf(r->tgt, sizeof r->tgt, "%s", tgt);
     r->model = model;
+    r->seq = s->n_routes++;
     r->target_lang_id = r->forced_bos_id = r->source_suffix_id = -1;
     *out = r;
+    return 0;
+}
+
+static int cmp_route(const void *a, const void *b)
+{
+    const serve_route *x = a, *y = b;
+    int c = strcmp(x->src, y->src);
+    if (!c)
+        c = strcmp(x->tgt, y->tgt);
+    return c ? c : x->seq - y->seq;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Appends s to a growing buffer; -1 out of memory. */
+static int put(char **b, size_t *len, size_t *cap, const char *s)
+{
+    size_t n = strlen(s);
+    if (*len + n + 1 > *cap) {
+        size_t c = *cap ? *cap : 1024;
+        char *t;
+        while (c < *len + n + 1)
+            c *= 2;
+        if (!(t = realloc(*b, c)))
+            return -1;
+        *b = t;
+        *cap = c;
+    }
+    memcpy(*b + *len, s, n + 1);
+    *len += n;
+    return 0;
+}
+
+/* The index of the first route from src, or n_routes. */
+static int first_from(const serve *s, const char *src)
+{
+    int lo = 0, hi = s->n_routes;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (strcmp(s->routes[mid].src, src) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* /languages (app.py:507-539): every language of the models, each once in code order, with
+ * the targets it translates into (none for a language that is only a target: LibreTranslate
+ * lists every installed language, and clients such as the libretranslate npm package look for
+ * a target among these codes). Codes are [A-Za-z0-9_-] (add_route): nothing to escape. */
+static char *languages_json(const serve *s)
+{
+    const char **codes = malloc((size_t)2 * s->n_routes * sizeof *codes);
+    char *b = NULL, item[128];
+    size_t len = 0, cap = 0;
+    int n = 0, fail = !codes || put(&b, &len, &cap, "[");
+    for (int i = 0; !fail && i < s->n_routes; i++) {
+        codes[n++] = s->routes[i].src;
+        codes[n++] = s->routes[i].tgt;
+    }
+    if (!fail)
+        qsort(codes, n, sizeof *codes, cmp_str);
+    for (int i = 0; !fail && i < n; i++) {
+        int t = 0;
+        if (i && strcmp(codes[i], codes[i - 1]) == 0)
+            continue;
+        snprintf(item, sizeof item, "%s{\"code\": \"%s\", \"name\": \"%s\", \"targets\": [",
+                 len > 1 ? ", " : "", codes[i], serve_lang_name(codes[i]));
+        fail |= put(&b, &len, &cap, item);
+        for (int j = first_from(s, codes[i]); !fail && j < s->n_routes &&
+                                              strcmp(s->routes[j].src, codes[i]) == 0; j++) {
+            snprintf(item, sizeof item, "%s\"%s\"", t++ ? ", " : "", s->routes[j].tgt);
+            fail |= put(&b, &len, &cap, item);
+        }
+        fail |= put(&b, &len, &cap, "]}");
+    }
+    fail |= put(&b, &len, &cap, "]");
+    free(codes);
+    if (fail) {
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+/* Sorts the routes, keeps the first made of each pair, and makes /languages. */
+static int routes_index(serve *s, char *err, size_t errlen)
+{
+    int k = 0;
+    qsort(s->routes, s->n_routes, sizeof *s->routes, cmp_route);
+    for (int i = 0; i < s->n_routes; i++)
+        if (!k || strcmp(s->routes[i].src, s->routes[k - 1].src) ||
+            strcmp(s->routes[i].tgt, s->routes[k - 1].tgt))
+            s->routes[k++] = s->routes[i];
+    s->n_routes = k;
+    s->first_route = 0;
+    for (int i = 0; i < k; i++)
+        if (s->routes[i].seq < s->routes[s->first_route].seq)
+            s->first_route = i;
+    if (!(s->languages = languages_json(s)))
+        return xerr(err, errlen, "out of memory");
     return 0;
 }
 
@@ -86,34 +190,31 @@ int serve_routes_build(serve *s, char *err, size_t errlen)
     }
     if (s->n_routes == 0)
         return xerr(err, errlen, "the models translate no language pair");
-    return 0;
+    return routes_index(s, err, errlen);
 }
 
 const serve_route *serve_route_find(const serve *s, const char *src, const char *tgt)
 {
-    for (int i = 0; i < s->n_routes; i++)
-        if (strcmp(s->routes[i].src, src) == 0 && strcmp(s->routes[i].tgt, tgt) == 0)
+    for (int i = first_from(s, src); i < s->n_routes && !strcmp(s->routes[i].src, src); i++)
+        if (strcmp(s->routes[i].tgt, tgt) == 0)
             return &s->routes[i];
     return NULL;
 }
 
 const char *serve_route_auto(const serve *s, const char *tgt, char *err, size_t errlen)
 {
-    const char *one = NULL;
+    const char *one = NULL, *last = NULL;
     char list[256] = "";
     size_t n = 0;
     int count = 0;
-    for (int i = 0; i < s->n_routes; i++) {
-        if (strcmp(s->routes[i].tgt, tgt) != 0)
+    for (int i = 0; i < s->n_routes; i++) { /* sorted by source: each source counted once */
+        if (strcmp(s->routes[i].tgt, tgt) != 0 || (last && !strcmp(last, s->routes[i].src)))
             continue;
-        if (!one || strcmp(one, s->routes[i].src) != 0) {
-            count++;
-            if (count <= 8 && n + 40 < sizeof list)
-                n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "",
-                                      s->routes[i].src);
-        }
+        last = s->routes[i].src;
+        if (++count <= 8 && n + 40 < sizeof list)
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", last);
         if (!one)
-            one = s->routes[i].src;
+            one = last;
     }
     if (count == 1)
         return one;
@@ -155,65 +256,4 @@ const char *serve_lang_name(const char *code)
         if (strcmp(names[i][0], code) == 0)
             return names[i][1];
     return code;
-}
-
-/* Appends s to a growing buffer; -1 out of memory. */
-static int put(char **b, size_t *len, size_t *cap, const char *s)
-{
-    size_t n = strlen(s);
-    if (*len + n + 1 > *cap) {
-        size_t c = *cap ? *cap : 1024;
-        char *t;
-        while (c < *len + n + 1)
-            c *= 2;
-        if (!(t = realloc(*b, c)))
-            return -1;
-        *b = t;
-        *cap = c;
-    }
-    memcpy(*b + *len, s, n + 1);
-    *len += n;
-    return 0;
-}
-
-/* The k-th code of the routes, sources then targets (2 * n_routes of them, with repeats). */
-static const char *code_at(const serve *s, int k)
-{
-    return k < s->n_routes ? s->routes[k].src : s->routes[k - s->n_routes].tgt;
-}
-
-char *serve_languages_json(const serve *s)
-{
-    char *b = NULL, item[128];
-    size_t len = 0, cap = 0;
-    int first = 1, fail = put(&b, &len, &cap, "[");
-    /* every language the models know, each once, with the targets it translates into (none
-     * for a language that is only a target: LibreTranslate lists every installed language, and
-     * clients such as the libretranslate npm package check a target among these codes). Codes
-     * are [A-Za-z0-9_-] (add_route): nothing to escape. */
-    for (int i = 0; i < 2 * s->n_routes && !fail; i++) {
-        const char *code = code_at(s, i);
-        int seen = 0, t = 0;
-        for (int j = 0; j < i && !seen; j++)
-            seen = strcmp(code_at(s, j), code) == 0;
-        if (seen)
-            continue;
-        snprintf(item, sizeof item, "%s{\"code\": \"%s\", \"name\": \"%s\", \"targets\": [",
-                 first ? "" : ", ", code, serve_lang_name(code));
-        fail |= put(&b, &len, &cap, item);
-        first = 0;
-        for (int j = 0; j < s->n_routes && !fail; j++) {
-            if (strcmp(s->routes[j].src, code) != 0)
-                continue;
-            snprintf(item, sizeof item, "%s\"%s\"", t++ ? ", " : "", s->routes[j].tgt);
-            fail |= put(&b, &len, &cap, item);
-        }
-        fail |= put(&b, &len, &cap, "]}");
-    }
-    fail |= put(&b, &len, &cap, "]");
-    if (fail) {
-        free(b);
-        return NULL;
-    }
-    return b;
 }

@@ -17,6 +17,8 @@ html|markdown` for documents.
     unknown languages, hostile HTML, a slowloris client, 1,000 connections at once, clients
     hanging up mid-answer: each a clear error and the server serving the others after;
   - --api-keys (403), --req-limit (429), --char-limit (400);
+  - several models (-m repeated): an NLLB model (made by tools/make_m2m100.py through the oracle
+    memo) beside en-de, each pair routed as `xlate --source-lang --target-lang` sets it up;
   - SIGTERM while requests are in flight: every one answered, new ones refused, exit 0.
 Without node or tests/serve/node_modules the npm check is skipped outside CI (a failure under
 CI=true). Run by tests/run.sh with env XLATE and Debian's /usr/bin/python3.
@@ -479,6 +481,46 @@ def hostile(srv):
     check("after the hang-ups: the server up", lambda: alive(srv))
 
 
+def multilingual(val):
+    """Routing by source and target across models: an NLLB model (tools/make_m2m100.py, random
+    weights, its 202 language codes; the legacy variant puts the source's token after eos)
+    beside models/en-de. Each pair's answer is `xlate -m DIR --source-lang S --target-lang T`'s
+    (each source language gives its own output, so a wrong token would show)."""
+    import oracle_memo as OM
+    with tempfile.TemporaryDirectory() as d:
+        dirs = {}
+        for name, args in (("nllb", ["--seed", "3"]), ("legacy", ["--legacy", "--seed", "7"])):
+            dirs[name] = os.path.join(d, name)
+            OM.make_model(dirs[name], [sys.executable, os.path.join(TOP, "tools", "make_m2m100.py"),
+                                       dirs[name]] + args)
+        for name in ("nllb", "legacy"):
+            srv = Server("-m", MODEL, "-m", dirs[name], "-q")
+            try:
+                st, _, b = http(srv.url + "/languages")
+                langs = {x["code"]: x["targets"] for x in json.loads(b)}
+                check("%s beside en-de: /languages holds en -> [de] and the NLLB codes, each to the 201 others"
+                      % name, lambda: None if langs.get("en") == ["de"] and len(langs.get("eng_Latn", [])) == 201
+                      and "fra_Latn" in langs["eng_Latn"] and "de" in langs else str(langs)[:300])
+                texts = val[:3]
+                for src, tgt in (("eng_Latn", "fra_Latn"), ("fra_Latn", "deu_Latn")):
+                    p = subprocess.run([XLATE, "-m", dirs[name], "-q", "--source-lang", src, "--target-lang", tgt],
+                                       input=("\n".join(texts) + "\n").encode(), capture_output=True, timeout=GUARD)
+                    want = p.stdout.decode().split("\n")[:-1]
+                    st, body = post_json(srv, "/translate", {"q": texts, "source": src, "target": tgt})
+                    check("%s: %s -> %s as xlate --source-lang %s --target-lang %s" % (name, src, tgt, src, tgt),
+                          lambda: None if st == 200 and body == {"translatedText": want} else (st, body, want))
+                st, body = post_json(srv, "/translate", {"q": texts, "source": "en", "target": "de"})
+                check("%s beside en-de: en -> de still goes to models/en-de" % name,
+                      lambda: None if st == 200 and body == {"translatedText": cli(texts)} else (st, body))
+                expect_error(srv, "%s: source auto with many sources: 400 saying there is no detector" % name, 400,
+                             post_json(srv, "/translate", {"q": "A dog.", "source": "auto", "target": "fra_Latn"}),
+                             "no language detector")
+                expect_error(srv, "%s: /detect with many sources: 400 saying so" % name, 400,
+                             post_json(srv, "/detect", {"q": "A dog."}), "no language detector")
+            finally:
+                srv.stop()
+
+
 def limits():
     with tempfile.TemporaryDirectory() as d:
         keys = os.path.join(d, "keys")
@@ -559,6 +601,7 @@ def main():
         if srv.p.poll() is None:
             srv.stop(signal.SIGKILL)
     limits()
+    multilingual(val)
     return done()
 
 
