@@ -256,16 +256,17 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *user)
 /* ------------------------------------------------------------------ the board */
 
 /* one line for all the files under way: "3/8 files, 120.4 MB / 300.0 MB, 11.2 MB/s, 0:16 left";
- * at most 4 times a second unless forced. The time left only once every file has started and
- * each one's size is known. Called with b->mu not held. */
-static void board_draw(pull_board *b, int force)
+ * at most 4 times a second. The time left only once every file has started and each one's size
+ * is known. slot's file has `have` bytes now (set under the lock, as every other field). */
+static void board_draw(pull_board *b, int slot, long long have_now)
 {
     double t = now_seconds(), rate;
     long long have = 0, total = 0, fresh = 0;
     int known = 1;
     char a[32], c[32], r[32], left[32] = "";
     pthread_mutex_lock(&b->mu);
-    if (!force && t - b->last < 0.25)
+    b->have[slot] = have_now;
+    if (t - b->last < 0.25)
         goto out;
     b->last = t;
     have = b->fin_bytes;
@@ -356,8 +357,7 @@ static int on_progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_of
         return 1;
     }
     if (pl->board && pl->tty && pl->file) {
-        pl->board->have[pl->slot] = pl->base + (long long)dlnow;
-        board_draw(pl->board, 0);
+        board_draw(pl->board, pl->slot, pl->base + (long long)dlnow);
         return 0;
     }
     if (!pl->tty || !pl->file || t - pl->last < 0.25)

@@ -628,9 +628,12 @@ static int vocab_lang_codes(hub_model *m, const char *path, int n)
             break;
         goto out;
     }
-    qsort(v, (size_t)k, sizeof *v, cmp_code_id);
-    if (k && (!(codes = calloc((size_t)k, sizeof *codes)) || !(lens = calloc((size_t)k, sizeof *lens))))
-        goto out;
+    if (k) { /* qsort of no array (NULL) is undefined */
+        qsort(v, (size_t)k, sizeof *v, cmp_code_id);
+        if (!(codes = calloc((size_t)k, sizeof *codes)) ||
+            !(lens = calloc((size_t)k, sizeof *lens)))
+            goto out;
+    }
     for (int i = 0; i < k; i++) {
         codes[i] = v[i].code;
         lens[i] = v[i].len;
