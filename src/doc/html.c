@@ -9,7 +9,9 @@
  * Two levels:
  *  - the walk: tokens (html_tok.c) through a stack of open elements kept as a browser keeps it
  *    where that decides what is translated (implied ends of p, li, dd, dt, td, th, tr, option,
- *    h1-h6; end tags popping to their element; svg/math as foreign content). The stack says
+ *    h1-h6; end tags popping to their element; svg/math as foreign content, with the HTML
+ *    inside its integration points: foreignObject, desc, title, annotation-xml of an HTML
+ *    encoding, read and translated as HTML; the text of mi, mo, mn, ms, mtext kept). The stack says
  *    whether text is kept (script, style, pre, code, textarea, translate="no", class
  *    notranslate ... and what is inside them) and which content model the tokenizer reads next.
  *    Every lookup is O(1) (each entry links to the previous open element of its name), so
@@ -35,8 +37,20 @@ typedef struct {
     size_t name, name_len; /* the start tag's name in the source (unknown names match by it) */
     int prev;              /* the stack index of the previous open element with this id, -1 */
     int barrier;           /* the index of the nearest scope boundary at or below, -1 */
-    int keep, foreign;
+    int keep;
+    int foreign;           /* its namespace: 0 HTML, NS_SVG, NS_MATH */
+    int point;             /* foreign: PT_HTML, PT_TEXT, PT_ANNOT (integration_point), or 0 */
+    int fkeep;             /* foreign: the keep of HTML inside it, at an HTML integration point
+                              (the keep outside the svg or math, or its translate="no") */
 } open_el;
+
+enum { NS_SVG = 1, NS_MATH = 2 };
+/* The HTML standard's integration points (13.2.6.5, "tree construction dispatcher"): an HTML
+ * one (SVG foreignObject, desc, title; MathML annotation-xml with encoding text/html or
+ * application/xhtml+xml) holds HTML; a MathML text one (mi, mo, mn, ms, mtext) reads its text
+ * and start tags but mglyph and malignmark as HTML; another annotation-xml reads an svg start
+ * tag so. */
+enum { PT_HTML = 1, PT_TEXT = 2, PT_ANNOT = 3 };
 
 enum { IT_TEXT, IT_OPEN, IT_CLOSE, IT_VOID, IT_GROUP, IT_INNER, IT_INNER_TEXT };
 enum { G_DONE = 1, G_BAD = 2, G_OPAQUE = 4 };
@@ -135,6 +149,15 @@ static int same_name(const char *s, size_t a, size_t al, size_t b, size_t bl)
         return 0;
     for (size_t k = 0; k < al; k++)
         if (lower((unsigned char)s[a + k]) != lower((unsigned char)s[b + k]))
+            return 0;
+    return 1;
+}
+
+/* 1 when s[0..n) is lowercase ASCII word w[0..n) in any case. */
+static int lower_eq(const char *s, const char *w, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (lower((unsigned char)s[k]) != (unsigned char)w[k])
             return 0;
     return 1;
 }
@@ -588,13 +611,59 @@ static int top_id(const parser *p)
     return p->n_st > 0 ? p->st[p->n_st - 1].id : -1;
 }
 
+static int top_point(const parser *p)
+{
+    return p->n_st > 0 ? p->st[p->n_st - 1].point : 0;
+}
+
+/* The integration point (PT_*) that start tag k makes in namespace ns, or 0. */
+static int integration_point(const parser *p, const ht_token *k, int ns)
+{
+    const char *n = k->name;
+    if (ns == NS_SVG)
+        return strcmp(n, "foreignobject") == 0 || strcmp(n, "desc") == 0 ||
+                       strcmp(n, "title") == 0
+                   ? PT_HTML
+                   : 0;
+    if (ns != NS_MATH)
+        return 0;
+    if (strcmp(n, "mi") == 0 || strcmp(n, "mo") == 0 || strcmp(n, "mn") == 0 ||
+        strcmp(n, "ms") == 0 || strcmp(n, "mtext") == 0)
+        return PT_TEXT;
+    if (strcmp(n, "annotation-xml") != 0)
+        return 0;
+    for (int i = 0; i < k->n_attrs; i++) {
+        const ht_attr *a = &k->attrs[i];
+        if (!attr_named(p->d->src, a, "encoding"))
+            continue;
+        static const char *const html[] = {"text/html", "application/xhtml+xml"};
+        for (int j = 0; j < 2; j++) {
+            size_t l = strlen(html[j]);
+            if (a->quote >= 0 && a->val_len == l && lower_eq(p->d->src + a->val, html[j], l))
+                return PT_HTML;
+        }
+        break; /* (the first encoding counts) */
+    }
+    return PT_ANNOT;
+}
+
+/* 1 when start tag k, with foreign content open, is read as HTML (the dispatcher's rules). */
+static int read_as_html(const parser *p, const ht_token *k)
+{
+    int pt = top_point(p);
+    return pt == PT_HTML ||
+           (pt == PT_TEXT && strcmp(k->name, "mglyph") != 0 && strcmp(k->name, "malignmark") != 0) ||
+           (pt == PT_ANNOT && strcmp(k->name, "svg") == 0);
+}
+
 static int push_el(parser *p, int id, size_t name, size_t name_len, int keep, int foreign)
 {
     if (doc_grow(&p->st, &p->cap_st, p->n_st + 1, sizeof *p->st))
         return oom(p);
     int i = p->n_st++, below = i > 0 ? p->st[i - 1].barrier : -1;
     p->st[i] = (open_el){id, name, name_len, p->last[id],
-                         (html_tag_flags(id) & F_BARRIER) || foreign ? i : below, keep, foreign};
+                         (html_tag_flags(id) & F_BARRIER) || foreign ? i : below, keep, foreign,
+                         0, 0};
     p->last[id] = i;
     p->tok.cdata_ok = foreign;
     return 0;
@@ -710,19 +779,36 @@ static int start_tag(parser *p, const ht_token *k)
 {
     int id = html_tag_id(k->name, k->long_name), f = html_tag_flags(id);
     const char *name = k->name;
-    if (top_foreign(p)) {
-        if (f & F_BREAKOUT) {
-            while (top_foreign(p))
+    if (top_foreign(p) && !read_as_html(p, k)) {
+        if (f & F_BREAKOUT) { /* popped down to HTML, or to an integration point */
+            while (top_foreign(p) && top_point(p) != PT_HTML && top_point(p) != PT_TEXT)
                 pop_above(p, p->n_st - 2, -1);
         } else {
-            int keep = top_keep(p);
+            const open_el *up = &p->st[p->n_st - 1];
+            int ns = up->foreign, pt = integration_point(p, k, ns);
+            int fkeep = up->fkeep || translate_attr(p->d->src, k) > 0;
+            /* an HTML integration point's content is HTML: kept as the svg or math is only
+             * where the HTML around it is kept, or translate="no" says so */
+            int keep = pt == PT_HTML ? fkeep : top_keep(p);
             if (p->group >= 0) {
                 if (add_item(p, (item){IT_INNER, k->start, k->end, 0, 0, 0, 0, 0, 0, 0, 0}))
                     return -1;
+                if (!keep && !k->self_closing) {
+                    /* an svg or math moving with a sentence ends at it, fixed where it is:
+                     * the HTML inside is translated in units of its own */
+                    p->it[p->group].last = p->n_it - 1;
+                    p->group = -1;
+                }
             } else if (keep_bytes(p, k)) {
                 return -1;
             }
-            return k->self_closing ? 0 : push(p, id, k, keep, 1);
+            if (k->self_closing)
+                return 0;
+            if (push(p, id, k, keep, ns))
+                return -1;
+            p->st[p->n_st - 1].point = pt;
+            p->st[p->n_st - 1].fkeep = fkeep;
+            return 0;
         }
     }
     if ((strcmp(name, "html") == 0 || strcmp(name, "body") == 0 || strcmp(name, "head") == 0) &&
@@ -753,7 +839,10 @@ static int start_tag(parser *p, const ht_token *k)
     int keep = parent_keep || (f & F_KEEP) || tr > 0;
     if (tr < 0 && !(f & F_KEEP))
         keep = 0;
-    int foreign = strcmp(name, "svg") == 0 || strcmp(name, "math") == 0;
+    int foreign = strcmp(name, "svg") == 0 ? NS_SVG : strcmp(name, "math") == 0 ? NS_MATH : 0;
+    /* the keep of HTML at its integration points: the HTML's around it, or (inside a MathML
+     * token element, an annotation-xml) the foreign content's */
+    int fkeep = (top_foreign(p) ? p->st[p->n_st - 1].fkeep : parent_keep) || tr > 0;
     if (p->group >= 0) {
         /* inside a kept inline element: any tag but an inline one (or anything inside an
          * opaque one) means it cannot move as a whole */
@@ -799,6 +888,8 @@ static int start_tag(parser *p, const ht_token *k)
     }
     if (!(f & F_VOID) && push(p, id, k, keep, foreign))
         return -1;
+    if (!(f & F_VOID))
+        p->st[p->n_st - 1].fkeep = fkeep;
     if (!foreign) {
         if (f & F_RCDATA)
             ht_set_mode(&p->tok, HT_RCDATA, name);

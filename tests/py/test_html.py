@@ -93,12 +93,29 @@ def translated_again(el):
     return t is not None and t.lower() in ("yes", "")
 
 
+SVG_NS, MATH_NS = "{http://www.w3.org/2000/svg}", "{http://www.w3.org/1998/Math/MathML}"
+
+
+def foreign_ns(el):
+    """"svg" or "math": the namespace html5lib put el in (None: HTML, or not an element); in
+    lxml's tree, which has none, the nearest svg or math element above it."""
+    t = el.tag if isinstance(el.tag, str) else ""
+    if t.startswith(SVG_NS) or t.startswith(MATH_NS):
+        return "svg" if t.startswith(SVG_NS) else "math"
+    a = el.getparent() if hasattr(el, "getparent") else None
+    while a is not None and tag_name(a) not in ("svg", "math"):
+        a = a.getparent()
+    return tag_name(a) if a is not None else None
+
+
 def html_point(el):
-    """An HTML integration point inside svg or math (foreignObject, annotation-xml with an HTML
-    encoding): a browser builds and renders its content as HTML, and xlate translates it."""
-    n = tag_name(el)
-    return n == "foreignobject" or (n == "annotation-xml" and (el.get("encoding") or "").lower()
-                                    in ("text/html", "application/xhtml+xml"))
+    """An HTML integration point (the HTML standard's: SVG foreignObject, desc, title; MathML
+    annotation-xml with an HTML encoding), by the namespace html5lib gave it: a browser builds
+    its content as HTML, and xlate translates it."""
+    n, ns = tag_name(el), foreign_ns(el)
+    return (ns == "svg" and n in ("foreignobject", "desc", "title")) or (
+        ns == "math" and n == "annotation-xml" and (el.get("encoding") or "").lower()
+        in ("text/html", "application/xhtml+xml"))
 
 
 def canon(root):
@@ -477,6 +494,81 @@ for name, src in KEPT_SOUPS:
           lambda src=src, o=soup_out: same_structure(src, o, False) or (
               None if kept_by_html5lib(src) == kept_by_html5lib(o) else "kept %r, now %r" % (
                   kept_by_html5lib(src), kept_by_html5lib(o))))
+
+# ---- foreign content: translated where html5lib builds HTML (issue 36) ----
+
+def foreign_split(src):
+    """(the words xlate must translate, the texts it must keep) by html5lib's tree and its
+    namespaces: text is translated where its element is in the HTML namespace or is an HTML
+    integration point, outside kept elements; svg and math are kept, so are the MathML token
+    elements (mi, mo, mn, ms, mtext: math, and the HTML a browser builds inside them); an
+    integration point is kept where the HTML around its svg or math is, or a translate="no" on
+    the way says so."""
+    words, kept = [], []
+    todo = [(h5(src), False, False, False)]  # (element, parent's keep, parent's fkeep, foreign)
+    while todo:
+        e, pk, pfk, pforeign = todo.pop()
+        n = tag_name(e)
+        if n is None:
+            continue
+        no = (e.get("translate") or "").lower() == "no" or "notranslate" in (
+            e.get("class") or "").split()
+        if foreign_ns(e):
+            fk = (pfk if pforeign else pk) or no
+            keep = fk if html_point(e) else True
+        else:
+            keep = pk or is_keep(e)
+            if translated_again(e) and n not in KEEP_TAGS:
+                keep = False
+            fk = keep
+        for t in [e.text] + [c.tail for c in e]:
+            if t and t.strip():
+                (kept.append(t) if keep else words.extend(t.split()))
+        for c in reversed(list(e)):
+            todo.append((c, keep, fk, foreign_ns(e) is not None))
+    return sorted(words), kept
+
+
+FOREIGN = [
+    ("svg text kept, foreignObject's HTML translated", "<p>A dog <svg><text>a cat</text>"
+     "<foreignObject><p>two cats sit</p></foreignObject></svg> runs.</p>"),
+    ("svg title and desc translated, text kept", "<svg><title>A dog runs.</title><desc>Two cats "
+     "sit.</desc><text>a man</text><g><title>A tree</title></g></svg>"),
+    ("MathML token elements kept", "<math><mi>x</mi><mo>+</mo><mn>2</mn><ms>str</ms><mtext>two "
+     "cats sit</mtext></math><p>A man runs.</p>"),
+    ("HTML inside mtext and mi kept (math)", "<math><mtext>two <b>cats</b> sit</mtext><mi><span>"
+     "x</span></mi></math><p>A dog.</p>"),
+    ("annotation-xml: HTML encodings translated, others kept", "<math><annotation-xml encoding="
+     "\"text/html\"><p>A man runs.</p></annotation-xml><annotation-xml encoding=\"application/"
+     "mathml+xml\"><mi>y</mi><mtext>not html</mtext></annotation-xml><annotation-xml encoding="
+     "\"Application/XHTML+XML\">A dog runs.</annotation-xml></math>"),
+    ("an svg inside a MathML annotation-xml, its desc", "<math><annotation-xml><svg><desc>A dog "
+     "runs.</desc><text>kept</text></svg></annotation-xml></math>"),
+    ("a breakout stops at the integration point", "<svg><foreignObject><svg><p>A man runs.</p>"
+     "</svg></foreignObject></svg><p>A cat.</p>"),
+    ("translate=no on the svg, and a pre around it, keep the points", "<svg translate=no>"
+     "<foreignObject>A dog runs.</foreignObject></svg><pre><svg><desc>A cat sits.</desc></svg>"
+     "</pre><svg><g class=notranslate><title>A cow</title></g></svg>"),
+    ("kept HTML and svg inside a foreignObject", "<svg><foreignObject><p>A <b>man</b> runs.</p>"
+     "<pre>kept pre</pre><svg><text>kept</text></svg> A dog sits.</foreignObject><text>kept "
+     "too</text></svg>"),
+    ("an inline svg with a title in a sentence", "<p>A man <svg><title>A dog</title><path d='M0'/>"
+     "</svg> runs.</p>"),
+]
+for name, src in FOREIGN:
+    def foreign_one(src=src):
+        want, kept = foreign_split(src)
+        got = sorted(w for k, t in units(src) if k == "T" for w in t.split())
+        if got != want:
+            return "xlate's units read %r, html5lib's HTML holds %r" % (got, want)
+        o = translate_html(src).decode()
+        why = same_structure(src, o, False)
+        if why:
+            return "translated: " + why
+        ko = foreign_split(o)[1]
+        return None if ko == kept else "kept %r, translated %r" % (kept, ko)
+    check("foreign content as html5lib reads it: %s: the units' words are the HTML's, the rest "
+          "kept byte for byte, same trees" % name, foreign_one)
 
 # ---- a UTF-16 document: decoded by its byte order mark, as a browser does ----
 
