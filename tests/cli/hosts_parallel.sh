@@ -31,7 +31,8 @@ if [ -n "$miss" ]; then
 fi
 trap 'sh $NETNS down "$T"; rm -rf "$T"' EXIT
 # the machine's own ssh files, to show at the end that nothing touched them
-sshfiles() { ls -la --time-style=full-iso /etc/ssh "$HOME/.ssh" 2>&1; }
+# (-A: their entries, not "..", whose mtime moves when anything is installed in /etc)
+sshfiles() { ls -lA --time-style=full-iso /etc/ssh "$HOME/.ssh" 2>&1; }
 sshfiles > "$T/ssh.before"
 trap 'exit 130' INT TERM HUP
 PARALLEL_HOME=$T/parallel; export PARALLEL_HOME # parallel's own files in $T, not ~/.parallel
