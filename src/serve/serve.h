@@ -108,6 +108,7 @@ typedef struct serve_req {
     int url_too_long;       /* the URL did not fit url */
     char client[48];        /* the client's address (--req-limit) */
     int too_big;            /* the body passed --max-body */
+    int responded;          /* a response is queued: later calls only discard the body */
     int bad_form;           /* the form or multipart body could not be read */
     struct MHD_PostProcessor *pp;
     serve_field *fields;    /* form or multipart fields */

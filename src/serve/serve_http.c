@@ -70,6 +70,7 @@ int serve_send(serve_req *r, unsigned status, const char *mime, const char *data
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     ret = MHD_queue_response(r->conn, status, resp);
     MHD_destroy_response(resp);
+    r->responded = ret == MHD_YES;
     return ret;
 }
 
@@ -254,6 +255,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         memcpy(r->body + r->body_len - n, upload, n);
         return MHD_YES;
     }
+    if (r->responded) /* answered early (413 before the body): the rest was discarded */
+        return MHD_YES;
     if (r->waiting) /* resumed: the queue has answered */
         return serve_api_answer(r);
     if (r->too_big)
