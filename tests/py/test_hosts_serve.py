@@ -281,8 +281,8 @@ def run(d):
         # refused, or reset (a connection that was in the closed listener's backlog), or 503:
         # each fails HAProxy's check; only a 200 would pass it
         check("after SIGTERM, /health is no longer answered 200, so HAProxy's check fails "
-              "(%s; the replica %s then)" % (
-                  seen.get("drain_health"), "still draining" if seen.get("drain_alive") else "gone"),
+              "(%s; the replica %s then)" % (seen.get("drain_health"),
+                                              "draining" if seen.get("drain_alive") else "gone"),
               lambda: None if seen.get("drain_health") in (
                   "ConnectionRefusedError", "ConnectionResetError")
               or seen.get("drain_health", "").startswith(("HTTP/1.1 503", "HTTP/1.0 503"))
