@@ -609,9 +609,11 @@ typedef struct {
                                    may go once it returns) */
     const size_t *lens;         /* [n] */
     int format;                 /* XLATE_FORMAT_TEXT: each text's lines ("\n"; a "\r" before it
-                                   dropped) translated as xlate_translate_lines' lines and joined
-                                   by "\n"; HTML, MARKDOWN: each text a document, written back
-                                   with its markup as `xlate --format` does (n_best 1) */
+                                   dropped) translated as the command line translates lines
+                                   (xlate_translate_lines, alignments on: URLs and e-mail
+                                   addresses kept untranslated in place) and joined by "\n";
+                                   HTML, MARKDOWN: each text a document, written back with its
+                                   markup as `xlate --format` does (n_best 1) */
     xlate_lines_params params;  /* as xlate_translate_lines takes them; decode.n_best > 1 gives
                                    alternatives. Not read: progress, cancel (below) */
     /* Asked before each batch of the request: non-zero stops it (a client gone): its answer

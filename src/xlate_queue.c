@@ -325,7 +325,7 @@ static int text_put(void *user, const xlate_translation *tr, char *err, size_t e
         strbuf *b = &t->out[(size_t)i * t->n_hyps + h];
         int which = tr->res->n_hyps == 0 ? 0 : h < tr->res->n_hyps ? h : tr->res->n_hyps - 1;
         char *s;
-        if (xlate_translation_text(t->m, tr, which, &s, err, errlen))
+        if (doc_line_text(t->m, tr, which, &s, err, errlen)) /* (its URLs kept) */
             return -1;
         if ((t->lines_out[i] && sb_put(b, "\n", 1)) || sb_put(b, s, strlen(s))) {
             free(s);
@@ -398,6 +398,12 @@ static xlate_answer *run_request(xlate_queue *q, xlate_ctx *ctx, req *rq)
     if (!(out = calloc((size_t)n * n_hyps + 1, sizeof *out))) {
         rc = xerr(a->err, sizeof a->err, "out of memory");
         goto done;
+    }
+    if (rq->r.format == XLATE_FORMAT_TEXT) {
+        /* as the command line's text in, text out (cli_translate.c): the alignments place a
+         * line's URLs and e-mail addresses, kept untranslated (doc_line_text); the ids are the
+         * same either way */
+        rq->r.params.decode.alignments = 1;
     }
     if (rq->r.format == XLATE_FORMAT_TEXT) {
         text_run t;

@@ -198,13 +198,15 @@ def endpoints(srv):
 
 def translations(srv, val):
     one = "A man is riding a bike. Two dogs play in the snow."
-    texts = [one, "A woman\nwith a red hat.", "", "Three children are playing on the beach!  A dog runs."]
+    texts = [one, "A woman\nwith a red hat.", "", "Three children are playing on the beach!  A dog runs.",
+             "A man reads https://example.org/a?b=1 and writes to anna@example.com in the park."]
     want = cli_texts(texts)
     st, body = post_json(srv, "/translate", {"q": one, "source": "en", "target": "de"})
     check("urllib JSON, q a string: translatedText is the CLI's bytes",
           lambda: None if st == 200 and body == {"translatedText": want[0]} else (st, body, want[0]))
     st, body = post_json(srv, "/translate", {"q": texts, "source": "en", "target": "de", "format": "text"})
-    check("urllib JSON, q an array (a multi-line text, an empty one, two sentences): an array, each the CLI's",
+    check("urllib JSON, q an array (a multi-line text, an empty one, two sentences, a URL and an e-mail "
+          "address kept as the CLI keeps them): an array, each the CLI's",
           lambda: None if st == 200 and body == {"translatedText": want} else (st, body, want))
     # curl, form-encoded: a form's q has its line breaks normalized (app.py:755-759)
     p = subprocess.run(["curl", "-s", "-S", "--max-time", str(GUARD), srv.url + "/translate",
