@@ -3,6 +3,9 @@
  *
  *   md_dump write < doc.md          the document written back untranslated (doc_write: each
  *                                   unit as its own text, escaped)
+ *   md_dump write-each < docs       the same for each of many documents, each ended by a NUL
+ *                                   byte in and out (one process for test_md_spec.py's 652
+ *                                   examples, each parsed and written on its own)
  *   md_dump units < doc.md          each unit's text, one a line (what the model reads)
  *   md_dump translate MODEL < doc.md   translated (doc_translate, greedy) and written back
  *   md_dump time < doc.md           parse + write (to nothing), seconds and MB/s on stderr
@@ -41,7 +44,8 @@ int main(int argc, char **argv)
     char *src = malloc(cap);
     size_t got;
     if (argc < 2 || !src)
-        return fprintf(stderr, "usage: md_dump write|units|translate MODEL|time < doc.md\n"), 1;
+        return fprintf(stderr, "usage: md_dump write|write-each|units|translate MODEL|time "
+                               "< doc.md\n"), 1;
     while (src && (got = fread(src + len, 1, cap - len, stdin)) > 0) {
         len += got;
         if (len == cap)
@@ -49,6 +53,23 @@ int main(int argc, char **argv)
     }
     if (!src)
         return fprintf(stderr, "md_dump: out of memory\n"), 1;
+    if (strcmp(argv[1], "write-each") == 0) {
+        int rc = 0;
+        for (size_t at = 0; at < len && !rc;) {
+            const char *nul = memchr(src + at, 0, len - at);
+            size_t n = nul ? (size_t)(nul - (src + at)) : len - at;
+            doc one;
+            doc_init(&one, src + at, n);
+            if (markdown_parse(&one, err, sizeof err) || doc_write(&one, put, stdout) ||
+                putchar(0) == EOF)
+                rc = fprintf(stderr, "md_dump: document at byte %zu: %s\n", at,
+                             err[0] ? err : "write failed");
+            doc_free(&one);
+            at += n + 1;
+        }
+        free(src);
+        return rc ? 1 : 0;
+    }
     doc d;
     doc_init(&d, src, len);
     double t0 = now();
