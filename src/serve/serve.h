@@ -80,12 +80,13 @@ typedef struct {
     char *languages;        /* /languages' JSON, made once (serve_routes_build) */
     char **keys;            /* --api-keys: [n_keys] */
     int n_keys;
-    pthread_mutex_t mu;     /* guards files, rates, counters below */
+    pthread_mutex_t mu;     /* guards files, rates, in_flight */
     serve_file files[SERVE_FILES]; /* a ring: the oldest dropped */
     int next_file;
     serve_rate rates[SERVE_RATES];
     long in_flight;         /* requests begun and not yet completed (answered and sent) */
-    int draining;           /* SIGTERM: new requests refused with 503 */
+    _Atomic int draining;   /* SIGTERM: new requests refused with 503 (read without mu by the
+                               HTTP thread) */
     unsigned port;          /* the port bound */
     struct MHD_Daemon *daemon;
 } serve;

@@ -333,9 +333,7 @@ void serve_http_stop(serve *s)
 void serve_http_quiesce(serve *s)
 {
     int fd;
-    pthread_mutex_lock(&s->mu);
     s->draining = 1;
-    pthread_mutex_unlock(&s->mu);
     if (s->daemon && (fd = MHD_quiesce_daemon(s->daemon)) >= 0)
         close(fd);
 }
