@@ -1,61 +1,20 @@
 /* hub_pair.c — which cached model serves a language pair: an OPUS-MT model for the one pair (by
  * its name, Helsinki-NLP/opus-mt-SRC-TGT, or its files' codes), a multilingual OPUS-MT model
  * with the target's >>xx<< token, an M2M100 / NLLB-200 model with both languages among its codes
- * (ISO 639-1 codes mapped to NLLB's FLORES-200 codes for the common languages); and the model to
- * name when none is cached. */
+ * (ISO 639-1 codes mapped to NLLB's FLORES-200 codes for the common languages: base/langs.c's
+ * table, which xlate serve shares); and the model to name when none is cached. */
 #include "hub/hub_scan.h"
+#include "base/langs.h"
 #include "base/util.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-/* ISO 639-1 -> NLLB-200's code (transformers tokenization_nllb.py FAIRSEQ_LANGUAGE_CODES; the
- * language's main script and, for a macrolanguage, the individual language NLLB was trained on:
- * ar arb, fa pes, lv lvs, ms zsm, mn khk, ne npi, sq als, sw swh, uz uzn, et est, ps pbt,
- * zh zho_Hans, no / nb nob). tests/py/test_hub_models.py checks each against make_m2m100.py's
- * list of the 202 codes. */
-static const char *const nllb_codes[][2] = {
-    {"af", "afr_Latn"}, {"am", "amh_Ethi"}, {"ar", "arb_Arab"}, {"az", "azj_Latn"},
-    {"be", "bel_Cyrl"}, {"bg", "bul_Cyrl"}, {"bn", "ben_Beng"}, {"bs", "bos_Latn"},
-    {"ca", "cat_Latn"}, {"cs", "ces_Latn"}, {"cy", "cym_Latn"}, {"da", "dan_Latn"},
-    {"de", "deu_Latn"}, {"el", "ell_Grek"}, {"en", "eng_Latn"}, {"eo", "epo_Latn"},
-    {"es", "spa_Latn"}, {"et", "est_Latn"}, {"eu", "eus_Latn"}, {"fa", "pes_Arab"},
-    {"fi", "fin_Latn"}, {"fr", "fra_Latn"}, {"ga", "gle_Latn"}, {"gl", "glg_Latn"},
-    {"gu", "guj_Gujr"}, {"ha", "hau_Latn"}, {"he", "heb_Hebr"}, {"hi", "hin_Deva"},
-    {"hr", "hrv_Latn"}, {"hu", "hun_Latn"}, {"hy", "hye_Armn"}, {"id", "ind_Latn"},
-    {"ig", "ibo_Latn"}, {"is", "isl_Latn"}, {"it", "ita_Latn"}, {"ja", "jpn_Jpan"},
-    {"jv", "jav_Latn"}, {"ka", "kat_Geor"}, {"kk", "kaz_Cyrl"}, {"km", "khm_Khmr"},
-    {"kn", "kan_Knda"}, {"ko", "kor_Hang"}, {"ky", "kir_Cyrl"}, {"lb", "ltz_Latn"},
-    {"lo", "lao_Laoo"}, {"lt", "lit_Latn"}, {"lv", "lvs_Latn"}, {"mk", "mkd_Cyrl"},
-    {"ml", "mal_Mlym"}, {"mn", "khk_Cyrl"}, {"mr", "mar_Deva"}, {"ms", "zsm_Latn"},
-    {"mt", "mlt_Latn"}, {"my", "mya_Mymr"}, {"nb", "nob_Latn"}, {"ne", "npi_Deva"},
-    {"nl", "nld_Latn"}, {"nn", "nno_Latn"}, {"no", "nob_Latn"}, {"pa", "pan_Guru"},
-    {"pl", "pol_Latn"}, {"ps", "pbt_Arab"}, {"pt", "por_Latn"}, {"ro", "ron_Latn"},
-    {"ru", "rus_Cyrl"}, {"si", "sin_Sinh"}, {"sk", "slk_Latn"}, {"sl", "slv_Latn"},
-    {"so", "som_Latn"}, {"sq", "als_Latn"}, {"sr", "srp_Cyrl"}, {"su", "sun_Latn"},
-    {"sv", "swe_Latn"}, {"sw", "swh_Latn"}, {"ta", "tam_Taml"}, {"te", "tel_Telu"},
-    {"tg", "tgk_Cyrl"}, {"th", "tha_Thai"}, {"tk", "tuk_Latn"}, {"tl", "tgl_Latn"},
-    {"tr", "tur_Latn"}, {"tt", "tat_Cyrl"}, {"ug", "uig_Arab"}, {"uk", "ukr_Cyrl"},
-    {"ur", "urd_Arab"}, {"uz", "uzn_Latn"}, {"vi", "vie_Latn"}, {"xh", "xho_Latn"},
-    {"yo", "yor_Latn"}, {"zh", "zho_Hans"}, {"zu", "zul_Latn"},
-};
-
 /* The language part of a code: its length up to a region ("en_US", "pt-BR"). */
 static size_t base_len(const char *s)
 {
     return strcspn(s, "_-");
-}
-
-const char *hub_nllb_code(const char *iso)
-{
-    size_t n = iso ? base_len(iso) : 0;
-    if (n != 2)
-        return NULL;
-    for (size_t i = 0; i < sizeof nllb_codes / sizeof *nllb_codes; i++)
-        if (strncasecmp(nllb_codes[i][0], iso, 2) == 0)
-            return nllb_codes[i][1];
-    return NULL;
 }
 
 int hub_lang_eq(const char *a, const char *b)
@@ -75,7 +34,7 @@ int hub_lang_eq(const char *a, const char *b)
  * letters: ISO 639-3) the code a multilingual OPUS-MT model writes ">>fra<<"; NULL when none. */
 static const char *find_code(const hub_model *m, const char *lang)
 {
-    const char *nllb = hub_nllb_code(lang);
+    const char *nllb = lang_nllb_code(lang);
     for (int pass = 0; pass < 3; pass++)
         for (int i = 0; i < m->n_langs; i++) {
             const char *c = m->langs[i];
@@ -92,7 +51,7 @@ static const char *find_code(const hub_model *m, const char *lang)
  * mapped ISO 639-1 code. */
 static const char *find_nllb(const hub_model *m, const char *lang)
 {
-    const char *c = hub_nllb_code(lang);
+    const char *c = lang_nllb_code(lang);
     for (int i = 0; i < m->n_langs; i++)
         if (strcmp(m->langs[i], lang) == 0 || (c && strcmp(m->langs[i], c) == 0))
             return m->langs[i];

@@ -81,10 +81,6 @@ void hub_model_free(hub_model *m);
 /* 1 when the probe found the model complete and runnable. */
 int hub_model_runs(const hub_model *m);
 
-/* The NLLB-200 code of an ISO 639-1 code ("de" -> "deu_Latn") for the common languages, or
- * NULL. */
-const char *hub_nllb_code(const char *iso639_1);
-
 /* A cached model for the pair src -> tgt (ISO 639-1 codes, or a model's own codes). */
 typedef struct {
     char repo_id[256];

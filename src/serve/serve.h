@@ -44,7 +44,8 @@ typedef struct {
 
 /* A language pair and the model, and the params, that translate it. */
 typedef struct {
-    char src[32], tgt[32];  /* codes as the API takes them */
+    char src[32], tgt[32];  /* codes as /languages lists them: an NLLB code's short one
+                               ("de"), else the model's own */
     int model;              /* index in serve.models */
     int target_lang_id;     /* xlate_lines_params.target_lang_id: a Marian >>xx<< or an NLLB
                                source token; -1 */
@@ -162,6 +163,9 @@ size_t serve_utf8_chars(const char *s, size_t n);
 /* serve_routes.c */
 int serve_routes_build(serve *s, char *err, size_t errlen);
 const serve_route *serve_route_find(const serve *s, const char *src, const char *tgt);
+/* 1 when a client's code names a route's code: the same, or its short code ("deu_Latn", "no"
+ * name an NLLB route's "de", "nb"). */
+int serve_lang_is(const char *route_code, const char *code);
 /* The one source language that reaches tgt ("auto"), or NULL with why in err. */
 const char *serve_route_auto(const serve *s, const char *tgt, char *err, size_t errlen);
 /* The one source language of every model (/detect), or NULL. */

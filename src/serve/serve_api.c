@@ -288,8 +288,8 @@ static const serve_route *route(serve_req *r, const params *p, int *ret)
     {
         int src_known = 0, tgt_known = 0;
         for (int i = 0; i < r->s->n_routes; i++) {
-            src_known |= strcmp(r->s->routes[i].src, src) == 0;
-            tgt_known |= strcmp(r->s->routes[i].tgt, p->target) == 0;
+            src_known |= serve_lang_is(r->s->routes[i].src, src);
+            tgt_known |= serve_lang_is(r->s->routes[i].tgt, p->target);
         }
         if (!src_known)
             *ret = serve_error(r, 400, "%s is not supported", q1);

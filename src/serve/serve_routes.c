@@ -3,13 +3,42 @@
  * /languages (LibreTranslate app.py:507-539: each source code with its targets). A one-pair
  * model (xlate's own, an OPUS-MT pair) gives its config's source_lang -> target_lang; a
  * multilingual MarianMT model its source_lang -> each >>xx<< language; an M2M100 / NLLB model
- * every code -> every other. The first model given (-m) wins a pair two models serve. Codes
- * are the models' own ("en", "eng_Latn"): none is invented or mapped. */
+ * every code -> every other. The first model given (-m) wins a pair two models serve.
+ * An NLLB code that has a short code (base/langs.c: "deu_Latn" is "de") is routed and listed
+ * under the short one, as LibreTranslate's clients send and look for them; a request may give
+ * either (serve_route_find). Every other code is the model's own. */
 #include "serve/serve.h"
+#include "base/langs.h"
 #include "base/util.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The code a forced-language model's code is routed and listed under: an NLLB code's short code
+ * ("deu_Latn" -> "de"), else the code itself. */
+static const char *listed(const char *code)
+{
+    const char *c = lang_short_code(code);
+    return c ? c : code;
+}
+
+/* The short code that a code sent by a client stands for, when the table knows one: an NLLB
+ * code's ("deu_Latn" -> "de"), a short code's own written otherwise ("no" -> "nb", "EN" ->
+ * "en", "pt-BR" -> "pt", "zh-TW" -> "zt"); else the code itself. */
+static const char *canonical(const char *code)
+{
+    const char *c = lang_short_code(code), *n;
+    if (c)
+        return c;
+    if ((n = lang_nllb_code(code)) && (c = lang_short_code(n)))
+        return c;
+    return code;
+}
+
+int serve_lang_is(const char *route_code, const char *code)
+{
+    return strcmp(route_code, code) == 0 || strcmp(route_code, canonical(code)) == 0;
+}
 
 static int add_route(serve *s, int *cap, const char *src, const char *tgt, int model,
                      serve_route **out)
@@ -155,7 +184,8 @@ int serve_routes_build(serve *s, char *err, size_t errlen)
                 for (int j = 0; j < in->n_langs; j++) {
                     if (i == j)
                         continue;
-                    if ((rc = add_route(s, &cap, in->langs[i], in->langs[j], k, &r)) < 0)
+                    if ((rc = add_route(s, &cap, listed(in->langs[i]), listed(in->langs[j]), k,
+                                        &r)) < 0)
                         return xerr(err, errlen, "out of memory");
                     if (rc)
                         continue;
@@ -193,12 +223,29 @@ int serve_routes_build(serve *s, char *err, size_t errlen)
     return routes_index(s, err, errlen);
 }
 
-const serve_route *serve_route_find(const serve *s, const char *src, const char *tgt)
+/* The route of exactly src -> tgt, or NULL. */
+static const serve_route *find_exact(const serve *s, const char *src, const char *tgt)
 {
     for (int i = first_from(s, src); i < s->n_routes && !strcmp(s->routes[i].src, src); i++)
         if (strcmp(s->routes[i].tgt, tgt) == 0)
             return &s->routes[i];
     return NULL;
+}
+
+/* The codes as sent, and each as its short code (canonical): a model's own "pt_BR" still
+ * reaches a MarianMT >>pt_BR<<, "deu_Latn" and "de" both an NLLB model's "de". Of the pairs
+ * found, the first model's (the smallest seq), so the first -m still wins. */
+const serve_route *serve_route_find(const serve *s, const char *src, const char *tgt)
+{
+    const char *srcs[2] = {src, canonical(src)}, *tgts[2] = {tgt, canonical(tgt)};
+    const serve_route *best = NULL;
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            const serve_route *r = find_exact(s, srcs[i], tgts[j]);
+            if (r && (!best || r->seq < best->seq))
+                best = r;
+        }
+    return best;
 }
 
 const char *serve_route_auto(const serve *s, const char *tgt, char *err, size_t errlen)
@@ -208,7 +255,7 @@ const char *serve_route_auto(const serve *s, const char *tgt, char *err, size_t 
     size_t n = 0;
     int count = 0;
     for (int i = 0; i < s->n_routes; i++) { /* sorted by source: each source counted once */
-        if (strcmp(s->routes[i].tgt, tgt) != 0 || (last && !strcmp(last, s->routes[i].src)))
+        if (!serve_lang_is(s->routes[i].tgt, tgt) || (last && !strcmp(last, s->routes[i].src)))
             continue;
         last = s->routes[i].src;
         if (++count <= 8 && n + 40 < sizeof list)
@@ -245,12 +292,14 @@ const char *serve_lang_name(const char *code)
         {"ar", "Arabic"}, {"bg", "Bulgarian"}, {"ca", "Catalan"}, {"cs", "Czech"},
         {"da", "Danish"}, {"de", "German"}, {"el", "Greek"}, {"en", "English"},
         {"es", "Spanish"}, {"et", "Estonian"}, {"fi", "Finnish"}, {"fr", "French"},
-        {"he", "Hebrew"}, {"hi", "Hindi"}, {"hu", "Hungarian"}, {"id", "Indonesian"},
-        {"it", "Italian"}, {"ja", "Japanese"}, {"ko", "Korean"}, {"lt", "Lithuanian"},
-        {"lv", "Latvian"}, {"nl", "Dutch"}, {"no", "Norwegian"}, {"pl", "Polish"},
+        {"ga", "Irish"}, {"he", "Hebrew"}, {"hi", "Hindi"}, {"hu", "Hungarian"},
+        {"id", "Indonesian"}, {"it", "Italian"}, {"ja", "Japanese"}, {"ko", "Korean"},
+        {"lt", "Lithuanian"}, {"lv", "Latvian"}, {"nb", "Norwegian"}, {"nl", "Dutch"},
+        {"no", "Norwegian"}, {"pb", "Portuguese (Brazil)"}, {"pl", "Polish"},
         {"pt", "Portuguese"}, {"ro", "Romanian"}, {"ru", "Russian"}, {"sk", "Slovak"},
         {"sl", "Slovenian"}, {"sv", "Swedish"}, {"th", "Thai"}, {"tr", "Turkish"},
         {"uk", "Ukrainian"}, {"vi", "Vietnamese"}, {"zh", "Chinese"},
+        {"zt", "Chinese (traditional)"},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(names[i][0], code) == 0)

@@ -13,7 +13,7 @@ blob sizes (a blob linked twice counted once), huggingface_hub's _format_size.
                 translate as `xlate -m SNAPSHOT` does; none: exit 2 naming the model and
                 `xlate pull`; the default model's pair keeps today's behaviour
   aliases       --from/--to behave as --source-lang/--target-lang
-  nllb codes    each ISO 639-1 -> NLLB-200 code of hub_pair.c is one of NLLB's 202 codes
+  nllb codes    each ISO 639-1 -> NLLB-200 code of base/langs.c is one of NLLB's 202 codes
 """
 import hashlib
 import json
@@ -374,11 +374,11 @@ def body(tmp):
               b.stderr.replace(b"--source-lang", b"").replace(b"--target-lang", b"")
               else f"{a.returncode} {a.stderr[:200]!r} / {b.returncode} {b.stderr[:200]!r}")
 
-    # --- hub_pair.c's ISO 639-1 -> NLLB table: every code one of NLLB's
-    src = open(os.path.join(TOP, "src", "hub", "hub_pair.c"), encoding="utf-8").read()
+    # --- base/langs.c's ISO 639-1 -> NLLB table (hub_pair.c's, serve's): every code NLLB's
+    src = open(os.path.join(TOP, "src", "base", "langs.c"), encoding="utf-8").read()
     table = re.findall(r'\{"([a-z]{2})", "([a-z]{3}_[A-Z][a-z]{3})"\}', src)
     bad = [c for _, c in table if c not in codes]
-    check(f"hub_pair.c: the {len(table)} ISO 639-1 -> NLLB codes are NLLB-200's codes",
+    check(f"base/langs.c: the {len(table)} ISO 639-1 -> NLLB codes are NLLB-200's codes",
           lambda: None if len(table) >= 60 and not bad else f"{len(table)} codes, bad: {bad}")
 
 
