@@ -409,19 +409,22 @@ static int api_translate_file(serve_req *r)
         goto done;
     }
     /* the download's name: the upload's last path part, in safe characters (secure_filename,
-     * app.py:997) */
+     * app.py:997), with the target's code before the extension, as LibreTranslate's files are
+     * named (argos-translate-files abstract_file.py get_output_path: NAME_TO.EXT): winter.md in
+     * German is winter_de.md. The code is the route's, as /languages lists it (the page's
+     * choice); ext is one of file_formats, so the name keeps its extension whole. */
     {
         const char *base = f->filename, *sl;
-        size_t k = 0;
+        size_t k = 0, room = sizeof r->file_name - 2 - strlen(rt->tgt) - strlen(ext);
         if ((sl = strrchr(base, '/')) || (sl = strrchr(base, '\\')))
             base = sl + 1;
-        for (; *base && k + 1 < sizeof r->file_name; base++) {
+        for (; base < ext && k < room; base++) {
             char c = *base;
             r->file_name[k++] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
                                 (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_'
                                 ? c : '_';
         }
-        r->file_name[k] = '\0';
+        snprintf(r->file_name + k, sizeof r->file_name - k, "_%s%s", rt->tgt, ext);
     }
     r->for_file = 1;
     r->n_q = 1;

@@ -8,7 +8,8 @@ html|markdown` for documents.
   - every endpoint's shape (app.py of LibreTranslate 39429cb: /languages, /frontend/settings,
     /health, /detect, CORS headers, OPTIONS);
   - JSON and form bodies, q a string or an array, multi-line and multi-sentence texts,
-    alternatives, format html, source auto, /translate_file + the download;
+    alternatives, format html, source auto, /translate_file + the download (its name NAME_de.EXT
+    as curl -OJ and Python's email parser read Content-Disposition);
   - load: 64 client threads at once, each a few requests of 1-6 held-out Multi30k lines
     (tests/data/multi30k/val.en), every answer the CLI's, none lost or duplicated, the
     server's RSS at the end within 10% of its RSS after the first 100 requests (fewer
@@ -273,8 +274,36 @@ def translations(srv, val):
             want_f = ("\n".join(cli(text.split("\n")[:-1])) + "\n" if name.endswith(".txt")
                       else cli_doc(text, "html" if name.endswith(".html") else "markdown"))
             check("/translate_file %s: translatedFileUrl, whose download is the CLI's output" % name,
-                  lambda: None if st == 200 and got.decode() == want_f and name in h.get("Content-Disposition", "")
-                  else (p.stdout, st, got[:200], want_f))
+                  lambda: None if st == 200 and got.decode() == want_f else (p.stdout, st, got[:200], want_f))
+            # the name: curl's own reading of Content-Disposition (-O -J) saves NAME_de.EXT, as
+            # LibreTranslate names a translated file (argos-translate-files get_output_path)
+            stem, ext = os.path.splitext(name)
+            dl = os.path.join(d, "dl-" + stem)
+            os.mkdir(dl)
+            c = subprocess.run(["curl", "-s", "-S", "--max-time", str(GUARD), "-O", "-J", url], cwd=dl,
+                               capture_output=True, timeout=GUARD)
+            saved = os.listdir(dl)
+            check("/translate_file %s: curl -OJ saves it as %s_de%s, the CLI's output" % (name, stem, ext),
+                  lambda: None if c.returncode == 0 and saved == [stem + "_de" + ext]
+                  and open(os.path.join(dl, saved[0]), encoding="utf-8").read() == want_f
+                  else (c.returncode, c.stderr[-200:], saved))
+        # an uploaded name with a folder, spaces and non-ASCII: the last part, each unsafe byte
+        # "_" (secure_filename's spirit), read back by Python's email parser (RFC 2183)
+        from email.message import Message
+        p = subprocess.run(["curl", "-s", "-S", "--max-time", str(GUARD), srv.url + "/translate_file",
+                            "-F", "file=@%s;filename=notes/my winter \u00e9.md" % os.path.join(d, "read.md"),
+                            "-F", "source=en", "-F", "target=de"], capture_output=True, timeout=GUARD)
+        url = json.loads(p.stdout).get("translatedFileUrl", "")
+        st, h, got = http(url) if url.startswith(srv.url + "/download_file/") else (0, {}, b"")
+        m = Message()
+        m["Content-Disposition"] = h.get("Content-Disposition", "")
+        safe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-"
+        want_n = "".join(chr(b) if chr(b) in safe else "_" for b in "my winter \u00e9".encode()) + "_de.md"
+        check("/translate_file 'notes/my winter \u00e9.md': Content-Disposition an attachment named "
+              "%s (email.message), the URL's name too" % want_n,
+              lambda: None if st == 200 and m.get_content_disposition() == "attachment"
+              and m.get_filename() == want_n and url.endswith("." + want_n)
+              else (p.stdout, st, h.get("Content-Disposition")))
         expect_error(srv, "/translate_file of a .pdf: 400 file format not supported", 400,
                      (lambda p: (400 if b"error" in p.stdout else 0, json.loads(p.stdout)))(subprocess.run(
                          ["curl", "-s", "--max-time", str(GUARD), srv.url + "/translate_file", "-F",

@@ -347,7 +347,11 @@ def check_document(b, tmp):
         not_ok("the translated document downloaded through the page's link", "nothing in %s after %d s (link %s)"
                % (b.downloads, WAIT, href))
         return
-    ok("the page's link downloads the translated document (%s)" % done_files[0])
+    link_name = b.js("return document.getElementById('file-link').getAttribute('download');")
+    check("the page's link downloads the translated document as winter_de.md, the name the link gives "
+          "(the server's Content-Disposition)",
+          lambda: None if done_files == ["winter_de.md"] and link_name == "winter_de.md"
+          else "saved %s, link download=%r" % (done_files, link_name))
     expect_eq("the downloaded .md is exactly `xlate --format markdown`'s output",
               got.decode(errors="replace"), want.decode(errors="replace"))
 

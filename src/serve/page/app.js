@@ -151,8 +151,20 @@
       .then(function (data) {
         if (typeof data.translatedFileUrl !== "string") throw new Error("Translate document: the answer has no translatedFileUrl");
         var url = new URL(data.translatedFileUrl, base);
-        // saved under the uploaded name (the server's Content-Disposition says the same)
-        var name = f.name;
+        // saved as the server's Content-Disposition names it: the uploaded name with the
+        // target's code before the extension (winter.md in German: winter_de.md, as
+        // LibreTranslate names its files; serve_api.c api_translate_file)
+        var dot = f.name.lastIndexOf(".");
+        var ext = dot >= 0 ? f.name.slice(dot) : "";
+        var code = el.target.value;
+        // the stem's bytes, each outside [A-Za-z0-9._-] as "_", at most what the server keeps
+        var bytes = new TextEncoder().encode(dot > 0 ? f.name.slice(0, dot) : "");
+        var stem = "";
+        for (var i = 0; i < bytes.length && i < 126 - code.length - ext.length; i++) {
+          var c = String.fromCharCode(bytes[i]);
+          stem += /[A-Za-z0-9._-]/.test(c) ? c : "_";
+        }
+        var name = stem + "_" + code + ext;
         var tgt = el.target.options[el.target.selectedIndex];
         var a = document.createElement("a");
         a.id = "file-link";
