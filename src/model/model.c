@@ -14,6 +14,7 @@
 #include "base/util.h"
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -506,6 +507,26 @@ static int check_table(binder *b, const st_tensor *t, int d, int holds)
     return 0;
 }
 
+/* model_weights.out_lazy: the lock of model_out_need and the panels it packs. */
+typedef struct {
+    pthread_mutex_t lock;
+    void *panels;       /* out.packed when packed from out_src; NULL before */
+    _Atomic int whole;  /* 1 once every panel is written (model_embed_row reads them, lock-free) */
+} out_lazy;
+
+/* 1 when table e is out_src and the lazily packed panels are whole and hold its values
+ * exactly (f32 panels, or an F16 file's f16): a lookup reads its row there. The file's pages
+ * were released while packing (out_rows); reading them again would fault a page back for
+ * each distinct token looked up, resident beside the panels' copy for the rest of the run:
+ * at NLLB's 2 KiB rows, up to 4 KiB a token (issue 40: 6,400 decoded tokens, ~25 MiB). */
+static int table_in_panels(const model_weights *m, const embed_table *e)
+{
+    out_lazy *z = m->out_lazy;
+    return z && m->out_src && e->w == m->out_src->data &&
+           (m->out.type == WT_F32 || (m->out.type == WT_F16 && e->dtype == ST_F16)) &&
+           atomic_load_explicit(&z->whole, memory_order_acquire);
+}
+
 void model_embed_row(const model_weights *m, int tgt, int id, float *out)
 {
     int d = m->cfg.d_model;
@@ -513,18 +534,12 @@ void model_embed_row(const model_weights *m, int tgt, int id, float *out)
     const embed_table *e = tgt ? &m->tgt_table : &m->src_table;
     if (f32)
         memcpy(out, f32 + (size_t)id * d, (size_t)d * sizeof *out);
-    else if (e->from_out)
+    else if (e->from_out || table_in_panels(m, e))
         linear_unpack_row(&m->out, id, out);
     else
         st_to_f32(out, (const char *)e->w + (size_t)id * d * st_dtype_size(e->dtype), e->dtype,
                   (size_t)d);
 }
-
-/* model_weights.out_lazy: the lock of model_out_need and the panels it packs. */
-typedef struct {
-    pthread_mutex_t lock;
-    void *panels; /* out.packed when packed from out_src; NULL before */
-} out_lazy;
 
 static void *out_lazy_new(void)
 {
@@ -589,6 +604,7 @@ int model_out_need(const model_weights *cm, int parts, pool *p, char *err, size_
         }
         free(tmp);
         z->panels = mem;
+        atomic_store_explicit(&z->whole, 1, memory_order_release);
     }
     if ((parts & MODEL_OUT_SCREEN) && m->screen_ok && !m->out_screen.mem) {
         /* from the panels when they exist, else from the file's rows: the same screen */
