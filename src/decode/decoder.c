@@ -142,7 +142,7 @@ size_t decoder_plan_bytes(const model_config *c, const decoder_state *held, int 
     b += plan_floats(held, BUF_SCORES, (size_t)threads * scores_stride(cap, max_src));
     if (capture) {
         size_t a = (size_t)max_rows * (max_src ? max_src : 1);
-        b += plan_floats(held, BUF_ATTN_H, a * c->heads) + plan_floats(held, BUF_ATTN, a);
+        b += plan_floats(held, BUF_ATTN_H, a * c->decoder_heads) + plan_floats(held, BUF_ATTN, a);
     }
     return b;
 }
@@ -154,7 +154,7 @@ int decoder_capture(const model_weights *m, decoder_state *st, int layer, char *
     st->attn_layer = -1;
     if (layer < 0)
         return 0;
-    if (ensure(st, BUF_ATTN_H, &st->attn_heads, n * m->cfg.heads, err, errlen) ||
+    if (ensure(st, BUF_ATTN_H, &st->attn_heads, n * m->cfg.decoder_heads, err, errlen) ||
         ensure(st, BUF_ATTN, &st->attn, n, err, errlen))
         return -1;
     st->attn_layer = layer;
@@ -204,7 +204,7 @@ static void cross_attn_task(void *arg, int task, int thread)
               ld, k + d, ld, T, dh, 1.0f / sqrtf((float)dh), p, T);
     if (j->layer == st->attn_layer) /* attn_rows leaves the probabilities in its scratch */
         for (int i = 0; i < n; i++)
-            memcpy(st->attn_heads + ((size_t)(r0 + i) * c->heads + h) * st->max_src,
+            memcpy(st->attn_heads + ((size_t)(r0 + i) * c->decoder_heads + h) * st->max_src,
                    p + (size_t)i * T, T * sizeof *p);
 }
 

@@ -10,8 +10,9 @@ rounding alone (tests/py/test_beam.py's check_live says why not float32 PyTorch)
 Checked, on the 6 random parity models (tests/fixtures/parity: 1 to 3 decoder layers, pre- and
 post-norm, f32, f16 and bf16 weights; their src.ids and an empty source) and the default model (models/en-de, 3 decoder layers) on
 the 8 shortest of the first 30 lines of test_2016_flickr.en (tests/fixtures/beam/en-de/src.ids),
-and two random MarianMT directories made here by tools/make_marian.py (3 decoder layers, tied,
-swish; 2 layers, untied with a logits bias, gelu, f16), whose oracle is
+and four random MarianMT directories made here by tools/make_marian.py (3 decoder layers, tied,
+swish; 2 layers, untied with a logits bias, gelu, f16; 2 decoder layers with 8 heads over an
+encoder of 2, and 2 over 8), whose oracle is
 tools/marian_reference.py's model in float64 (Hugging Face's beam rules in xlate), on the first 8
 lines of test_2016_flickr.en through its tokenizer:
   - greedy, and beam 4 with its 4 best, for every decoder layer and the default (-1): every
@@ -236,7 +237,14 @@ def marian_models(tmp):
     out = []
     for name, args in (("marian-tied", ["--layers", "3"]),
                        ("marian-untied-f16", ["--untied", "--bias", "--act", "gelu", "--dtype",
-                                              "f16", "--seed", "2"])):
+                                              "f16", "--seed", "2"]),
+                       # the decoder's heads other than the encoder's, both ways: the captured
+                       # heads are the decoder's (more of them overran the buffer made for the
+                       # encoder's, fewer were averaged at the encoder's stride)
+                       ("marian-dec-heads-8", ["--layers", "1", "--dec-layers", "2", "--heads",
+                                               "2", "--dec-heads", "8", "--seed", "5"]),
+                       ("marian-dec-heads-2", ["--layers", "1", "--dec-layers", "2", "--heads",
+                                               "8", "--dec-heads", "2", "--seed", "6"])):
         d = os.path.join(tmp, name)
         OM.make_model(d, [sys.executable, os.path.join(TOP, "tools", "make_marian.py"), d] +
                       args)
