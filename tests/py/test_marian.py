@@ -47,6 +47,7 @@ import marian_reference as R  # noqa: E402
 from checks import check, done, expect_eq, ok, not_ok  # noqa: E402,F401
 import oracle_memo as OM  # noqa: E402
 import near_tie  # noqa: E402
+import kept_spans as KS  # noqa: E402
 
 XLATE = os.path.abspath(os.path.join(TOP, os.environ.get("XLATE", "./xlate")))
 DATA = os.path.join(TOP, "tests", "data")
@@ -177,7 +178,11 @@ def parity(name, d, m, tok, texts, K, lang=None, what="Multi30k"):
     args = ["-q", "-m", d, "--beam-size", str(K)] + (["--target-lang", lang] if lang else [])
     inp = "\n".join(texts) + "\n"
     got_ids = ids_lines(run(args + ["--output-format", "ids"], inp))
-    got_txt = lines_of(run(args, inp))
+    # the model's own text (jsonl's sentences, joined): line mode's text keeps a line's URLs and
+    # e-mail addresses as a document does (tests/py/test_plain_urls.py), so where the model drops
+    # one, that text is no longer what transformers decodes
+    got_txt = [KS.joined(json.loads(j), t) for j, t in
+               zip(lines_of(run(args + ["--output-format", "jsonl"], inp)), texts)]
     want = reference(m, tok, texts, K, lang)
     refits = {}
 
