@@ -126,7 +126,7 @@ expect_eq "EPIPE: exit status 4" "$(cat "$T/rc")" 4
 n=$(sed -n 's/^xlate: \([0-9]*\) lines: \([0-9]*\) sentences translated.*/\2/p' "$T/err")
 if [ -n "$n" ] && [ "$n" -lt 100000 ]; then ok "EPIPE: stopped early ($n of 200000 lines translated)"
 else notok "EPIPE: stopped early" "$(cat "$T/err")"; fi
-expect_eq "EPIPE: no message but the --verbose report" "$(grep -v '^xlate: [0-9]\|^xlate: load\|^xlate: model\|^xlate: compute type\|^xlate: translate time\|^xlate: decoder: \|^xlate: output projection \|^xlate: of the load, \|^xlate: of the decoder layers, ' "$T/err")" ""
+expect_eq "EPIPE: no message but the --verbose report" "$(grep -v '^xlate: [0-9]\|^xlate: load\|^xlate: model\|^xlate: compute type\|^xlate: translate time\|^xlate: decoder: \|^xlate: output projection \|^xlate: of the load, \|^xlate: of the decoder layers, \|^xlate: decoding working memory ' "$T/err")" ""
 { "$XLATE" -m "$F" --input-format ids --output-format ids --max-length $ML --threads 1 \
     -i "$T/200k" 2> "$T/err"; echo $? > "$T/rc"; } | head -n 1 > /dev/null
 expect_eq "EPIPE (ids): nothing on stderr, exit 4" "$(cat "$T/err")|$(cat "$T/rc")" "|4"

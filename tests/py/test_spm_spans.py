@@ -383,7 +383,9 @@ def main():
         ]
         for label, name, args in trained:
             try:
-                model = par.train(tmp, name, args + common, joint)
+                # the files joint is made of, and the rules file where it is used: the memo's key
+                model = par.train(tmp, name, args + common, joint,
+                                  SMALL + [rules] * any(rules in a for a in args))
             except RuntimeError as e:
                 notok("train %s" % label, str(e))
                 continue
