@@ -36,7 +36,9 @@ typedef struct {
  *    its values exactly (f32 panels; f16 panels of an F16 tensor): the table's only copy;
  *  - else w: the tensor in place in the mapped file (or the region a strided view was copied
  *    to), of type dtype (F32, F16, BF16; any alignment), converted on lookup: only the rows
- *    looked up are read (their pages fault in from the page cache), no copy is made. */
+ *    looked up are read (their pages fault in from the page cache), no copy is made; once
+ *    the tied output projection is packed from it (model_out_need) into panels that hold its
+ *    values exactly, its rows are read there instead (the file's pages stay released). */
 typedef struct {
     const void *w;   /* [rows, d] little-endian dtype; NULL when from_out */
     st_dtype dtype;
