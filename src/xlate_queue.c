@@ -10,6 +10,7 @@
  * lists and every job's counters; the model thread translates with it released. */
 #include "xlate.h"
 #include "xlate_impl.h"
+#include "base/strbuf.h"
 #include "base/util.h"
 #include "doc/doc.h"
 #include "doc/html.h"
@@ -247,36 +248,6 @@ static void *model_main(void *arg)
 
 /* ---- running one request (on a request thread) ---- */
 
-/* A growing string. */
-typedef struct {
-    char *s;
-    size_t len, cap;
-    int failed;
-} strbuf;
-
-static int sb_put(void *user, const char *s, size_t n)
-{
-    strbuf *b = user;
-    if (b->failed)
-        return -1;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        char *t;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        if (!(t = realloc(b->s, cap))) {
-            b->failed = 1;
-            return -1;
-        }
-        b->s = t;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-    return 0;
-}
-
 /* A text request's lines: every text's lines in order, each tagged with its text. */
 typedef struct {
     const req *rq;
@@ -327,7 +298,7 @@ static int text_put(void *user, const xlate_translation *tr, char *err, size_t e
         char *s;
         if (doc_line_text(t->m, tr, which, &s, err, errlen)) /* (its URLs kept) */
             return -1;
-        if ((t->lines_out[i] && sb_put(b, "\n", 1)) || sb_put(b, s, strlen(s))) {
+        if ((t->lines_out[i] && strbuf_put(b, "\n", 1)) || strbuf_put(b, s, strlen(s))) {
             free(s);
             return xerr(err, errlen, "out of memory");
         }
@@ -372,7 +343,7 @@ static int run_doc(xlate_ctx *ctx, const req *rq, int i, strbuf *out, long *sent
     if (rc == 0) {
         *sentences += st.sentences;
         doc_lang(&d, xlate_ctx_model(ctx), &rq->r.params, lang);
-        if (doc_write(&d, sb_put, out) || (!out->s && sb_put(out, "", 0)))
+        if (doc_write(&d, strbuf_put, out) || (!out->s && strbuf_put(out, "", 0)))
             rc = xerr(err, errlen, "out of memory");
     }
     doc_free(&d);
@@ -433,7 +404,7 @@ static xlate_answer *run_request(xlate_queue *q, xlate_ctx *ctx, req *rq)
         goto done;
     }
     for (size_t k = 0; k < (size_t)n * n_hyps; k++) {
-        if (!out[k].s && sb_put(&out[k], "", 0)) { /* a text of no lines: "" */
+        if (!out[k].s && strbuf_put(&out[k], "", 0)) { /* a text of no lines: "" */
             rc = xerr(a->err, sizeof a->err, "out of memory");
             goto done;
         }

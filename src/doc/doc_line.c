@@ -7,34 +7,10 @@
  * line without an address, are the same as without this step (docs/DOCUMENTS.md, "Kept
  * spans", says why the span's text and not a placeholder). */
 #include "doc/doc.h"
+#include "base/strbuf.h"
 #include "base/util.h"
 #include <stdlib.h>
 #include <string.h>
-
-/* A growing output string, for doc_write. */
-typedef struct {
-    char *s;
-    size_t len, cap;
-} line_buf;
-
-static int line_put(void *user, const char *s, size_t len)
-{
-    line_buf *b = user;
-    if (b->len + len + 1 > b->cap) {
-        size_t c = b->cap ? b->cap : 256;
-        while (c < b->len + len + 1)
-            c *= 2;
-        char *q = realloc(b->s, c);
-        if (!q)
-            return -1;
-        b->s = q;
-        b->cap = c;
-    }
-    memcpy(b->s + b->len, s, len);
-    b->len += len;
-    b->s[b->len] = '\0';
-    return 0;
-}
 
 /* 1 when every sentence of hypothesis h with tokens has its alignment and source spans. */
 static int aligned(const xlate_translation *t, int h)
@@ -56,7 +32,7 @@ int doc_line_text(const xlate_model *m, const xlate_translation *t, int h, char 
     char *plain = NULL;
     doc d;
     int unit, rc = -1, any = 0;
-    line_buf b = {0};
+    strbuf b = {0};
     *text = NULL;
     if (xlate_translation_text(m, t, h, &plain, err, errlen))
         return -1;
@@ -78,7 +54,7 @@ int doc_line_text(const xlate_model *m, const xlate_translation *t, int h, char 
     if (d.units[unit].n_ranges > 0 &&
         doc_move_elements(m, &d, unit, t, h, err, errlen))
         goto done;
-    if (doc_write(&d, line_put, &b) || (!b.s && line_put(&b, "", 0))) {
+    if (doc_write(&d, strbuf_put, &b) || (!b.s && strbuf_put(&b, "", 0))) {
         xerr(err, errlen, "out of memory");
         goto done;
     }

@@ -9,6 +9,7 @@
  * punctuation and an unbalanced ')' left out), plus the "mailto:" and "ftp://" schemes and
  * e-mail addresses (local@domain.tld). */
 #include "doc/doc.h"
+#include "base/strbuf.h"
 #include "base/util.h"
 #include <stdlib.h>
 #include <string.h>
@@ -118,40 +119,16 @@ size_t doc_url_at(const char *s, size_t len, size_t i)
     return d > e + 1 ? d - i : 0;
 }
 
-/* A growing byte buffer, for a URL's escaped copy. */
-typedef struct {
-    char *s;
-    size_t len, cap;
-} buf;
-
-static int buf_put(void *user, const char *s, size_t len)
-{
-    buf *b = user;
-    if (b->len + len + 1 > b->cap) {
-        size_t c = b->cap ? b->cap : 64;
-        while (c < b->len + len + 1)
-            c *= 2;
-        char *q = realloc(b->s, c);
-        if (!q)
-            return -1;
-        b->s = q;
-        b->cap = c;
-    }
-    memcpy(b->s + b->len, s, len);
-    b->len += len;
-    return 0;
-}
-
 /* s[0..len) as the unit's escaping writes text: the URL's keep bytes read as its text. */
-static int escaped(doc_escape esc, const char *s, size_t len, buf *b)
+static int escaped(doc_escape esc, const char *s, size_t len, strbuf *b)
 {
     if (esc == DOC_ESC_MARKDOWN)
-        return doc_markdown_escape(s, len, 0, buf_put, b);
+        return doc_markdown_escape(s, len, 0, strbuf_put, b);
     if (esc == DOC_ESC_NONE)
-        return buf_put(b, s, len);
+        return strbuf_put(b, s, len);
     for (size_t i = 0; i < len; i++) {
         const char *rep = s[i] == '&' ? "&amp;" : s[i] == '<' ? "&lt;" : s[i] == '>' ? "&gt;" : NULL;
-        if (rep ? buf_put(b, rep, strlen(rep)) : buf_put(b, s + i, 1))
+        if (rep ? strbuf_put(b, rep, strlen(rep)) : strbuf_put(b, s + i, 1))
             return -1;
     }
     return 0;
@@ -264,7 +241,7 @@ int doc_mark_urls(doc *d, int unit, char *err, size_t errlen)
     for (k = 0; k < m; k++) {
         if (url_at[k] < 0)
             continue;
-        buf b = {0};
+        strbuf b = {0};
         char *c = NULL;
         int bad = escaped(u->escape, u->text + us[k], ue[k] - us[k], &b) ||
                   !(c = doc_copy(d, b.s ? b.s : "", b.len));
