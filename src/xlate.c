@@ -417,13 +417,7 @@ xlate_ctx *xlate_ctx_new(const xlate_model *m, int threads, char *err, size_t er
     return ctx;
 }
 
-xlate_ctx *xlate_ctx_forwarding(const xlate_model *m,
-                                int (*forward)(void *user, int n, const int *const *src,
-                                               const int *src_len,
-                                               const xlate_sentence_opts *opts,
-                                               const xlate_decode_params *p, xlate_result *out,
-                                               char *err, size_t errlen),
-                                void *user)
+xlate_ctx *xlate_ctx_forwarding(const xlate_model *m, xlate_forward_fn forward, void *user)
 {
     xlate_ctx *ctx = calloc(1, sizeof *ctx);
     if (ctx) {

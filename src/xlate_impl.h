@@ -23,6 +23,12 @@ struct xlate_model {
     char *lang_buf;
 };
 
+/* A forwarding context's batch runner (xlate_ctx_forwarding): xlate_translate_ex's batch, run
+ * elsewhere; the same arguments and return as xlate_translate_ex's batch, and user. */
+typedef int (*xlate_forward_fn)(void *user, int n, const int *const *src, const int *src_len,
+                                const xlate_sentence_opts *opts, const xlate_decode_params *p,
+                                xlate_result *out, char *err, size_t errlen);
+
 struct xlate_ctx {
     const xlate_model *m;
     pool *pool;
@@ -38,20 +44,12 @@ struct xlate_ctx {
     /* A forwarding context (xlate_ctx_forwarding, the request queue's): no threads or scratch
      * of its own; xlate_translate_ex hands its batches to forward, which runs them elsewhere
      * (xlate_queue.c: on the queue's one real context, merged with other requests'). */
-    int (*forward)(void *user, int n, const int *const *src, const int *src_len,
-                   const xlate_sentence_opts *opts, const xlate_decode_params *p,
-                   xlate_result *out, char *err, size_t errlen);
+    xlate_forward_fn forward;
     void *forward_user;
 };
 
 /* A forwarding context over model m (xlate_ctx_free frees it); NULL out of memory. */
-xlate_ctx *xlate_ctx_forwarding(const xlate_model *m,
-                                int (*forward)(void *user, int n, const int *const *src,
-                                               const int *src_len,
-                                               const xlate_sentence_opts *opts,
-                                               const xlate_decode_params *p, xlate_result *out,
-                                               char *err, size_t errlen),
-                                void *user);
+xlate_ctx *xlate_ctx_forwarding(const xlate_model *m, xlate_forward_fn forward, void *user);
 
 /* 0 when layer (-1: the family's default) names a decoder layer of m, else a message naming
  * alignment_layer (xlate.c; xlate_run.c checks its teacher-forced attention with it too). */
