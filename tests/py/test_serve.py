@@ -245,19 +245,10 @@ def translations(srv, val):
     check("format html: each document as `xlate --format html` writes it",
           lambda: None if st == 200 and body["translatedText"] == [cli_doc(d, "html") for d in docs] else (st, body))
     # the npm client
-    why = npm_missing()
-    if why:
-        if os.environ.get("CI") == "true":
-            not_ok("libretranslate npm client", why)
-        else:
-            print("# skipped the npm client: %s" % why)
-    else:
-        js = ("const {translate} = require('libretranslate');"
-              "translate({query: process.argv[1], source: 'en', target: 'de', apiurl: process.argv[2]})"
-              ".then(t => process.stdout.write(JSON.stringify(t)), e => {console.error(e); process.exit(1);});")
-        p = subprocess.run(["node", "-e", js, one, srv.url], cwd=SERVE_JS, capture_output=True, timeout=GUARD)
+    if npm_ready("libretranslate npm client"):
+        rc, got = npm_translate(srv.url, one, "en", "de")
         check("the libretranslate npm client's translate(): the CLI's bytes",
-              lambda: None if p.returncode == 0 and json.loads(p.stdout) == want[0] else (p.returncode, p.stdout, p.stderr[-300:]))
+              lambda: None if rc == 0 and got == want[0] else (rc, got))
     # /translate_file: .txt, .html, .md through curl -F, then the download
     with tempfile.TemporaryDirectory() as d:
         files = {"note.txt": "A man is riding a bike.\nTwo dogs play in the snow.\n",
@@ -317,6 +308,17 @@ def npm_missing():
     if not os.path.isfile(os.path.join(SERVE_JS, "node_modules", "libretranslate", "package.json")):
         return "tests/serve/node_modules lacks libretranslate (npm ci --prefix tests/serve)"
     return None
+
+
+def npm_ready(what):
+    """1 when the npm client can run; else a not-ok line in CI (setup.sh --test installs it),
+    a comment line elsewhere, and 0."""
+    why = npm_missing()
+    if why and os.environ.get("CI") == "true":
+        not_ok(what, why)
+    elif why:
+        print("# skipped the npm client: %s" % why)
+    return not why
 
 
 # ---- load ----
@@ -601,13 +603,7 @@ def short_codes(nllb, val):
                   lambda: None if st == 200 and body == {"translatedText": w} else (st, body, w))
         expect_error(srv, "NLLB alone: an unknown short code (xx) is 400 not supported", 400,
                      post_json(srv, "/translate", {"q": "A dog.", "source": "en", "target": "xx"}), "not supported")
-        why = npm_missing()
-        if why:
-            if os.environ.get("CI") == "true":
-                not_ok("libretranslate npm client, short codes", why)
-            else:
-                print("# skipped the npm client: %s" % why)
-        else:
+        if npm_ready("libretranslate npm client, short codes"):
             rc, got = npm_translate(srv.url, texts[0], "en", "de")
             check("NLLB alone: the libretranslate npm client's translate() en -> de: the CLI's eng_Latn -> deu_Latn",
                   lambda: None if rc == 0 and got == ende[0] else (rc, got, ende[0]))
