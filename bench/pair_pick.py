@@ -31,33 +31,12 @@ import tempfile
 import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TOP, "tests", "py"))
+from protobuf_wire import varint, enc_varint  # noqa: E402
 SMALL = ["--d", "16", "--layers", "1", "--heads", "2", "--ffn", "32"]
 
 
 # ---- a full-size sentencepiece model: the small one's pieces, then made-up ones ----
-
-def varint(b, i):
-    x = s = 0
-    while True:
-        c = b[i]
-        i += 1
-        x |= (c & 0x7F) << s
-        s += 7
-        if c < 0x80:
-            return x, i
-
-
-def enc_varint(x):
-    out = bytearray()
-    while True:
-        c = x & 0x7F
-        x >>= 7
-        if x:
-            out.append(c | 0x80)
-        else:
-            out.append(c)
-            return bytes(out)
-
 
 def top_fields(b):
     """ModelProto's top-level fields as (number, raw bytes of the whole field)"""

@@ -44,6 +44,7 @@ SHARED_MODEL = os.path.join(ROOT, "models", "en-de", "spm.model")
 
 from checks import done, ok, not_ok as notok  # noqa: E402,F401
 import oracle_memo as OM  # noqa: E402
+from protobuf_wire import varint, enc_varint  # noqa: E402,F401
 
 
 def lines_of(data):
@@ -60,29 +61,6 @@ def run(cmd, stdin=None):
 
 
 # ---- protobuf editing (enough of the wire format for ModelProto) ----
-
-def varint(b, i):
-    r = s = 0
-    while True:
-        c = b[i]
-        i += 1
-        r |= (c & 0x7F) << s
-        s += 7
-        if c < 0x80:
-            return r, i
-
-
-def enc_varint(v):
-    out = bytearray()
-    while True:
-        c = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(c | 0x80)
-        else:
-            out.append(c)
-            return bytes(out)
-
 
 def pb_fields(b):
     """[(field, wiretype, payload bytes)]; varints are kept decoded as ints."""
