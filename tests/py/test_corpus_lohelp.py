@@ -4,6 +4,7 @@ tiny .deb files built here with dpkg-deb --build, in a temporary directory. The 
 below by hand in the shape of the real help (an <h1 id="hd_id...">, <p id="par_id...">, page
 chrome with ids, switchinline spans); the expected pairs are written out by hand from them.
 Checked: ids paired within the same page path; nested markup flattened, whitespace collapsed;
+an inline switch (MAC / default variants) reduced to its default;
 an id on one side only skipped; a page in one language only skipped; page chrome ids ignored;
 a no-letter pair and a pair outside the 1/3..3 length ratio dropped and counted; unit and origin.
 Run from the repository root: /usr/bin/python3 tests/py/test_corpus_lohelp.py
@@ -42,6 +43,8 @@ EN_PAGE = '''<!DOCTYPE html>
 <p id="par_id1000003">2024</p>
 <p id="par_id1000004">Click here to open the dialog box.</p>
 <p id="par_id1000005">Press\u00a0Enter.</p>
+<p id="par_id1000006">Press <span id="swlnsys1" class="switchinline"><span hidden="true" id="MACtext1" class="MAC">Command
+</span><span hidden="true" id="defaulttext1">Ctrl</span></span>+Z to undo.</p>
 <p>No id, not paired.</p>
 </div></body></html>
 '''
@@ -57,6 +60,8 @@ DE_PAGE = '''<!DOCTYPE html>
 <p id="par_id1000003">2024</p>
 <p id="par_id1000004">Klicken Sie hier, um den Dialog zu öffnen, und lesen Sie dann die ausführliche Beschreibung jeder einzelnen Option, die der Dialog Ihnen anbietet, bevor Sie fortfahren.</p>
 <p id="par_id1000005">Drücken Sie die Eingabetaste.</p>
+<p id="par_id1000006">Drücken Sie <span id="swlnsys1" class="switchinline"><span hidden="true" id="MACtext1" class="MAC">Befehl
+</span><span hidden="true" id="defaulttext1">Strg</span></span>+Z zum Rückgängigmachen.</p>
 <p>Ohne Kennung.</p>
 </div></body></html>
 '''
@@ -104,6 +109,9 @@ with tempfile.TemporaryDirectory() as tmp:
              unit=unit, origin=origin),
         # 'Press\u00a0Enter.' : the no-break space collapses like any other whitespace.
         dict(src='Press Enter.', tgt='Drücken Sie die Eingabetaste.', unit=unit, origin=origin),
+        # The inline switch keeps its default variant only (not "Command Ctrl").
+        dict(src='Press Ctrl+Z to undo.', tgt='Drücken Sie Strg+Z zum Rückgängigmachen.',
+             unit=unit, origin=origin),
     ]
     expect_eq('pairs: ids matched, markup flattened, whitespace collapsed', got, want)
     expect_eq('pages: en 2, de 1, both 1', (stats['pages_en'], stats['pages_de'],
@@ -114,7 +122,7 @@ with tempfile.TemporaryDirectory() as tmp:
     expect_eq('no-letter pair dropped', stats['dropped_empty'], 1)
     # 34 chars against 168: over 3 times longer, the longer side over 20 chars.
     expect_eq('length-ratio pair dropped', stats['dropped_ratio'], 1)
-    expect_eq('pairs counted', stats['pairs'], 3)
+    expect_eq('pairs counted', stats['pairs'], 4)
     expect_eq('pairs() yields what pairs_counted() does', list(lohelp.pairs(debs)), want)
 
 expect_eq('ratio: 21 vs 7 chars kept (exactly 3)', lohelp.ratio_ok('a' * 21, 'b' * 7), True)

@@ -55,8 +55,20 @@ def ratio_ok(a, b):
 
 def page_paragraphs(data):
     """HTML bytes -> {id: [text, ...]} in document order (an id can repeat when a page
-    embeds a section twice); text is text_content() with whitespace collapsed."""
+    embeds a section twice); text is text_content() with whitespace collapsed, inline
+    switches reduced to their default variant."""
     doc = html.document_fromstring(data, parser=html.HTMLParser(encoding='utf-8'))
+    # An inline switch holds one variant per system or module (<span class="MAC">Command
+    # </span><span id="default...">Ctrl</span>), all hidden until help2.js shows one; keep
+    # the default where there is one, so the text reads "press Ctrl+Z", not "Command Ctrl+Z".
+    for sw in list(doc.iter('span')):
+        if sw.get('class') != 'switchinline':
+            continue
+        kids = [k for k in sw if isinstance(k.tag, str)]
+        if any((k.get('id') or '').startswith('default') for k in kids):
+            for k in kids:
+                if not (k.get('id') or '').startswith('default'):
+                    k.drop_tree()                   # drop_tree keeps the element's tail text
     out = {}
     for el in doc.iter(*PARA_TAGS):
         pid = el.get('id')
