@@ -6,7 +6,8 @@ chrome with ids, switchinline spans); the expected pairs are written out by hand
 Checked: ids paired within the same page path; nested markup flattened, whitespace collapsed;
 an inline switch (MAC / default variants) reduced to its default;
 an id on one side only skipped; a page in one language only skipped; page chrome ids ignored;
-a no-letter pair and a pair outside the 1/3..3 length ratio dropped and counted; unit and origin.
+a no-letter pair and a pair outside the 1/3..3 length ratio dropped and counted; unit and origin;
+the newest of two versions of a package read.
 Run from the repository root: /usr/bin/python3 tests/py/test_corpus_lohelp.py
 """
 
@@ -69,18 +70,18 @@ DE_PAGE = '''<!DOCTYPE html>
 ONLY_EN = '<html><body><p id="par_id9">Page only in English.</p></body></html>'
 
 
-def build_deb(root, debs, package, lang, pages):
-    tree = os.path.join(root, package)
+def build_deb(root, debs, package, lang, pages, version='4:7.4.7-1+deb12u14'):
+    tree = os.path.join(root, package + version)
     os.makedirs(os.path.join(tree, 'DEBIAN'))
     with open(os.path.join(tree, 'DEBIAN', 'control'), 'w') as f:
-        f.write(f'Package: {package}\nVersion: 4:7.4.7-1+deb12u14\nArchitecture: all\n'
+        f.write(f'Package: {package}\nVersion: {version}\nArchitecture: all\n'
                 'Maintainer: Test <test@example.org>\nDescription: test help pages\n')
     for rel, text in pages.items():
         path = os.path.join(tree, 'usr/share/libreoffice/help', lang, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, 'w', encoding='utf-8') as f:
             f.write(text)
-    out = os.path.join(debs, f'{package}_4%3a7.4.7-1+deb12u14_all.deb')
+    out = os.path.join(debs, f"{package}_{version.replace(':', '%3a')}_all.deb")
     subprocess.run(['dpkg-deb', '--root-owner-group', '--build', tree, out], check=True,
                    stdout=subprocess.DEVNULL)
 
@@ -95,6 +96,11 @@ with tempfile.TemporaryDirectory() as tmp:
     build_deb(tmp, debs, 'libreoffice-help-de', 'de',
               {'text/swriter/guide/autocorr_except.html': DE_PAGE,
                'index.html': '<html><body><p id="par_id1">Nicht unter text/</p></body></html>'})
+    # An older German package beside it (its name sorts after the newer one's as a string:
+    # deb12u9 > deb12u14); the newer is read, by dpkg's version order.
+    build_deb(tmp, debs, 'libreoffice-help-de', 'de',
+              {'text/swriter/guide/autocorr_except.html': DE_PAGE.replace('Liste', 'ALT')},
+              version='4:7.4.7-1+deb12u9')
     ok('two .deb files built with dpkg-deb --build')
 
     stats = {}

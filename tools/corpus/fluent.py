@@ -28,7 +28,6 @@ just enough to produce plain text:
 Run as a script for counts and samples:  /usr/bin/python3 tools/corpus/fluent.py /work/corpus/debs
 """
 
-import glob
 import html
 import io
 import os
@@ -37,6 +36,9 @@ import subprocess
 import sys
 import tarfile
 import zipfile
+
+# The same rule for which .deb to read (the newest by dpkg's version order) as lohelp.py.
+from lohelp import deb_field, find_deb
 
 PACKAGES = ['firefox-esr', 'firefox-esr-l10n-de', 'thunderbird', 'thunderbird-l10n-de']
 
@@ -452,20 +454,6 @@ def has_letter(text):
 # ---------------------------------------------------------------------------------------------
 # Reading the packages.
 # ---------------------------------------------------------------------------------------------
-
-def deb_field(deb, field):
-    return subprocess.run(['dpkg-deb', '-f', deb, field], check=True, capture_output=True,
-                          text=True).stdout.strip()
-
-
-def find_deb(debs_dir, package):
-    found = sorted(glob.glob(os.path.join(debs_dir, package + '_*.deb')))
-    if not found:
-        raise FileNotFoundError(f'{debs_dir}: no {package}_*.deb (apt-get download {package})')
-    if len(found) > 1:
-        raise ValueError(f'{debs_dir}: {len(found)} {package}_*.deb, expected one: {found}')
-    return found[0]
-
 
 def archives(deb):
     """Yields (member path, bytes) for every regular omni.ja and langpack-*.xpi in the .deb's
