@@ -40,6 +40,7 @@ MIRROR = "http://deb.debian.org/debian/dists/bookworm/main"
 MO_DIR = re.compile(r"^(?:\./)?(usr/share/locale/de/LC_MESSAGES/[^/]+\.mo"
                     r"|usr/lib/libreoffice/program/resource/de/LC_MESSAGES/[^/]+\.mo)$")
 MAX_CHARS = 300
+CLEAN_RULES = 2  # bump when the cleaning changes: the per-package cache is keyed by it
 
 
 # ---- 1. packages --------------------------------------------------------------------------
@@ -96,7 +97,8 @@ def licence_of(text):
 
 # ---- 3./4. gettext catalogs -----------------------------------------------------------------
 
-ACCEL = {"_": re.compile(r"(?:(?<=^)|(?<=[\s(\[\"'])|(?<=[a-zäöüß]))_(?=[^\W_])"),
+# '_' after any letter too ('E_xit', 'Ä_ndern'), but not between two capitals ('MAX_SIZE')
+ACCEL = {"_": re.compile(r"(?:(?<=^)|(?<=[\s(\[\"'])|(?<=[^\W\d_]))_(?=[^\W_])(?!(?<=[A-Z]_)[A-Z])"),
          "&": re.compile(r"&(?=[^\W_])(?![A-Za-z]+;|#\d+;)"),
          "~": re.compile(r"~(?=[^\W_])")}
 FORMAT = re.compile(r"%(?:\d+\$)?[-+ #0']*(?:\d+|\*)?(?:\.\d+)?(?:hh|h|ll|l|L|q|j|z|t)?"
@@ -136,9 +138,9 @@ def clean_pair(src, tgt, why):
 
 def read_package(args):
     """One .deb: its version, licence and cleaned catalog pairs, kept beside the .deb in
-    .pairs/ so a rerun reads each package once. Runs in a worker process."""
+    .pairs/ (per CLEAN_RULES) so a rerun reads each package once. Runs in a worker process."""
     name, path = args
-    cache = os.path.join(os.path.dirname(path), ".pairs", os.path.basename(path) + ".json")
+    cache = os.path.join(os.path.dirname(path), f".pairs{CLEAN_RULES}", os.path.basename(path) + ".json")
     if os.path.exists(cache):
         with open(cache, encoding="utf-8") as f:
             c = json.load(f)

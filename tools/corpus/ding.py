@@ -2,8 +2,9 @@
 
 A line is `German :: English`; each side lists senses separated by ` | ` (the same count on
 both sides, sense i translating sense i), and a sense lists synonyms separated by `; `.
-Annotations are in braces ({m}, {pl}, {adj}), brackets ([Br.], [comp.]) and parentheses
-(explanations one side gives and the other does not); they are removed. Lines starting with '#'
+Annotations are in braces ({m}, {pl}, {adj}), brackets ([Br.], [comp.]), parentheses
+(explanations one side gives and the other does not) and angle brackets (other spellings and
+search words: <Aalmolche>); they are removed. Lines starting with '#'
 are comments (the header: version, copyright, licence).
 
 Pairs: sense by sense; within a sense, synonym by synonym when both sides list the same number,
@@ -15,7 +16,7 @@ import tarfile
 
 PACKAGES = ["trans-de-en"]
 MEMBER = "usr/share/trans/de-en"
-NOTE = re.compile(r"\{[^{}]*\}|\[[^\[\]]*\]|\([^()]*\)")
+NOTE = re.compile(r"\{[^{}]*\}|\[[^\[\]]*\]|\([^()]*\)|<[^<>]*>")
 
 
 def plain(text):
