@@ -478,6 +478,11 @@ def deb_checks(tmp):
     expect_eq('licence_of: a copyright file that is not DEP-5',
               build.licence_of('This package was debianized by someone.\nIt is GPL.\n'),
               'see copyright')
+    # a License: line with no name, its text on the next lines (the first DEP-5 'Files: *'
+    # paragraph of some packages): not the text's first line; the next named licence
+    expect_eq('licence_of: an unnamed License: line is skipped for the next named one',
+              build.licence_of('Files: *\nLicense:\n This package is free software; you can\n'
+                               '\nFiles: debian/*\nLicense: GPL-2+\n'), 'GPL-2+')
 
 
 def main():

@@ -40,7 +40,7 @@ MIRROR = "http://deb.debian.org/debian/dists/bookworm/main"
 MO_DIR = re.compile(r"^(?:\./)?(usr/share/locale/de/LC_MESSAGES/[^/]+\.mo"
                     r"|usr/lib/libreoffice/program/resource/de/LC_MESSAGES/[^/]+\.mo)$")
 MAX_CHARS = 300
-CLEAN_RULES = 2  # bump when the cleaning changes: the per-package cache is keyed by it
+CLEAN_RULES = 3  # bump when the cleaning changes: the per-package cache is keyed by it
 
 
 # ---- 1. packages --------------------------------------------------------------------------
@@ -91,7 +91,7 @@ def deb_members(path, want):
 def licence_of(text):
     """The first DEP-5 'License:' value of a copyright file, or 'see copyright' when the file
     is not machine-readable."""
-    m = re.search(r"^License:\s*(\S.*)$", text, re.M)
+    m = re.search(r"^License:[ \t]*(\S.*)$", text, re.M)  # not across the line's end
     return m.group(1).strip() if m else "see copyright"
 
 
