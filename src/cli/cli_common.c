@@ -59,12 +59,39 @@ int find_model_dir(const char *opt, char *out, size_t n, char *err, size_t errle
     return find_model_dir_quiet(opt, 0, out, n, err, errlen);
 }
 
+/* The directories xlate's own models are looked up in, most local first: models/ beside the
+ * executable (a build tree), ../share/xlate/models beside it and the configured share
+ * directory (an installed tree). Fills tried[] with DIR/NAME; returns how many. */
+static int bundled_dirs(const char *name, char tried[][PATH_MAX + 64])
+{
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    int nt = 0;
+    if (len > 0) {
+        char *slash;
+        exe[len] = '\0';
+        slash = strrchr(exe, '/');
+        if (slash)
+            *slash = '\0';
+        snprintf(tried[nt++], PATH_MAX + 64, "%s/models/%s", exe, name);
+        snprintf(tried[nt++], PATH_MAX + 64, "%s/../share/xlate/models/%s", exe, name);
+    }
+    snprintf(tried[nt++], PATH_MAX + 64, "%s/models/%s", XLATE_DATADIR, name);
+    return nt;
+}
+
+/* A bare NAME (no '/', not a path that exists) is one of the models shipped with xlate:
+ * `-m en-de-docs`. */
+static int is_bundled_name(const char *s)
+{
+    return s[0] && s[0] != '.' && !strchr(s, '/') && strlen(s) < 128;
+}
+
 int find_model_dir_quiet(const char *opt, int quiet, char *out, size_t n, char *err,
                          size_t errlen)
 {
-    char exe[PATH_MAX], tried[4][PATH_MAX + 64];
+    char tried[4][PATH_MAX + 64];
     const char *env = getenv("XLATE_MODEL");
-    ssize_t len;
     int nt = 0;
 
     if (opt || (env && env[0])) {
@@ -73,6 +100,18 @@ int find_model_dir_quiet(const char *opt, int quiet, char *out, size_t n, char *
         struct stat sb;
         if (stat(dir, &sb) != 0 && errno == ENOENT && hub_is_name(dir))
             return find_hub_model(dir, quiet, out, n, err, errlen);
+        if (stat(dir, &sb) != 0 && errno == ENOENT && is_bundled_name(dir)) {
+            nt = bundled_dirs(dir, tried);
+            for (int i = 0; i < nt; i++)
+                if (is_model_dir(tried[i])) {
+                    snprintf(out, n, "%s", tried[i]);
+                    return 0;
+                }
+            return xerr(err, errlen, "%s: no such model directory, nor a model shipped with "
+                        "xlate (looked in %s%s%s)%s", cli_quote_path(q, dir), tried[0],
+                        nt > 1 ? ", " : "", nt > 1 ? tried[nt - 1] : "",
+                        opt ? "" : " (from XLATE_MODEL)");
+        }
         if (stat(dir, &sb) != 0)
             return xerr(err, errlen, "%s: model directory%s: %s", cli_quote_path(q, dir),
                         opt ? "" : " (from XLATE_MODEL)", strerror(errno));
@@ -82,17 +121,7 @@ int find_model_dir_quiet(const char *opt, int quiet, char *out, size_t n, char *
         snprintf(out, n, "%s", dir);
         return 0;
     }
-    len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (len > 0) {
-        char *slash;
-        exe[len] = '\0';
-        slash = strrchr(exe, '/');
-        if (slash)
-            *slash = '\0';
-        snprintf(tried[nt++], sizeof tried[0], "%s/models/en-de", exe);
-        snprintf(tried[nt++], sizeof tried[0], "%s/../share/xlate/models/en-de", exe);
-    }
-    snprintf(tried[nt++], sizeof tried[0], "%s/models/en-de", XLATE_DATADIR);
+    nt = bundled_dirs("en-de", tried);
     for (int i = 0; i < nt; i++)
         if (is_model_dir(tried[i])) {
             snprintf(out, n, "%s", tried[i]);

@@ -6,8 +6,9 @@
 #include <stdio.h>
 
 /* Where the model is: -m DIR, else $XLATE_MODEL, else models/en-de beside the executable, else
- * ../share/xlate/models/en-de beside it, else the installed share directory. Writes the choice
- * to out (size n); returns 0, or -1 with a message naming where it looked. */
+ * ../share/xlate/models/en-de beside it, else the installed share directory. A bare name that
+ * is no existing path (-m en-de-docs) is looked up in the same three models/ directories.
+ * Writes the choice to out (size n); returns 0, or -1 with a message naming where it looked. */
 int find_model_dir(const char *opt, char *out, size_t n, char *err, size_t errlen);
 /* The same, where opt (or XLATE_MODEL) that is no existing path but a hub name
  * (ORG/NAME[@REVISION], hub_is_name) is the snapshot dir in the hub's cache, pulled first when

@@ -183,6 +183,18 @@ ln -s "$(pwd)/$M" "$T/a/models/en-de"; ln -s "$(pwd)/$M" "$T/p/share/xlate/model
 expect_eq "default model: models/en-de beside the executable" "$(cat "$T/out")" "$d1"
 (unset XLATE_MODEL; "$T/p/bin/xlate" "$s1") > "$T/out" 2> "$T/err"
 expect_eq "default model: ../share/xlate/models/en-de beside it" "$(cat "$T/out")" "$d1"
+# a bare name: a model shipped with xlate, from the same models/ directories
+ln -s "$(pwd)/$M" "$T/a/models/other"; ln -s "$(pwd)/$M" "$T/p/share/xlate/models/other"
+(cd "$T" && "$T/a/xlate" -m other "$s1") > "$T/out" 2> "$T/err"
+expect_eq "-m NAME: models/NAME beside the executable" "$(cat "$T/out")" "$d1"
+(cd "$T" && XLATE_MODEL=other "$T/p/bin/xlate" "$s1") > "$T/out" 2> "$T/err"
+expect_eq "XLATE_MODEL=NAME: ../share/xlate/models/NAME beside it" "$(cat "$T/out")" "$d1"
+(cd "$T" && "$T/a/xlate" -m nosuch "$s1") > "$T/out" 2> "$T/err"
+expect_rc "-m NAME shipped nowhere: exit 2" $? 2
+expect_grep "-m NAME shipped nowhere: says where it looked" "$T/err" "^xlate: nosuch: no such model directory, nor a model shipped with xlate \\(looked in $T/a/models/nosuch, "
+mkdir -p "$T/cwd/other"
+(cd "$T/cwd" && "$T/a/xlate" -m other "$s1") > "$T/out" 2> "$T/err"
+expect_grep "-m NAME: a directory of that name here comes first" "$T/err" "other/config.json"
 
 # --- --help, --version
 "$XLATE" --help > "$T/help" 2> "$T/err"
