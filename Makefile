@@ -170,7 +170,7 @@ pc_dir = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
 install: $(BUILD)/xlate $(LIB_DIST)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/models $(DESTDIR)$(MANDIR)
 	install -m 755 $(BUILD)/xlate $(DESTDIR)$(BINDIR)/xlate
-	if [ -d models/en-de ]; then cp -r models/en-de $(DESTDIR)$(DATADIR)/models/; fi
+	for d in models/*/config.json; do [ -f "$$d" ] && cp -r "$${d%/config.json}" $(DESTDIR)$(DATADIR)/models/ || true; done
 	if [ -f xlate.1 ]; then install -m 644 xlate.1 $(DESTDIR)$(MANDIR)/xlate.1; fi
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	install -m 644 src/xlate.h $(DESTDIR)$(INCLUDEDIR)/xlate.h

@@ -25,7 +25,8 @@ make -s BUILD="$B" PREFIX="$P" install > "$T/make.out" 2>&1
 expect_rc "make install PREFIX=tmp: exit 0" $? 0
 want=$(printf '%s\n' bin/xlate include/xlate.h lib/libxlate.a lib/libxlate.so \
   "lib/libxlate.so.$MAJ" "lib/libxlate.so.$VER" lib/other.txt lib/pkgconfig/xlate.pc \
-  share/man/man1/xlate.1 $(ls models/en-de | sed 's|^|share/xlate/models/en-de/|') | sort)
+  share/man/man1/xlate.1 $(for c in models/*/config.json; do d=${c%/config.json}
+    ls "$d" | sed "s|^|share/xlate/$d/|"; done) | sort)
 expect_eq "make install: the files" "$(cd "$P" && find . ! -type d | sed 's|^\./||' | sort)" "$want"
 expect_eq "libxlate.so: the link to the soname" "$(readlink "$P/lib/libxlate.so")" "libxlate.so.$MAJ"
 expect_eq "libxlate.so.$MAJ: the link to the file" "$(readlink "$P/lib/libxlate.so.$MAJ")" "libxlate.so.$VER"
