@@ -231,6 +231,9 @@ def main():
     for s, mod in modules.items():
         n = 0
         for r in mod.pairs(a.debs):
+            if len(r["src"]) > MAX_CHARS or len(r["tgt"]) > MAX_CHARS:
+                why[f"{s}: over {MAX_CHARS} chars"] += 1  # as catalogs are (clean_pair)
+                continue
             kind = "docs" if s == "lohelp" else "terms" if s == "ding" else "messages"
             sp = "train" if s == "ding" else split_of(r["unit"], 3, 1)
             rows.append((sp, kind, r["src"], r["tgt"], r["origin"].split(" ")[0], r["unit"])); n += 1
