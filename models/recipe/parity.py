@@ -38,31 +38,25 @@ def path_margins(model, src, ids):
     return [float(lg[i].max() - lg[i, t]) for i, t in enumerate(path[: lg.shape[0]])]
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("model")
-    ap.add_argument("sources")
-    ap.add_argument("--lines", type=int, default=300)
-    ap.add_argument("--xlate", default=os.path.join(TOP, "xlate"))
-    a = ap.parse_args()
-    sp = spm.SentencePieceProcessor(model_file=os.path.join(a.model, "spm.model"))
-    with open(a.sources, encoding="utf-8") as f:
-        src = f.read().split("\n")[:-1][: a.lines]
+def check(model_dir, src, xlate, threads=2):
+    """xlate against PyTorch on the sentences src (a list of str). Returns (identical,
+    near-ties, differences): the counts and a list of (line number, message)."""
+    sp = spm.SentencePieceProcessor(model_file=os.path.join(model_dir, "spm.model"))
     ids = sp.encode(src)
-    r = subprocess.run([a.xlate, "-m", a.model, "--input-format", "ids", "--output-format", "ids"],
+    r = subprocess.run([xlate, "-m", model_dir, "--input-format", "ids", "--output-format", "ids"],
                        input="".join(" ".join(map(str, x)) + "\n" for x in ids),
                        capture_output=True, text=True)
     if r.returncode:
-        sys.exit(f"parity.py: xlate failed: {r.stderr.strip()}")
+        return 0, 0, [(0, f"xlate failed ({r.returncode}): {r.stderr.strip()}")]
     got = [[int(t) for t in line.split()] for line in r.stdout.split("\n")[:-1]]
     if len(got) != len(ids):
-        sys.exit(f"parity.py: {len(got)} lines from xlate for {len(ids)}")
-    model = torch_model.from_model_dir(a.model)
-    torch.set_num_threads(2)
+        return 0, 0, [(0, f"{len(got)} lines from xlate for {len(ids)}")]
+    model = torch_model.from_model_dir(model_dir)
+    torch.set_num_threads(threads)
     same = ties = 0
     bad = []
     for i, (s, g) in enumerate(zip(ids, got)):
-        want, ended, _ = torch_model.greedy(model, s, 3 * (len(s) + 1) + 10)
+        want, _, _ = torch_model.greedy(model, s, 3 * (len(s) + 1) + 10)
         if want == g:
             same += 1
             continue
@@ -71,10 +65,24 @@ def main():
             ties += 1
             print(f"# line {i + 1}: near-tie, largest margin on xlate's path {max(m):.2e}")
         else:
-            bad.append(i + 1)
-            print(f"not ok - line {i + 1}: xlate {g[:20]} PyTorch {want[:20]} "
-                  f"(margin {max(m):.3g} at step {m.index(max(m))})")
-    print(f"{'ok' if not bad else 'not ok'} - {a.sources}: {same}/{len(ids)} identical, "
+            bad.append((i + 1, f"xlate {g[:20]} PyTorch {want[:20]} (margin {max(m):.3g} at "
+                               f"step {m.index(max(m))})"))
+    return same, ties, bad
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("model")
+    ap.add_argument("sources")
+    ap.add_argument("--lines", type=int, default=300)
+    ap.add_argument("--xlate", default=os.path.join(TOP, "xlate"))
+    a = ap.parse_args()
+    with open(a.sources, encoding="utf-8") as f:
+        src = f.read().split("\n")[:-1][: a.lines]
+    same, ties, bad = check(a.model, src, a.xlate)
+    for n, why in bad:
+        print(f"not ok - line {n}: {why}")
+    print(f"{'ok' if not bad else 'not ok'} - {a.sources}: {same}/{len(src)} identical, "
           f"{ties} near-ties (< {TOL:g}), {len(bad)} different")
     return 1 if bad else 0
 
