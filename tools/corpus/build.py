@@ -222,7 +222,7 @@ def main():
     rows, why, pkg_rows = [], collections.Counter(), []
     if "mo" in sources:
         with Pool(a.jobs) as pool:
-            for name, version, licence, pairs, w in pool.imap_unordered(
+            for name, version, licence, pairs, w in pool.imap(  # in name order: the same file each run
                     read_package, [(n, debs[n]) for n in names if n in debs], chunksize=4):
                 why.update(w)
                 sp = split_of(name, 2, 1)
