@@ -107,9 +107,11 @@ int find_model_dir_quiet(const char *opt, int quiet, char *out, size_t n, char *
                     snprintf(out, n, "%s", tried[i]);
                     return 0;
                 }
+            /* the places by their directories only: the name is the user's bytes, quoted
+             * once (cli_quote_path), and the message stays short whatever its length */
             return xerr(err, errlen, "%s: no such model directory, nor a model shipped with "
-                        "xlate (looked in %s%s%s)%s", cli_quote_path(q, dir), tried[0],
-                        nt > 1 ? ", " : "", nt > 1 ? tried[nt - 1] : "",
+                        "xlate (looked in models/ beside the executable, ../share/xlate/models "
+                        "beside it and %s/models)%s", cli_quote_path(q, dir), XLATE_DATADIR,
                         opt ? "" : " (from XLATE_MODEL)");
         }
         if (stat(dir, &sb) != 0)
