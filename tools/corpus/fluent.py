@@ -38,7 +38,7 @@ import tarfile
 import zipfile
 
 # The same rule for which .deb to read (the newest by dpkg's version order) as lohelp.py.
-from lohelp import deb_field, find_deb
+from lohelp import deb_field, find_deb, source_main
 
 PACKAGES = ['firefox-esr', 'firefox-esr-l10n-de', 'thunderbird', 'thunderbird-l10n-de']
 
@@ -559,18 +559,7 @@ def pairs(debs_dir):
 
 
 def main(argv):
-    if len(argv) != 2:
-        print(f'usage: {argv[0]} DEBS_DIR', file=sys.stderr)
-        return 2
-    stats = {}
-    got = list(pairs_counted(argv[1], stats))
-    for k, v in stats.items():
-        print(f'{k}: {v}')
-    print(f"distinct (src, tgt): {len({(p['src'], p['tgt']) for p in got})}")
-    step = max(1, len(got) // 5)
-    for p in got[::step][:5]:
-        print(f"[{p['unit']}] {p['origin']}\n  en: {p['src']}\n  de: {p['tgt']}")
-    return 0
+    return source_main(argv, pairs_counted)
 
 
 if __name__ == '__main__':

@@ -161,7 +161,9 @@ def pairs(debs_dir):
     return pairs_counted(debs_dir, {})
 
 
-def main(argv):
+def source_main(argv, pairs_counted):
+    """The command line of a source module (this one, fluent.py): DEBS_DIR in, its counts and
+    five pairs spread over its output printed."""
     if len(argv) != 2:
         print(f'usage: {argv[0]} DEBS_DIR', file=sys.stderr)
         return 2
@@ -172,8 +174,12 @@ def main(argv):
     print(f"distinct (src, tgt): {len({(p['src'], p['tgt']) for p in got})}")
     step = max(1, len(got) // 5)
     for p in got[::step][:5]:
-        print(f"[{p['unit']}]\n  en: {p['src']}\n  de: {p['tgt']}")
+        print(f"[{p['unit']}] {p['origin']}\n  en: {p['src']}\n  de: {p['tgt']}")
     return 0
+
+
+def main(argv):
+    return source_main(argv, pairs_counted)
 
 
 if __name__ == '__main__':
