@@ -59,25 +59,35 @@ int find_model_dir(const char *opt, char *out, size_t n, char *err, size_t errle
     return find_model_dir_quiet(opt, 0, out, n, err, errlen);
 }
 
-/* The directories xlate's own models are looked up in, most local first: models/ beside the
+/* The models/ directories xlate's own models lie in, most local first: models/ beside the
  * executable (a build tree), ../share/xlate/models beside it and the configured share
- * directory (an installed tree). Fills tried[] with DIR/NAME; returns how many. */
-static int bundled_dirs(const char *name, char tried[][PATH_MAX + 64])
+ * directory (an installed tree). Fills bases[] (at most 3); returns how many. */
+int cli_shipped_bases(char bases[][PATH_MAX])
 {
     char exe[PATH_MAX];
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    int nt = 0;
+    int nb = 0;
     if (len > 0) {
         char *slash;
         exe[len] = '\0';
         slash = strrchr(exe, '/');
         if (slash)
             *slash = '\0';
-        snprintf(tried[nt++], PATH_MAX + 64, "%s/models/%s", exe, name);
-        snprintf(tried[nt++], PATH_MAX + 64, "%s/../share/xlate/models/%s", exe, name);
+        snprintf(bases[nb++], PATH_MAX, "%.*s/models", PATH_MAX - 8, exe);
+        snprintf(bases[nb++], PATH_MAX, "%.*s/../share/xlate/models", PATH_MAX - 24, exe);
     }
-    snprintf(tried[nt++], PATH_MAX + 64, "%s/models/%s", XLATE_DATADIR, name);
-    return nt;
+    snprintf(bases[nb++], PATH_MAX, "%s/models", XLATE_DATADIR);
+    return nb;
+}
+
+/* tried[i] = the i-th models/ directory joined with name; returns how many. */
+static int bundled_dirs(const char *name, char tried[][PATH_MAX + 64])
+{
+    char bases[CLI_SHIPPED_BASES][PATH_MAX];
+    int nb = cli_shipped_bases(bases);
+    for (int i = 0; i < nb; i++)
+        snprintf(tried[i], PATH_MAX + 64, "%.4000s/%.127s", bases[i], name);
+    return nb;
 }
 
 /* A bare NAME (no '/', not a path that exists) is one of the models shipped with xlate:

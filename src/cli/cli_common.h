@@ -2,6 +2,7 @@
  * checked writing, number options, warnings on stderr. */
 #ifndef XLATE_CLI_COMMON_H
 #define XLATE_CLI_COMMON_H
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -17,6 +18,12 @@ int find_model_dir(const char *opt, char *out, size_t n, char *err, size_t errle
  * failed, its exit status (2, 4 the cache cannot be written, 130 interrupted) with err. */
 int find_model_dir_quiet(const char *opt, int quiet, char *out, size_t n, char *err,
                          size_t errlen);
+
+/* The models/ directories the models shipped with xlate lie in, most local first: models/
+ * beside the executable, ../share/xlate/models beside it, the configured share directory.
+ * Fills bases (CLI_SHIPPED_BASES of PATH_MAX bytes); returns how many. */
+#define CLI_SHIPPED_BASES 3
+int cli_shipped_bases(char bases[][PATH_MAX]);
 
 #define CLI_QUOTED_PATH 820 /* 200 bytes escaped as \xNN, "..." and the NUL */
 

@@ -69,6 +69,15 @@ M=$P/share/xlate/models/en-de
 OPENBLAS_NUM_THREADS=1 "$XLATE" -m "$M" < "$T/in.en" > "$T/cli.de" 2> "$T/cli.err"
 expect_rc "the command line on the installed model: exit 0" $? 0
 expect_eq "the command line: a line out per line in" "$(wc -l < "$T/cli.de")" 22
+# the installed binary lists the installed models (its ../share/xlate/models): the repo's
+# models/ directories with a config.json, by name, en-de the default
+mgot=$(XLATE_MODEL= HF_HUB_CACHE="$T/no-cache" "$P/bin/xlate" models --json 2> /dev/null | "$PYTHON" -c '
+import json, os, sys
+print(" ".join("%s:%s:%s" % (o["repo_id"], os.path.realpath(o["repo_path"]), o["default"])
+               for o in json.load(sys.stdin)))' 2>&1)
+mwant=$(for n in $(for c in models/*/config.json; do c=${c%/config.json}; echo "${c#models/}"; done | LC_ALL=C sort)
+  do printf '%s:%s:%s ' "$n" "$(realpath "$P/share/xlate/models/$n")" "$([ "$n" = en-de ] && echo True || echo False)"; done)
+expect_eq "the installed xlate models --json: the installed models, en-de the default" "$mgot " "$mwant"
 for k in shared static; do
   LD_LIBRARY_PATH="$P/lib" OPENBLAS_NUM_THREADS=1 "$T/tf_$k" "$M" "$T/in.en" > "$T/$k.de" 2> "$T/$k.err"
   expect_rc "translate_file ($k): exit 0" $? 0

@@ -110,6 +110,66 @@ def run(args, inp=TEXT, env=None):
     return subprocess.run([XLATE] + args, input=inp.encode(), capture_output=True, env=e)
 
 
+def shipped_models():
+    """The models shipped with the xlate under test, read here from the file system: the
+    directories with a config.json in models/ beside the executable (Makefile: build/models
+    links ../models), as -m NAME looks them up (README.md, "The shipped models")."""
+    base = os.path.join(os.path.dirname(XLATE), "models")
+    out = {}
+    for name in sorted(os.listdir(base)):
+        d = os.path.join(base, name)
+        if not name.startswith(".") and os.path.isfile(os.path.join(d, "config.json")):
+            files = [os.path.join(d, f) for f in os.listdir(d) if not f.startswith(".")]
+            files = [f for f in files if os.path.isfile(f)]
+            out[name] = {"dir": d, "size": sum(os.stat(f).st_size for f in files),
+                         "n": len(files),
+                         "config": json.load(open(os.path.join(d, "config.json")))}
+    return out
+
+
+def shipped_check(got):
+    """--json: the shipped models first, by name, each as the file system and its config say;
+    the default is models/en-de (README.md: the default caption model)"""
+    want = shipped_models()
+    head = [o for o in got if o.get("shipped") is True]
+    expect_eq("models --json: the shipped models first, sorted by name",
+              [o["repo_id"] for o in got[:len(head)]], sorted(want))
+    check("models --json: at least the default caption model and the docs model are shipped",
+          lambda: None if {"en-de", "en-de-docs"} <= set(want) else f"{sorted(want)}")
+    for o in head:
+        w = want.get(o["repo_id"], {})
+        c = w.get("config", {})
+        expect_eq(f"models --json: shipped {o['repo_id']}: its path, bytes, files, pair, "
+                  "description (config.json's), complete and runs",
+                  (os.path.realpath(o["repo_path"]), o["size_on_disk"], o["nb_files"],
+                   o["source_lang"], o["target_lang"], o["description"], o["complete"],
+                   o["runs"], o["revision"], o["revisions"]),
+                  (os.path.realpath(w.get("dir", "")), w.get("size"), w.get("n"),
+                   c.get("source_lang"), c.get("target_lang"), c.get("description"), True,
+                   True, None, []))
+    expect_eq("models --json: the default is en-de alone (XLATE_MODEL empty)",
+              [o["repo_id"] for o in head if o["default"]], ["en-de"])
+
+
+def shipped_lines(lines):
+    """the text listing: a shipped model's line says shipped (,default for en-de), its size as
+    huggingface_hub's _format_size and the first clause of its description"""
+    want = shipped_models()
+    for i, name in enumerate(sorted(want)):
+        w = want[name]
+        desc = w["config"].get("description", "")
+        clause = re.split(r"[:.](?: |$)", desc, maxsplit=1)[0]
+        words = [name, "shipped,default" if name == "en-de" else "shipped",
+                 "%s -> %s" % (w["config"]["source_lang"], w["config"]["target_lang"]),
+                 fmt_size(w["size"]), "complete"]
+        l = lines[i] if i < len(lines) else ""
+        check(f"models: line {i + 1} is shipped {name}: {', '.join(words[1:])} and what it is",
+              lambda: None if l.split()[:1] == [name] and all(x in l for x in words) and
+              (clause in l if len(clause) < 120 else clause[:60] in l) and
+              (name != "en-de" or "shipped,default" in l) and
+              (name == "en-de" or "default" not in l) else f"[{l}] clause [{clause}]")
+
+
 def make_model(tmp, name, tool, args):
     d = os.path.join(tmp, "made", name)
     OM.make_model(d, [sys.executable, os.path.join(TOP, "tools", tool), d] + args)
@@ -191,8 +251,11 @@ def body(tmp):
     except ValueError as e:
         not_ok("models --json: parses", f"{e}: {p.stdout[:300]!r} {p.stderr[:300]!r}")
         return
+    shipped_check(got)
+    got = [o for o in got if o.get("shipped") is False]
     by_id = {o["repo_id"]: o for o in got}
-    expect_eq("models --json: the six model repos, sorted (datasets and .locks skipped)",
+    expect_eq("models --json: after the shipped models, the six model repos, sorted "
+              "(datasets and .locks skipped), each \"shipped\": false",
               [o["repo_id"] for o in got], sorted(repos))
     for rid, r in repos.items():
         o = by_id.get(rid, {})
@@ -243,7 +306,11 @@ def body(tmp):
     # --- the text listing: one line per repo, its fields from the layout
     p = run(["models"], env=env)
     lines = p.stdout.decode().split("\n")[:-1]
-    expect_eq("models: exit 0, one line per repo", (p.returncode, len(lines)), (0, len(repos)))
+    shipped_lines(lines)
+    ns = len(shipped_models())
+    expect_eq("models: exit 0, one line per shipped model, then one per repo",
+              (p.returncode, len(lines)), (0, ns + len(repos)))
+    lines = lines[ns:]
     line = {l.split()[0]: l for l in lines if l.strip()}
 
     def has(rid, *words):
@@ -265,8 +332,17 @@ def body(tmp):
     p = run(["models", "--bogus"], env=env)
     expect_eq("models --bogus: exit 1", p.returncode, 1)
     p = run(["models", "--json"], env={"HF_HUB_CACHE": os.path.join(tmp, "none")})
-    expect_eq("models --json on a cache folder that does not exist: []",
-              (p.returncode, p.stdout.decode().strip()), (0, "[]"))
+    expect_eq("models --json on a cache folder that does not exist: the shipped models alone",
+              (p.returncode, [o["repo_id"] for o in json.loads(p.stdout)]),
+              (0, sorted(shipped_models())))
+    for xm, want in (("en-de-docs", "en-de-docs"),
+                     (os.path.join(TOP, "models", "en-de-docs"), "en-de-docs"),
+                     ("Helsinki-NLP/opus-mt-en-de", None)):
+        p = run(["models", "--json"], env={"HF_HUB_CACHE": os.path.join(tmp, "none"),
+                                           "HF_HUB_OFFLINE": "1", "XLATE_MODEL": xm})
+        got_def = [o["repo_id"] for o in json.loads(p.stdout or b"[]") if o.get("default")]
+        expect_eq(f"XLATE_MODEL={xm}: the default marked is {want} (a hub name: none, "
+                  "nothing fetched)", (p.returncode, got_def), (0, [want] if want else []))
 
     # --- a language pair picks the model
     def same_as(what, args, snap, margs):
