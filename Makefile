@@ -129,8 +129,9 @@ $(BUILD) $(BUILD)/tests:
 
 tests: $(TEST_BIN) $(TEST_HELPERS) $(BUILD)/xlate $(EXAMPLE_BIN) $(LIB_DIST)
 
+# TESTS="A B": only the tests whose names contain A or B (tests/run.sh); empty: every test
 test: tests
-	XLATE=$(BUILD)/xlate TEST_BUILD=$(BUILD)/tests PYTHON=$(PYTHON) sh tests/run.sh
+	XLATE=$(BUILD)/xlate TEST_BUILD=$(BUILD)/tests PYTHON=$(PYTHON) sh tests/run.sh $(TESTS)
 
 test-slow: tests
 	SLOW=1 XLATE=$(BUILD)/xlate TEST_BUILD=$(BUILD)/tests PYTHON=$(PYTHON) sh tests/run.sh test_marian_opus_size

@@ -1,6 +1,7 @@
 """oracle_memo.py — the results of the PyTorch and sentencepiece oracles kept on disk between
-runs of the suite (CI runs it three times: default, XLATE_FORCE_ISA=generic, make sanitize; the
-oracle's answers are the same each time, only xlate's side changes).
+runs of the suite (CI runs it whole twice, default and make sanitize, and its number tests a
+third time under XLATE_FORCE_ISA=generic; the oracle's answers are the same each time, only
+xlate's side changes).
 
     import oracle_memo as OM
     want = OM.cached("what", [inputs, options], lambda: compute(...), files=[model files])
