@@ -17,11 +17,11 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 PYTHON  ?= /usr/bin/python3
 BUILD   ?= build
 
-PKGS    := openblas libcjson libcurl libcrypto libmicrohttpd
+PKGS    := openblas libcjson libcurl libcrypto libmicrohttpd libzip expat
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
 ifeq ($(PKG_LIBS),)
-$(error pkg-config found no openblas/libcjson/libcurl/libcrypto/libmicrohttpd: apt-get install libopenblas-dev libcjson-dev libcurl4-openssl-dev libssl-dev libmicrohttpd-dev pkg-config)
+$(error pkg-config found no openblas/libcjson/libcurl/libcrypto/libmicrohttpd/libzip/expat: apt-get install libopenblas-dev libcjson-dev libcurl4-openssl-dev libssl-dev libmicrohttpd-dev libzip-dev libexpat1-dev pkg-config)
 endif
 
 CC      ?= cc
@@ -44,7 +44,7 @@ TEST_HELPERS := $(BUILD)/tests/align_dump $(BUILD)/tests/html_dump $(BUILD)/test
 # programs that use the library through the public header alone (tests/cli/example.sh)
 EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 # the installed library (below, at its rules): what of src/ it holds, its version, its files
-SO_PKGS    := openblas libcjson
+SO_PKGS    := openblas libcjson libzip expat
 SO_LIBS     = $(shell pkg-config --libs $(SO_PKGS)) -lm -lpthread
 SO_OBJ     := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(filter-out src/cli/% src/hub/% src/serve/%,$(LIB_SRC)))
 xlate_ver   = $(shell sed -n 's/^.define XLATE_VERSION_$(1) *\([0-9]*\).*/\1/p' src/xlate.h)

@@ -63,9 +63,9 @@
  * runs with another libxlate.so of the same major version). MAJOR changes with the ABI: it is
  * the shared library's soname, libxlate.so.MAJOR. */
 #define XLATE_VERSION_MAJOR 0
-#define XLATE_VERSION_MINOR 1
+#define XLATE_VERSION_MINOR 2
 #define XLATE_VERSION_PATCH 0
-#define XLATE_VERSION "0.1.0"
+#define XLATE_VERSION "0.2.0"
 #define XLATE_ERRLEN 512
 /* The most bytes of logits the search holds for one sentence (beam_size x return_alternatives
  * rows over the target vocabulary, 4 bytes each): xlate_decode_params_check refuses more, and
@@ -543,6 +543,9 @@ enum {
     XLATE_ERR_LINE = -3,   /* a line could not be tokenized (stats.error_tag names it) */
     XLATE_ERR_SINK = -4,   /* sink.put failed (err: its message) */
     XLATE_CANCELLED = -5,  /* cancel or sink.flush said stop */
+    XLATE_ERR_DOC = -7,    /* a document that cannot be read as its format (a damaged zip, bad
+                              XML, invalid UTF-8, a PO syntax error): err names the file and
+                              the member or line */
     XLATE_ERR_WORKSPACE = -6 /* a sentence alone needs more than decode.workspace_bytes (err
                                 names the bytes); xlate_translate and _ex return it too */
 };
@@ -595,7 +598,29 @@ int xlate_translate_lines(xlate_ctx *ctx, const xlate_lines_params *p, const xla
  * joining: light) and one model thread over a context of `threads` compute threads. */
 typedef struct xlate_queue xlate_queue;
 
-enum { XLATE_FORMAT_TEXT = 0, XLATE_FORMAT_HTML = 1, XLATE_FORMAT_MARKDOWN = 2 };
+/* The formats a request's texts are in (docs/DOCUMENTS.md has each one's rules). TEXT, HTML,
+ * MARKDOWN, SRT, VTT and PO are UTF-8 texts; DOCX to EPUB are zip packages, binary (an answer's
+ * lens give their sizes). */
+enum {
+    XLATE_FORMAT_TEXT = 0,
+    XLATE_FORMAT_HTML = 1,
+    XLATE_FORMAT_MARKDOWN = 2,
+    XLATE_FORMAT_SRT = 3,  /* SubRip subtitles */
+    XLATE_FORMAT_VTT = 4,  /* WebVTT subtitles */
+    XLATE_FORMAT_PO = 5,   /* a gettext PO or POT catalog */
+    XLATE_FORMAT_DOCX = 6, /* Office Open XML: Word */
+    XLATE_FORMAT_PPTX = 7, /* Office Open XML: PowerPoint */
+    XLATE_FORMAT_ODT = 8,  /* OpenDocument text */
+    XLATE_FORMAT_ODP = 9,  /* OpenDocument presentation */
+    XLATE_FORMAT_EPUB = 10 /* EPUB 2 or 3 */
+};
+/* The XLATE_FORMAT_* a --format name says ("docx", "markdown"), or -1. */
+int xlate_format_named(const char *name);
+/* The XLATE_FORMAT_* a file name's extension says (".docx", case-insensitive), else, for a zip
+ * package, what its content says (data may be NULL); -1 when neither does. */
+int xlate_format_detect(const char *filename, const char *data, size_t len);
+/* The format's name, or NULL for an unknown id. */
+const char *xlate_format_name(int format);
 
 typedef struct {
     int threads;      /* the context's compute threads; 0: every online core */
@@ -631,6 +656,8 @@ typedef struct {
                             malloc'd and NUL-terminated; hypothesis h joins each line's
                             hypothesis h (its last where it has fewer). NULL unless status 0 */
     long sentences;      /* sentences translated */
+    size_t *lens;        /* [n * n_hyps] each text's length in bytes (a package's bytes may
+                            hold NULs; a text's never do) */
 } xlate_answer;
 
 xlate_queue_params xlate_queue_default_params(void);

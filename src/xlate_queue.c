@@ -13,8 +13,7 @@
 #include "base/strbuf.h"
 #include "base/util.h"
 #include "doc/doc.h"
-#include "doc/html.h"
-#include "doc/markdown.h"
+#include "doc/formats.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -308,46 +307,24 @@ static int text_put(void *user, const xlate_translation *tr, char *err, size_t e
     return 0;
 }
 
-/* <html lang> becomes the target language, as cli_doc.c's set_lang does for `xlate --format
- * html` (the same rule: params.target_lang, else the model's; only a plain tag). */
-static void doc_lang(doc *d, const xlate_model *m, const xlate_lines_params *lp, char *buf)
-{
-    xlate_model_info info = xlate_model_get_info(m);
-    const char *t = lp->target_lang ? lp->target_lang : info.target_lang;
-    size_t n = t ? strlen(t) : 0;
-    if (d->lang_part < 0 || n == 0 || n >= 16 ||
-        strspn(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") != n)
-        return;
-    memcpy(buf, t, n + 1);
-    d->parts[d->lang_part].s = buf;
-    d->parts[d->lang_part].len = n;
-}
-
-/* One document of an HTML or Markdown request into out. */
+/* One document of a request into out, as `xlate --format` translates it (formats.h). */
 static int run_doc(xlate_ctx *ctx, const req *rq, int i, strbuf *out, long *sentences,
                    char *err, size_t errlen)
 {
-    char *src = malloc(rq->lens[i] + 1), lang[16];
-    xlate_lines_stats st;
-    doc d;
+    const doc_format *f = doc_format_of(rq->r.format);
+    xlate_model_info info = xlate_model_get_info(xlate_ctx_model(ctx));
+    doc_opts o;
+    doc_report rep;
     int rc;
-    if (!src)
-        return xerr(err, errlen, "out of memory");
-    memcpy(src, rq->texts[i], rq->lens[i]);
-    src[rq->lens[i]] = '\0';
-    doc_init(&d, src, rq->lens[i]);
-    rc = rq->r.format == XLATE_FORMAT_HTML ? html_parse(&d, err, errlen)
-                                           : markdown_parse(&d, err, errlen);
-    if (rc == 0)
-        rc = doc_translate(ctx, &rq->r.params, &d, &st, err, errlen);
-    if (rc == 0) {
-        *sentences += st.sentences;
-        doc_lang(&d, xlate_ctx_model(ctx), &rq->r.params, lang);
-        if (doc_write(&d, strbuf_put, out) || (!out->s && strbuf_put(out, "", 0)))
-            rc = xerr(err, errlen, "out of memory");
-    }
-    doc_free(&d);
-    free(src);
+    memset(&o, 0, sizeof o);
+    o.target_lang = rq->r.params.target_lang ? rq->r.params.target_lang : info.target_lang;
+    o.source_lang = rq->r.params.source_lang ? rq->r.params.source_lang : info.source_lang;
+    /* (submit copied the text with a NUL after it, as a text format's parser reads to it) */
+    rc = doc_format_translate(ctx, &rq->r.params, &o, f, rq->texts[i], rq->lens[i], "the document",
+                              strbuf_put, out, &rep, err, errlen);
+    *sentences += rep.sentences;
+    if (rc == 0 && !out->s && strbuf_put(out, "", 0))
+        rc = xerr(err, errlen, "out of memory");
     return rc;
 }
 
@@ -399,7 +376,8 @@ static xlate_answer *run_request(xlate_queue *q, xlate_ctx *ctx, req *rq)
     }
     if (rc)
         goto done;
-    if (!(a->texts = calloc((size_t)n * n_hyps + 1, sizeof *a->texts))) {
+    if (!(a->texts = calloc((size_t)n * n_hyps + 1, sizeof *a->texts)) ||
+        !(a->lens = calloc((size_t)n * n_hyps + 1, sizeof *a->lens))) {
         rc = xerr(a->err, sizeof a->err, "out of memory");
         goto done;
     }
@@ -409,6 +387,7 @@ static xlate_answer *run_request(xlate_queue *q, xlate_ctx *ctx, req *rq)
             goto done;
         }
         a->texts[k] = out[k].s;
+        a->lens[k] = out[k].len;
         out[k].s = NULL;
     }
 done:
@@ -421,7 +400,9 @@ done:
             for (size_t k = 0; k < (size_t)n * n_hyps; k++)
                 free(a->texts[k]);
         free(a->texts);
+        free(a->lens);
         a->texts = NULL;
+        a->lens = NULL;
     }
     return a;
 }
@@ -538,9 +519,9 @@ int xlate_queue_submit(xlate_queue *q, const xlate_request *r,
     size_t total = 0, at = 0;
     if (r->n < 0 || (r->n > 0 && (!r->texts || !r->lens)))
         return xerr(err, errlen, "n: expected 0 or more texts with their lens, got %d", r->n);
-    if (r->format < XLATE_FORMAT_TEXT || r->format > XLATE_FORMAT_MARKDOWN)
-        return xerr(err, errlen, "format: expected XLATE_FORMAT_TEXT, _HTML or _MARKDOWN, "
-                    "got %d", r->format);
+    if (r->format != XLATE_FORMAT_TEXT && !doc_format_of(r->format))
+        return xerr(err, errlen, "format: expected XLATE_FORMAT_TEXT or a document format "
+                    "(xlate_format_name), got %d", r->format);
     if (xlate_lines_params_check(q->m, &r->params, err, errlen))
         return -1;
     for (int i = 0; i < r->n; i++)
@@ -630,6 +611,7 @@ void xlate_answer_free(xlate_answer *a)
         for (size_t k = 0; k < (size_t)a->n * a->n_hyps; k++)
             free(a->texts[k]);
     free(a->texts);
+    free(a->lens);
     free(a);
 }
 

@@ -4,7 +4,7 @@
 #   sh tools/setup.sh --test   also what the tests need (PyTorch and sentencepiece as oracles)
 set -e
 cd "$(dirname "$0")/.."
-pkgs="build-essential pkg-config libopenblas-dev libcjson-dev libcurl4-openssl-dev libssl-dev libmicrohttpd-dev"
+pkgs="build-essential pkg-config libopenblas-dev libcjson-dev libcurl4-openssl-dev libssl-dev libmicrohttpd-dev libzip-dev libexpat1-dev"
 if [ "${1:-}" = "--test" ]; then
   pkgs="$pkgs python3 python3-torch python3-numpy python3-sentencepiece sentencepiece parallel openssh-server haproxy valgrind clang groff-base groff man-db python3-html5lib python3-lxml cmark python3-markdown nodejs chromium chromium-driver gettext"
   # Debian's npm, unless an npm is there already (NodeSource's nodejs carries its own and

@@ -729,7 +729,7 @@ int cmd_translate(int argc, char **argv)
     r.progress = !o.quiet && r.in.regular && isatty(STDERR_FILENO) &&
                  (r.out.f != stdout || !isatty(STDOUT_FILENO));
 
-    status = o.doc_fmt ? cli_doc(r.ctx, &r.lp, o.doc_fmt, &r.in, &r.out, o.quiet, o.verbose)
+    status = o.doc_fmt ? cli_doc(r.ctx, &r.lp, &o.doc, o.doc_fmt, &r.in, &r.out, o.quiet, o.verbose)
                        : stream(&r);
     if (status != XLATE_EXIT_OK)
         writer_discard(&r.out); /* a failed run leaves -o FILE as it was */

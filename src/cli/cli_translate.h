@@ -3,6 +3,7 @@
 #ifndef XLATE_CLI_TRANSLATE_H
 #define XLATE_CLI_TRANSLATE_H
 #include "cli/cli_decode_opts.h"
+#include "doc/formats.h"
 #include "xlate.h"
 
 enum { MAX_BATCH = 4096, MAX_WINDOW = 100000 };
@@ -21,7 +22,10 @@ typedef struct {
                                         hub cache (cli_translate.c pair_model) */
     int split;           /* XLATE_SPLIT_SENTENCES or XLATE_SPLIT_NONE (--split) */
     int paragraphs;      /* --paragraphs: lines up to a blank line are one paragraph */
-    int doc_fmt;         /* --format: DOCFMT_* (cli_doc.c), a whole document */
+    int doc_fmt;         /* --format (or -i FILE's extension): XLATE_FORMAT_* (cli_doc.c), a
+                            whole document; 0: lines */
+    int doc_fmt_given;   /* --format was given (not detected) */
+    doc_opts doc;        /* --retranslate, --no-fuzzy */
     xlate_decode_params dp;
     decode_opts dopts;   /* --repetition-penalty, sampling... (cli_decode_opts.c) */
     char *const *texts;

@@ -57,9 +57,13 @@ static void usage(FILE *f)
         "      --paragraphs        wrapped text: the lines up to a blank line are one\n"
         "                          paragraph, written as one line; blank lines kept\n"
         "Documents:\n"
-        "      --format F          html or markdown: the input is one document (read\n"
-        "                          whole); it comes back with its markup as it was and\n"
-        "                          only its text translated (docs/DOCUMENTS.md)\n"
+        "      --format F          html, markdown, srt, vtt, po, docx, pptx, odt, odp\n"
+        "                          or epub: the input is one document (read whole); it\n"
+        "                          comes back with its markup as it was and only its\n"
+        "                          text translated (docs/DOCUMENTS.md). Default: what\n"
+        "                          -i FILE's extension (or a zip's content) says\n"
+        "      --retranslate       po: translate entries that have a msgstr too\n"
+        "      --no-fuzzy          po: do not mark machine translations fuzzy\n"
         "Decoding:\n"
         "      --beam-size K       beam search with K beams (default: the model's\n"
         "                          num_beams for an OPUS-MT model, else 1: greedy)\n"
@@ -172,7 +176,8 @@ int translate_options(options *o, int argc, char **argv)
 {
     enum { O_IN_FMT = 256, O_OUT_FMT, O_BATCH, O_BATCH_TOK, O_THREADS, O_MAXLEN, O_MAXIN,
            O_BEAM, O_NBEST, O_LP, O_SCORES, O_VERSION, O_WINDOW, O_FAST, O_MINLEN,
-           O_COMPUTE, O_LANG, O_SRC_LANG, O_SPLIT, O_PARAS, O_ALIGN, O_DOC, O_WORKSPACE };
+           O_COMPUTE, O_LANG, O_SRC_LANG, O_SPLIT, O_PARAS, O_ALIGN, O_DOC, O_WORKSPACE,
+           O_RETRANSLATE, O_NO_FUZZY };
     static const struct option longopts[] = {
         {"model", required_argument, 0, 'm'},
         {"input", required_argument, 0, 'i'},
@@ -201,6 +206,8 @@ int translate_options(options *o, int argc, char **argv)
         {"paragraphs", no_argument, 0, O_PARAS},
         {"alignments", no_argument, 0, O_ALIGN},
         {"format", required_argument, 0, O_DOC},
+        {"retranslate", no_argument, 0, O_RETRANSLATE},
+        {"no-fuzzy", no_argument, 0, O_NO_FUZZY},
         DECODE_LONGOPTS,
         {"quiet", no_argument, 0, 'q'},
         {"verbose", no_argument, 0, 'v'},
@@ -273,7 +280,10 @@ int translate_options(options *o, int argc, char **argv)
         case O_DOC:
             if ((o->doc_fmt = cli_doc_format(optarg)) < 0)
                 return -1;
+            o->doc_fmt_given = 1;
             break;
+        case O_RETRANSLATE: o->doc.retranslate = 1; break;
+        case O_NO_FUZZY: o->doc.no_fuzzy = 1; break;
         case O_IN_FMT:
         case O_OUT_FMT: {
             const char *name = c == O_IN_FMT ? "--input-format" : "--output-format";
@@ -366,6 +376,16 @@ int translate_options(options *o, int argc, char **argv)
     if (o->in_fmt == FMT_IDS && (o->paragraphs || o->source_lang)) {
         fprintf(stderr, "xlate: %s: only with text input (lines of ids are never split)\n",
                 o->paragraphs ? "--paragraphs" : "--source-lang");
+        return -1;
+    }
+    /* a document's format from -i FILE's extension (or a zip's content), when --format is not
+     * given and nothing asks for lines */
+    if (!o->doc_fmt_given && o->input && o->in_fmt == FMT_TEXT && o->out_fmt == FMT_TEXT &&
+        !o->paragraphs)
+        o->doc_fmt = cli_doc_detect(o->input);
+    if ((o->doc.retranslate || o->doc.no_fuzzy) && o->doc_fmt != XLATE_FORMAT_PO) {
+        fprintf(stderr, "xlate: %s: only for a PO catalog (--format po, or -i FILE.po)\n",
+                o->doc.retranslate ? "--retranslate" : "--no-fuzzy");
         return -1;
     }
     if (o->doc_fmt && (o->in_fmt != FMT_TEXT || o->out_fmt != FMT_TEXT || o->n_texts ||

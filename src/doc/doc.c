@@ -127,7 +127,7 @@ int doc_begin_elem(doc *d, int unit, int parent, int *elem, char *err, size_t er
         doc_grow(&u->marks, &u->cap_ranges, n + 1, sizeof *u->marks))
         return xerr(err, errlen, "out of memory");
     u->ranges[n] = (doc_range){u->len, u->len, parent};
-    u->marks[n] = (doc_mark){0, 0, 0, 0, 0, 0};
+    u->marks[n] = (doc_mark){0, 0, 0, 0, 0, 0, 0};
     u->n_ranges = n + 1;
     *elem = n;
     return 0;
@@ -151,9 +151,18 @@ void doc_end_elem(doc *d, int unit, int elem)
 int doc_mark_part(doc *d, int unit, int elem, int which, int part_unit, const char *s,
                   size_t len, char *err, size_t errlen)
 {
-    doc_mark *m = &d->units[unit].marks[elem];
-    int *first = which == DOC_OPEN ? &m->open : which == DOC_CLOSE ? &m->close : &m->keep;
-    int *count = which == DOC_OPEN ? &m->n_open : which == DOC_CLOSE ? &m->n_close : &m->n_keep;
+    doc_unit *u = &d->units[unit];
+    doc_mark *m = which >= DOC_WRAP_OPEN ? NULL : &u->marks[elem];
+    int *first = which == DOC_WRAP_OPEN    ? &u->wrap_open
+                 : which == DOC_WRAP_CLOSE ? &u->wrap_close
+                 : which == DOC_OPEN       ? &m->open
+                 : which == DOC_CLOSE      ? &m->close
+                                           : &m->keep;
+    int *count = which == DOC_WRAP_OPEN    ? &u->n_wrap_open
+                 : which == DOC_WRAP_CLOSE ? &u->n_wrap_close
+                 : which == DOC_OPEN       ? &m->n_open
+                 : which == DOC_CLOSE      ? &m->n_close
+                                           : &m->n_keep;
     if (part_unit < 0 && len == 0)
         return 0;
     /* bytes that follow the last part in memory join it */
@@ -440,6 +449,71 @@ static int escape_html(const char *s, size_t len, int attr, write_fn write, void
     return len > from ? write(user, s + from, len - from) : 0;
 }
 
+/* XML character data (attr 0) or a double-quoted attribute value (attr 1). */
+static int escape_xml(const char *s, size_t len, int attr, write_fn write, void *user)
+{
+    size_t from = 0;
+    for (size_t i = 0; i < len; i++) {
+        const char *rep = NULL;
+        switch (s[i]) {
+        case '&': rep = "&amp;"; break;
+        case '<': rep = "&lt;"; break;
+        case '>': rep = attr ? NULL : "&gt;"; break;
+        case '"': rep = attr ? "&quot;" : NULL; break;
+        case '\t': rep = attr ? "&#9;" : NULL; break;
+        case '\n': rep = attr ? "&#10;" : NULL; break;
+        case '\r': rep = "&#13;"; break; /* (a raw CR is read as LF) */
+        default: break;
+        }
+        if (!rep)
+            continue;
+        if ((i > from && write(user, s + from, i - from)) || write(user, rep, strlen(rep)))
+            return -1;
+        from = i + 1;
+    }
+    return len > from ? write(user, s + from, len - from) : 0;
+}
+
+/* The inside of a C-style string literal (PO): backslash escapes. */
+static int escape_c(const char *s, size_t len, write_fn write, void *user)
+{
+    size_t from = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char rep[8];
+        if (c == '\\' || c == '"')
+            snprintf(rep, sizeof rep, "\\%c", c);
+        else if (c == '\n')
+            snprintf(rep, sizeof rep, "\\n");
+        else if (c == '\t')
+            snprintf(rep, sizeof rep, "\\t");
+        else if (c == '\r')
+            snprintf(rep, sizeof rep, "\\r");
+        else if (c < 0x20 || c == 0x7f)
+            snprintf(rep, sizeof rep, "\\%03o", c);
+        else
+            continue;
+        if ((i > from && write(user, s + from, i - from)) || write(user, rep, strlen(rep)))
+            return -1;
+        from = i + 1;
+    }
+    return len > from ? write(user, s + from, len - from) : 0;
+}
+
+int doc_escape_write(doc_escape esc, const char *s, size_t len,
+                     int (*write)(void *user, const char *s, size_t len), void *user)
+{
+    switch (esc) {
+    case DOC_ESC_HTML: return escape_html(s, len, 0, write, user);
+    case DOC_ESC_HTML_ATTR: return escape_html(s, len, 1, write, user);
+    case DOC_ESC_MARKDOWN: return doc_markdown_escape(s, len, 0, write, user);
+    case DOC_ESC_XML: return escape_xml(s, len, 0, write, user);
+    case DOC_ESC_XML_ATTR: return escape_xml(s, len, 1, write, user);
+    case DOC_ESC_C: return escape_c(s, len, write, user);
+    default: return len ? write(user, s, len) : 0;
+    }
+}
+
 static int write_text(const doc_unit *u, const char *s, size_t len, int at_start, write_fn write,
                       void *user)
 {
@@ -452,6 +526,12 @@ static int write_text(const doc_unit *u, const char *s, size_t len, int at_start
         return escape_html(s, len, 1, write, user);
     case DOC_ESC_MARKDOWN:
         return doc_markdown_escape(s, len, at_start, write, user);
+    case DOC_ESC_XML:
+        return escape_xml(s, len, 0, write, user);
+    case DOC_ESC_XML_ATTR:
+        return escape_xml(s, len, 1, write, user);
+    case DOC_ESC_C:
+        return escape_c(s, len, write, user);
     default:
         return write(user, s, len);
     }
@@ -480,6 +560,7 @@ typedef struct {
     const char *mark_end; /* just after the markup written last; NULL when text came after it */
     int spell;            /* the next of the unit's spellings (untranslated) */
     int last;             /* DOC_OPEN, DOC_CLOSE or DOC_KEEP: the markup written last */
+    int inner;            /* the innermost open element, -1: none (the unit's wrap) */
 } unit_out;
 
 /* A spelling's text as numeric character references, one per code point (valid UTF-8). */
@@ -500,7 +581,25 @@ static int put_refs(unit_out *o, const char *s, size_t len)
     return 0;
 }
 
+static int put_text_in(unit_out *o, const doc_unit *u, const char *s, size_t len);
+
+/* Text, in the unit's wrap where it stands outside every element or directly inside a wrap
+ * element (doc_mark.wrap). */
 static int put_text(unit_out *o, const doc_unit *u, const char *s, size_t len)
+{
+    const doc_part *mp = o->d->mark_parts;
+    if (len == 0)
+        return 0;
+    if (u->n_wrap_open + u->n_wrap_close == 0 || (o->inner >= 0 && !u->marks[o->inner].wrap))
+        return put_text_in(o, u, s, len);
+    if (write_parts(o->d, mp + u->wrap_open, u->n_wrap_open, o->write, o->user) ||
+        put_text_in(o, u, s, len) ||
+        write_parts(o->d, mp + u->wrap_close, u->n_wrap_close, o->write, o->user))
+        return -1;
+    return 0;
+}
+
+static int put_text_in(unit_out *o, const doc_unit *u, const char *s, size_t len)
 {
     if (len == 0)
         return 0;
@@ -667,7 +766,7 @@ static int write_unit(const doc *d, int unit, write_fn write, void *user)
     int *stack = NULL, *order = NULL, top = 0, rc = -1;
     int skip_below = -1; /* a keep element open: what is inside it is not written */
     char *skip = NULL;   /* [n_ranges] markup not written */
-    unit_out o = {d, write, user, u->escape == DOC_ESC_MARKDOWN, 1, NULL, 0, DOC_OPEN};
+    unit_out o = {d, write, user, u->escape == DOC_ESC_MARKDOWN, 1, NULL, 0, DOC_OPEN, -1};
     if (u->n_ranges > 0 && (!(stack = malloc(sizeof(int) * (size_t)u->n_ranges)) ||
                             !(order = malloc(sizeof(int) * (size_t)u->n_ranges)) ||
                             !(skip = calloc((size_t)u->n_ranges, 1)) || target_order(u, order)))
@@ -690,6 +789,7 @@ static int write_unit(const doc *d, int unit, write_fn write, void *user)
         while (top > 0 && stack[top - 1] != parent) {
             int e = stack[--top];
             const doc_mark *m = &u->marks[e];
+            o.inner = e; /* (its own text, before its close) */
             size_t end = u->ranges[e].end < len ? u->ranges[e].end : len;
             if (skip_below == e) {
                 skip_below = -1;
@@ -699,6 +799,7 @@ static int write_unit(const doc *d, int unit, write_fn write, void *user)
                 /* kept content a translation gave no words (a point): it stood apart from the
                  * words around it, so it must not run into the next one ("ls" + "an"); an
                  * untranslated unit has its own spacing */
+                o.inner = top > 0 ? stack[top - 1] : -1;
                 if (u->out && u->ranges[e].start >= u->ranges[e].end && at < len &&
                     word_byte(s[at]) && put_text(&o, u, " ", 1))
                     goto done;
@@ -711,6 +812,7 @@ static int write_unit(const doc *d, int unit, write_fn write, void *user)
             if (skip_below < 0 && !skip[e] && put_marks(&o, m->close, m->n_close, DOC_CLOSE))
                 goto done;
         }
+        o.inner = top > 0 ? stack[top - 1] : -1;
         if (i < 0)
             break;
         const doc_mark *m = &u->marks[i];

@@ -24,8 +24,15 @@ typedef enum {
     DOC_ESC_NONE,      /* written as it is */
     DOC_ESC_HTML,      /* text content: & < > escaped, U+00A0 as &nbsp; */
     DOC_ESC_HTML_ATTR, /* a double-quoted attribute value: & " escaped, U+00A0 as &nbsp; */
-    DOC_ESC_MARKDOWN   /* inline text: what would start Markdown markup where it stands in the
+    DOC_ESC_MARKDOWN,  /* inline text: what would start Markdown markup where it stands in the
                           output is backslash-escaped (doc_markdown_escape) */
+    DOC_ESC_XML,       /* XML character data: & < > escaped, nothing else (XHTML, OOXML, ODF:
+                          no named entity but XML's five is defined there) */
+    DOC_ESC_XML_ATTR,  /* a double-quoted XML attribute value: & < " escaped, and tab, LF and
+                          CR as character references (attribute-value normalization would turn
+                          them into spaces) */
+    DOC_ESC_C          /* inside a C-style double-quoted string (a PO msgstr): \ " escaped,
+                          tab, LF, CR as \t \n \r, other control bytes as octal escapes */
 } doc_escape;
 
 /* Writes Markdown inline text s[0..len) escaped so that it makes no markup (md_escape.c has
@@ -34,6 +41,11 @@ typedef enum {
  * that ended a line, such as a hard break's). Returns what write returned (0: go on). */
 int doc_markdown_escape(const char *s, size_t len, int at_start,
                         int (*write)(void *user, const char *s, size_t len), void *user);
+
+/* Writes s[0..len) escaped as esc says (Markdown as not at a line start). Returns what write
+ * returned (0: go on). */
+int doc_escape_write(doc_escape esc, const char *s, size_t len,
+                     int (*write)(void *user, const char *s, size_t len), void *user);
 
 /* text[start, end) of a Markdown unit, written untranslated: ref 1, as numeric character
  * references (it was a reference in the source); ref 0, as it is (a raw U+00A0, which the
@@ -63,6 +75,8 @@ typedef struct {
                            the translation's words in its target range (inline code,
                            translate="no"): the model still reads the words, so the sentence
                            is translated whole, and the element lands where they went */
+    int wrap;           /* 1: text directly inside the element is written in the unit's wrap
+                           (an OOXML hyperlink holds runs, not text) */
 } doc_mark;
 
 typedef struct {
@@ -82,6 +96,11 @@ typedef struct {
     doc_spelling *spell; /* [n_spell] (Markdown) parts of text spelled as in the source when
                             the unit is written untranslated, in order (doc_unit_spell) */
     int n_spell, cap_spell;
+    int wrap_open, n_wrap_open;   /* mark_parts written before and after each piece of text
+                                     that stands outside every element or directly inside a */
+    int wrap_close, n_wrap_close; /* wrap element (OOXML: "<w:r><w:rPr>..</w:rPr><w:t>" and
+                                     "</w:t></w:r>", a paragraph holds runs, not text); none:
+                                     text is written as it is */
 } doc_unit;
 
 typedef struct {
@@ -129,9 +148,10 @@ int doc_unit_spell(doc *d, int unit, size_t start, size_t end, int ref, char *er
  * is set by doc_end_elem (a void element: doc_end_elem right away). */
 int doc_begin_elem(doc *d, int unit, int parent, int *elem, char *err, size_t errlen);
 void doc_end_elem(doc *d, int unit, int elem);
-enum { DOC_OPEN, DOC_CLOSE, DOC_KEEP };
+enum { DOC_OPEN, DOC_CLOSE, DOC_KEEP, DOC_WRAP_OPEN, DOC_WRAP_CLOSE };
 /* Appends a part to element elem's open, close or keep markup: bytes (unit -1) or a unit
- * (which must be one with no elements of its own). An element's parts of one kind must be
+ * (which must be one with no elements of its own); DOC_WRAP_OPEN / _CLOSE (elem ignored): to
+ * the unit's wrap. An element's parts of one kind must be
  * appended together, without another element's in between. */
 int doc_mark_part(doc *d, int unit, int elem, int which, int part_unit, const char *s,
                   size_t len, char *err, size_t errlen);

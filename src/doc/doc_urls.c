@@ -126,6 +126,8 @@ static int escaped(doc_escape esc, const char *s, size_t len, strbuf *b)
         return doc_markdown_escape(s, len, 0, strbuf_put, b);
     if (esc == DOC_ESC_NONE)
         return strbuf_put(b, s, len);
+    if (esc == DOC_ESC_XML || esc == DOC_ESC_XML_ATTR || esc == DOC_ESC_C)
+        return doc_escape_write(esc, s, len, strbuf_put, b);
     for (size_t i = 0; i < len; i++) {
         const char *rep = s[i] == '&' ? "&amp;" : s[i] == '<' ? "&lt;" : s[i] == '>' ? "&gt;" : NULL;
         if (rep ? strbuf_put(b, rep, strlen(rep)) : strbuf_put(b, s + i, 1))
@@ -219,7 +221,7 @@ int doc_mark_urls(doc *d, int unit, char *err, size_t errlen)
                 continue;
             }
             nr[o] = (doc_range){us[k], ue[k], up[k]}; /* (parent: an old index, mapped below) */
-            nm[o] = (doc_mark){0, 0, 0, 0, 0, 0};
+            nm[o] = (doc_mark){0, 0, 0, 0, 0, 0, 0};
             url_at[k] = o++;
         }
         if (j < n) {
@@ -245,9 +247,20 @@ int doc_mark_urls(doc *d, int unit, char *err, size_t errlen)
         char *c = NULL;
         int bad = escaped(u->escape, u->text + us[k], ue[k] - us[k], &b) ||
                   !(c = doc_copy(d, b.s ? b.s : "", b.len));
+        /* where text is written in the unit's wrap (OOXML runs), so is the URL */
+        int p = u->ranges[url_at[k]].parent, wrap = u->n_wrap_open + u->n_wrap_close > 0 &&
+                                                    (p < 0 || u->marks[p].wrap);
         free(b.s);
+        for (int w = 0; !bad && wrap && w < u->n_wrap_open; w++)
+            bad = doc_mark_part(d, unit, url_at[k], DOC_KEEP, -1,
+                                d->mark_parts[u->wrap_open + w].s,
+                                d->mark_parts[u->wrap_open + w].len, err, errlen);
         if (bad || doc_mark_part(d, unit, url_at[k], DOC_KEEP, -1, c, strlen(c), err, errlen))
             goto done;
+        for (int w = 0; wrap && w < u->n_wrap_close; w++)
+            if (doc_mark_part(d, unit, url_at[k], DOC_KEEP, -1, d->mark_parts[u->wrap_close + w].s,
+                              d->mark_parts[u->wrap_close + w].len, err, errlen))
+                goto done;
     }
     rc = 0;
 done:

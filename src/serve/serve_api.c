@@ -5,6 +5,7 @@
  * a request to the model's queue (xlate.h); its answer comes back in serve_api_answer. */
 #include "serve/serve.h"
 #include "base/util.h"
+#include "doc/formats.h"
 #include <cJSON.h>
 #include <microhttpd.h>
 #include <stdio.h>
@@ -369,11 +370,19 @@ done:
     return ret;
 }
 
-static const struct {
-    const char *ext;
-    int format;
-} file_formats[] = {{".txt", XLATE_FORMAT_TEXT}, {".html", XLATE_FORMAT_HTML},
-                    {".htm", XLATE_FORMAT_HTML}, {".md", XLATE_FORMAT_MARKDOWN}};
+/* The extensions /translate_file takes: ".txt" and every document format's (doc/formats.c), as
+ * a JSON array's members ("\".txt\", \".html\"", ...) or a plain list (", "); out[n]. */
+static void file_exts(char *out, size_t n, int json)
+{
+    const doc_format *f;
+    size_t k = (size_t)snprintf(out, n, json ? "\".txt\"" : ".txt");
+    for (int i = 0; (f = doc_format_at(i)); i++)
+        for (const char *e = f->exts; *e && k < n;) {
+            size_t m = strcspn(e, " ");
+            k += (size_t)snprintf(out + k, n - k, json ? ", \"%.*s\"" : ", %.*s", (int)m, e);
+            e += m + (e[m] == ' ');
+        }
+}
 
 static int api_translate_file(serve_req *r)
 {
@@ -381,6 +390,7 @@ static int api_translate_file(serve_req *r)
     const serve_route *rt;
     const serve_field *f = serve_field_get(r, "file");
     const char *ext, *text;
+    char own_ext[24];
     size_t len;
     int ret = MHD_NO, format = -1;
     if (read_params(r, &p, 0, &ret) || access_check(r, &p, &ret))
@@ -394,17 +404,24 @@ static int api_translate_file(serve_req *r)
         goto done;
     }
     ext = strrchr(f->filename, '.');
-    for (size_t i = 0; ext && i < sizeof file_formats / sizeof file_formats[0]; i++)
-        if (!strcasecmp(ext, file_formats[i].ext))
-            format = file_formats[i].format;
+    /* by the extension (as argos-translate-files picks its reader), else a zip's content */
+    format = ext ? xlate_format_detect(f->filename, f->value, f->value_len) : -1;
     if (format < 0) {
-        ret = serve_error(r, 400, "Invalid request: file format not supported (.txt, .html, "
-                          ".htm, .md)");
+        char exts[512];
+        file_exts(exts, sizeof exts, 0);
+        ret = serve_error(r, 400, "Invalid request: file format not supported (%s)", exts);
         goto done;
+    }
+    if (format != XLATE_FORMAT_TEXT && !doc_format_for_name(f->filename)) {
+        /* known by its content: the download gets the format's own extension */
+        const char *e = doc_format_of(format)->exts;
+        snprintf(own_ext, sizeof own_ext, "%.*s", (int)strcspn(e, " "), e);
+        ext = own_ext;
     }
     if (!(rt = route(r, &p, &ret)))
         goto done;
-    if (format != XLATE_FORMAT_HTML && !serve_utf8_ok(f->value, f->value_len)) {
+    if (format != XLATE_FORMAT_HTML && !(doc_format_of(format) && doc_format_of(format)->package)
+        && !serve_utf8_ok(f->value, f->value_len)) {
         ret = serve_error(r, 400, "Invalid request: the file is not UTF-8");
         goto done;
     }
@@ -461,15 +478,16 @@ done:
 static int api_settings(serve_req *r)
 {
     const serve *s = r->s;
-    char json[1024];
+    char json[2048], exts[1024];
     const serve_route *rt = &s->routes[s->first_route];
+    file_exts(exts, sizeof exts, 1);
     /* app.py:1206-1224 */
     snprintf(json, sizeof json, "{\"charLimit\": %ld, \"frontendTimeout\": 500, \"apiKeys\": %s,"
              " \"keyRequired\": %s, \"suggestions\": false, \"filesTranslation\": true, "
-             "\"supportedFilesFormat\": [\".txt\", \".html\", \".htm\", \".md\"], \"language\": "
+             "\"supportedFilesFormat\": [%s], \"language\": "
              "{\"source\": {\"code\": \"%s\", \"name\": \"%s\"}, \"target\": {\"code\": \"%s\", "
              "\"name\": \"%s\"}}}", s->o.char_limit, s->n_keys ? "true" : "false",
-             s->n_keys ? "true" : "false", rt->src, serve_lang_name(rt->src), rt->tgt,
+             s->n_keys ? "true" : "false", exts, rt->src, serve_lang_name(rt->src), rt->tgt,
              serve_lang_name(rt->tgt));
     return serve_send(r, 200, "application/json", json, strlen(json), NULL);
 }
@@ -568,7 +586,7 @@ int serve_api_answer(serve_req *r)
         char name[192], url[512];
         const char *host = r->host[0] ? r->host : NULL;
         char *data = a->texts[0];
-        size_t len = strlen(data);
+        size_t len = a->lens ? a->lens[0] : strlen(data);
         char own[64];
         for (const char *h = host; h && *h; h++) /* only a host[:port] goes into the URL */
             if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.:-[]",

@@ -37,8 +37,8 @@ else notok "include/xlate.h: src/xlate.h" "differs"; fi
 
 export PKG_CONFIG_PATH="$P/lib/pkgconfig"
 expect_eq "xlate.pc: Version the header's" "$(pkg-config --modversion xlate)" "$VER"
-expect_eq "xlate.pc: OpenBLAS and cJSON as private requirements" \
-  "$(pkg-config --print-requires-private xlate | tr '\n' ' ')" "openblas libcjson "
+expect_eq "xlate.pc: OpenBLAS, cJSON, libzip and expat (documents) as private requirements" \
+  "$(pkg-config --print-requires-private xlate | tr '\n' ' ')" "openblas libcjson libzip expat "
 expect_eq "xlate.pc: -lm -lpthread private" "$(sed -n 's/^Libs.private: //p' "$P/lib/pkgconfig/xlate.pc")" "-lm -lpthread"
 expect_eq "xlate.pc: the shared link is -lxlate alone" "$(echo $(pkg-config --libs xlate))" "-L$P/lib -lxlate"
 

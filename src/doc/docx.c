@@ -1,0 +1,9 @@
+/* docx.c — the Word package's plan (pkg.h). (Being written: until then the format is refused.) */
+#include "doc/pkg.h"
+#include "base/util.h"
+
+int docx_plan(pkg_in *in, pkg_plan *plan, char *err, size_t errlen)
+{
+    (void)plan;
+    return xerr(err, errlen, "%s: Word packages are not read yet", pkg_name(in));
+}

@@ -1,0 +1,9 @@
+/* epub.c — the EPUB package's plan (pkg.h). (Being written: until then the format is refused.) */
+#include "doc/pkg.h"
+#include "base/util.h"
+
+int epub_plan(pkg_in *in, pkg_plan *plan, char *err, size_t errlen)
+{
+    (void)plan;
+    return xerr(err, errlen, "%s: EPUB packages are not read yet", pkg_name(in));
+}
