@@ -6,7 +6,7 @@ set -e
 cd "$(dirname "$0")/.."
 pkgs="build-essential pkg-config libopenblas-dev libcjson-dev libcurl4-openssl-dev libssl-dev libmicrohttpd-dev libzip-dev libexpat1-dev"
 if [ "${1:-}" = "--test" ]; then
-  pkgs="$pkgs python3 python3-torch python3-numpy python3-sentencepiece sentencepiece parallel openssh-server haproxy valgrind clang groff-base groff man-db python3-html5lib python3-lxml cmark python3-markdown nodejs chromium chromium-driver gettext"
+  pkgs="$pkgs python3 python3-torch python3-numpy python3-sentencepiece sentencepiece parallel openssh-server haproxy valgrind clang groff-base groff man-db python3-html5lib python3-lxml cmark python3-markdown nodejs chromium chromium-driver gettext pandoc libreoffice-writer-nogui libreoffice-impress-nogui epubcheck python3-docx python3-odf python3-polib python3-srt python3-webvtt translate-toolkit"
   # Debian's npm, unless an npm is there already (NodeSource's nodejs carries its own and
   # conflicts with Debian's package)
   command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
