@@ -127,7 +127,7 @@ int doc_begin_elem(doc *d, int unit, int parent, int *elem, char *err, size_t er
         doc_grow(&u->marks, &u->cap_ranges, n + 1, sizeof *u->marks))
         return xerr(err, errlen, "out of memory");
     u->ranges[n] = (doc_range){u->len, u->len, parent};
-    u->marks[n] = (doc_mark){0, 0, 0, 0, 0, 0, 0};
+    u->marks[n] = (doc_mark){0, 0, 0, 0, 0, 0, 0, 0};
     u->n_ranges = n + 1;
     *elem = n;
     return 0;
@@ -771,13 +771,15 @@ static int write_unit(const doc *d, int unit, write_fn write, void *user)
                             !(order = malloc(sizeof(int) * (size_t)u->n_ranges)) ||
                             !(skip = calloc((size_t)u->n_ranges, 1)) || target_order(u, order)))
         goto done;
-    /* an empty emphasis is not written, unless markup is written inside it ("*<a>*": an
-     * inline tag, or an emphasis around one): children come after their parent, so from the
-     * last element back each is decided before its parent */
-    for (int i = u->n_ranges - 1; o.md && i >= 0; i--) {
+    /* an empty emphasis (or an element marked drop_empty: an OOXML run, made only for runs
+     * with text) is not written, unless markup is written inside it ("*<a>*": an inline tag,
+     * or an emphasis around one): children come after their parent, so from the last element
+     * back each is decided before its parent */
+    for (int i = u->n_ranges - 1; i >= 0; i--) {
         size_t start = u->ranges[i].start < len ? u->ranges[i].start : len;
         size_t end = u->ranges[i].end < len ? u->ranges[i].end : len;
-        skip[i] = (char)(skip[i] == 0 && end <= start && md_delims_only(d, &u->marks[i]));
+        skip[i] = (char)(skip[i] == 0 && end <= start &&
+                         ((o.md && md_delims_only(d, &u->marks[i])) || u->marks[i].drop_empty));
         int p = u->ranges[i].parent;
         if (!skip[i] && p >= 0)
             skip[p] = 2; /* (2: a child is written) */

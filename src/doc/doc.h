@@ -77,6 +77,8 @@ typedef struct {
                            is translated whole, and the element lands where they went */
     int wrap;           /* 1: text directly inside the element is written in the unit's wrap
                            (an OOXML hyperlink holds runs, not text) */
+    int drop_empty;     /* 1: not written when the translation left it no words (an OOXML
+                           run: formatting around nothing) */
 } doc_mark;
 
 typedef struct {

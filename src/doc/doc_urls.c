@@ -221,7 +221,7 @@ int doc_mark_urls(doc *d, int unit, char *err, size_t errlen)
                 continue;
             }
             nr[o] = (doc_range){us[k], ue[k], up[k]}; /* (parent: an old index, mapped below) */
-            nm[o] = (doc_mark){0, 0, 0, 0, 0, 0, 0};
+            nm[o] = (doc_mark){0, 0, 0, 0, 0, 0, 0, 0};
             url_at[k] = o++;
         }
         if (j < n) {

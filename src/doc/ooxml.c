@@ -419,6 +419,7 @@ static int run(ox *o, int r, int parent)
                                           o->errlen)) ||
                 mark_str(o, e, DOC_OPEN, o->s_topen) || mark_str(o, e, DOC_CLOSE, o->s_close))
                 return -1;
+            o->d->units[o->unit].marks[e].drop_empty = 1;
         }
         o->run_elem = e;
         o->run_key = key;

@@ -228,6 +228,8 @@ typedef struct {
     int member;
     strbuf buf;
     size_t at;
+    int done;     /* translated (buf holds it until libzip has read it) */
+    size_t size;  /* its bytes (libzip asks again once buf is freed) */
     zip_error_t ze;
 } member_src;
 
@@ -293,22 +295,28 @@ done:
     return rc;
 }
 
+/* The member's translation into ms->buf, once (libzip asks for its size first, then reads). */
+static int translate(member_src *ms)
+{
+    free(ms->buf.s);
+    memset(&ms->buf, 0, sizeof ms->buf);
+    ms->done = 1;
+    if (ms->run->rc || (ms->run->rc = translate_member(ms->run, ms->member, &ms->buf))) {
+        zip_error_set(&ms->ze, ZIP_ER_CANCELLED, 0); /* (an earlier member failed: stop) */
+        return -1;
+    }
+    ms->size = ms->buf.len;
+    return 0;
+}
+
 static zip_int64_t member_cb(void *user, void *data, zip_uint64_t len, zip_source_cmd_t cmd)
 {
     member_src *ms = user;
     switch (cmd) {
     case ZIP_SOURCE_OPEN:
         ms->at = 0;
-        free(ms->buf.s);
-        memset(&ms->buf, 0, sizeof ms->buf);
-        if (ms->run->rc) { /* an earlier member failed: stop */
-            zip_error_set(&ms->ze, ZIP_ER_CANCELLED, 0);
+        if (!ms->done && translate(ms))
             return -1;
-        }
-        if ((ms->run->rc = translate_member(ms->run, ms->member, &ms->buf))) {
-            zip_error_set(&ms->ze, ZIP_ER_CANCELLED, 0);
-            return -1;
-        }
         return 0;
     case ZIP_SOURCE_READ: {
         size_t k = ms->buf.len - ms->at < len ? ms->buf.len - ms->at : (size_t)len;
@@ -316,16 +324,18 @@ static zip_int64_t member_cb(void *user, void *data, zip_uint64_t len, zip_sourc
         ms->at += k;
         return (zip_int64_t)k;
     }
-    case ZIP_SOURCE_CLOSE:
+    case ZIP_SOURCE_CLOSE: /* (written: the next member's translation may take the memory) */
         free(ms->buf.s);
         memset(&ms->buf, 0, sizeof ms->buf);
         return 0;
     case ZIP_SOURCE_STAT: {
         zip_stat_t *st = ZIP_SOURCE_GET_ARGS(zip_stat_t, data, len, &ms->ze);
         zip_stat_t src;
-        if (!st)
+        if (!st || (!ms->done && translate(ms)))
             return -1;
         zip_stat_init(st);
+        st->size = ms->size; /* a known size: no zip64 fields in a small member's header */
+        st->valid |= ZIP_STAT_SIZE;
         if (zip_stat_index(ms->run->in->za, (zip_uint64_t)ms->member, 0, &src) == 0 &&
             (src.valid & ZIP_STAT_MTIME)) {
             st->mtime = src.mtime;
