@@ -40,31 +40,26 @@ int cli_doc_format(const char *name)
 int cli_doc_detect(const char *path)
 {
     const doc_format *f = doc_format_for_name(path);
-    char head[4];
-    int fd;
-    ssize_t n;
+    struct stat sb;
+    int fd, id = -1;
     if (f)
         return f->id;
-    if (!path || !strcmp(path, "-") || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+    /* a zip says what it is inside: only a regular file is opened to look (a FIFO or a device
+     * would block, or lose what is read) */
+    if (!path || !strcmp(path, "-") || stat(path, &sb) || !S_ISREG(sb.st_mode) ||
+        sb.st_size < 4 || (size_t)sb.st_size > DOC_MAX_BYTES ||
+        (fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
         return XLATE_FORMAT_TEXT;
-    n = read(fd, head, sizeof head);
-    close(fd);
-    if (n == 4 && !memcmp(head, "PK\3\4", 4)) { /* a zip: what is inside says */
-        int id = -1, fd2 = open(path, O_RDONLY | O_CLOEXEC);
-        struct stat sb;
-        if (fd2 >= 0 && fstat(fd2, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
-            (size_t)sb.st_size <= DOC_MAX_BYTES) {
-            void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd2, 0);
-            if (m != MAP_FAILED) {
+    if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= 4) {
+        void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m != MAP_FAILED) {
+            if (!memcmp(m, "PK\3\4", 4))
                 id = xlate_format_detect(NULL, m, (size_t)sb.st_size);
-                munmap(m, (size_t)sb.st_size);
-            }
+            munmap(m, (size_t)sb.st_size);
         }
-        if (fd2 >= 0)
-            close(fd2);
-        return id >= 0 ? id : XLATE_FORMAT_TEXT;
     }
-    return XLATE_FORMAT_TEXT;
+    close(fd);
+    return id >= 0 ? id : XLATE_FORMAT_TEXT;
 }
 
 /* The rest of fd into *data (malloc'd, NUL-terminated), at most DOC_MAX_BYTES. */

@@ -382,6 +382,35 @@ done:
     return rc;
 }
 
+/* A space the unit's text begins or ends with, given to its translation too (the ranges
+ * moved past a space put in front): an OOXML paragraph cut by a text box keeps the space
+ * between its text and the box. Returns 0 or -1 (out of memory). */
+static int keep_edges(doc_unit *u)
+{
+    int head = u->len > 0 && u->text[0] == ' ' && (u->out_len == 0 || u->out[0] != ' ');
+    int tail = u->len > 0 && u->text[u->len - 1] == ' ' &&
+               (u->out_len == 0 || u->out[u->out_len - 1] != ' ');
+    char *o;
+    if (!head && !tail)
+        return 0;
+    if (!(o = malloc(u->out_len + 3)))
+        return -1;
+    memcpy(o + head, u->out, u->out_len);
+    if (head)
+        o[0] = ' ';
+    if (tail)
+        o[head + u->out_len] = ' ';
+    o[u->out_len + (size_t)head + (size_t)tail] = '\0';
+    free(u->out);
+    u->out = o;
+    u->out_len += (size_t)head + (size_t)tail;
+    for (int i = 0; head && i < u->n_ranges; i++) {
+        u->ranges[i].start++;
+        u->ranges[i].end++;
+    }
+    return 0;
+}
+
 static int doc_put(void *user, const xlate_translation *t, char *err, size_t errlen)
 {
     doc_run *r = user;
@@ -396,6 +425,8 @@ static int doc_put(void *user, const xlate_translation *t, char *err, size_t err
     u->out_len = strlen(text);
     if (u->n_ranges > 0 && doc_move_elements(r->m, r->d, (int)t->tag, t, 0, err, errlen))
         return -1;
+    if (u->keep_edges && keep_edges(u))
+        return xerr(err, errlen, "out of memory");
     return 0;
 }
 

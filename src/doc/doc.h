@@ -100,6 +100,8 @@ typedef struct {
     int n_spell, cap_spell;
     int wrap_open, n_wrap_open;   /* mark_parts written before and after each piece of text
                                      that stands outside every element or directly inside a */
+    int keep_edges;               /* a space the text begins or ends with, its translation
+                                     begins or ends with too (OOXML) */
     int wrap_close, n_wrap_close; /* wrap element (OOXML: "<w:r><w:rPr>..</w:rPr><w:t>" and
                                      "</w:t></w:r>", a paragraph holds runs, not text); none:
                                      text is written as it is */

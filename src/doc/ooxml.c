@@ -631,6 +631,7 @@ static int segment(ox *o, int first, int last, int nest)
         doc_new_unit(o->d, DOC_ESC_XML, N(o, first)->line, &u, o->err, o->errlen))
         return -1;
     o->unit = u;
+    o->d->units[u].keep_edges = 1;
     o->run_elem = o->keep_elem = -1;
     if (mark_str(o, 0, DOC_WRAP_OPEN, o->s_open) ||
         (o->base_len && doc_mark_part(o->d, u, 0, DOC_WRAP_OPEN, -1, o->base, o->base_len,

@@ -456,7 +456,9 @@ int pkg_translate(xlate_ctx *ctx, const xlate_lines_params *p, const doc_opts *o
             goto done;
         }
         if (zip_stat_index(r.in->za, (zip_uint64_t)i, 0, &st) == 0) {
-            if (r.plan.members[i].build && (st.valid & ZIP_STAT_COMP_METHOD))
+            /* the member's own method: a stored one stays stored (ODF's and EPUB's mimetype
+             * must; libzip would deflate a copy where that is smaller) */
+            if (st.valid & ZIP_STAT_COMP_METHOD)
                 zip_set_file_compression(zo, (zip_uint64_t)at,
                                          st.comp_method == ZIP_CM_STORE ? ZIP_CM_STORE
                                                                         : ZIP_CM_DEFLATE, 0);
