@@ -19,8 +19,8 @@ static int by_family_name(const void *a, const void *b)
     return c ? c : strcmp(x->name, y->name);
 }
 
-/* The part's styles (office:styles and office:automatic-styles: ODF 1.3 part 3, 16.2 and
- * 16.4; a part sees only its own, see the header) with the language their text properties set,
+/* The part's styles (office:styles and office:automatic-styles: ODF 1.3 part 3, chapter 16;
+ * a part sees only its own, see the header) with the language their text properties set,
  * sorted by family and name for odf_zxx. */
 static int collect_styles(odf_part *o)
 {
@@ -110,7 +110,7 @@ int odf_is_block(const xml_tree *t, int i)
 }
 
 /* Subtrees the walk leaves as they are: tracked changes (the text as it was before an edit,
- * ODF 1.3 part 3, 5.5.1) and an index's source (its templates, 8.2: what LibreOffice writes
+ * ODF 1.3 part 3, 5.5) and an index's source (its templates, chapter 8: what LibreOffice writes
  * into the index when it is updated). */
 static int kept_subtree(const xml_tree *t, int i)
 {
