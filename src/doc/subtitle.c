@@ -7,8 +7,8 @@
  * docs/DOCUMENTS.md "Subtitles (SRT, WebVTT)" gives the rules.
  *
  * The finisher knows the void elements by their markup alone: a cue boundary's holds a line
- * ending and "-->" (a timing line), a line break's is whitespace with a line ending; a tag's
- * never holds a line ending. Every markup part points into d->src, so the finisher measures
+ * ending and "-->" (a timing line), a line break's a line ending and no "-->" (blanks, and a
+ * dialogue dash that begins the next line); a tag's never holds a line ending. Every markup part points into d->src, so the finisher measures
  * the source's cues there. Nothing recurses; every loop moves forward through the input. */
 #include "base/util.h"
 #include "doc/formats.h"
@@ -44,7 +44,8 @@ typedef struct {
     int stack[SUB_MAX_DEPTH]; /* the cue's open tags (elements), innermost last */
     span names[SUB_MAX_DEPTH];
     int top;
-    span *lines;     /* the cue's text lines (trimmed) */
+    span *lines;     /* the cue's text lines (trimmed, a dialogue dash left out) */
+    int dash;        /* the cue's first line had a dialogue dash: a new speaker */
     int n_lines, cap_lines;
     char *buf;       /* decoded text (VTT) */
     int cap_buf;
@@ -314,13 +315,11 @@ static int cue_line(sub *p, size_t a, size_t b)
     return put_text(p, run, b);
 }
 
-/* The first visible character of the cue (after tags, blanks) is a dash: a new speaker. And
- * whether the cue has a letter at all (else it is kept as it is: "♪", "...", "<i></i>"). */
-static void cue_scan(const sub *p, int *letters, int *dash)
+/* Whether the cue has a letter at all (else it is kept as it is: "♪", "...", "<i></i>"). */
+static void cue_scan(const sub *p, int *letters)
 {
     const char *s = p->s;
-    int first = 1;
-    *letters = *dash = 0;
+    *letters = 0;
     for (int l = 0; l < p->n_lines; l++) {
         size_t a = p->lines[l].a, b = p->lines[l].b;
         for (size_t i = a; i < b;) {
@@ -336,14 +335,8 @@ static void cue_scan(const sub *p, int *letters, int *dash)
             size_t k = i + 1;
             while (k < b && ((unsigned char)s[k] & 0xC0) == 0x80)
                 k++;
-            if (s[i] != ' ' && s[i] != '\t') {
-                if (first)
-                    *dash = s[i] == '-' || (k - i == 3 && !memcmp(s + i, "\xE2\x80", 2) &&
-                                            ((unsigned char)s[i + 2] == 0x93 ||
-                                             (unsigned char)s[i + 2] == 0x94));
-                first = 0;
+            if (s[i] != ' ' && s[i] != '\t')
                 *letters |= ht_has_letter(s + i, k - i);
-            }
             i = k;
         }
     }
@@ -383,12 +376,12 @@ static int ends_sentence(const doc_unit *u)
  * open unit, or the first cue of a new one, or (no letter) left in the kept bytes. */
 static int cue(sub *p, long long t0, long long t1, long line)
 {
-    int letters, dash;
+    int letters, dash = p->dash;
     if (p->n_lines == 0) {
         p->unit = -1;
         return 0;
     }
-    cue_scan(p, &letters, &dash);
+    cue_scan(p, &letters);
     if (!letters) {
         p->unit = -1;
         return 0;
@@ -432,18 +425,45 @@ static int cue(sub *p, long long t0, long long t1, long line)
     return 0;
 }
 
+/* The length of a dialogue dash at src[a, b): "-", "–" or "—" before a blank, or "-" before
+ * an ASCII letter ("-Hi."), with text after it; 0 when none. */
+static size_t dialogue_dash(const char *s, size_t a, size_t b)
+{
+    size_t k = 0;
+    if (a < b && s[a] == '-')
+        k = 1;
+    else if (b - a >= 3 && !memcmp(s + a, "\xE2\x80", 2) &&
+             ((unsigned char)s[a + 2] == 0x93 || (unsigned char)s[a + 2] == 0x94))
+        k = 3;
+    if (k == 0 || a + k >= b)
+        return 0;
+    char c = s[a + k];
+    if (c == ' ' || c == '\t')
+        return is_blank(s, a + k, b) ? 0 : k;
+    return k == 1 && ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') ? k : 0;
+}
+
 /* Collects the cue's text lines from p->pos: up to a blank line, the end, or (VTT) a line with
  * "-->", which starts the next cue. */
 static int cue_lines(sub *p)
 {
     size_t a, b, next;
     p->n_lines = 0;
+    p->dash = 0;
     while (peek_line(p, &a, &b, &next) && !is_blank(p->s, a, b) &&
            !(p->vtt && has_arrow(p->s, a, b))) {
         while (a < b && (p->s[a] == ' ' || p->s[a] == '\t'))
             a++;
         while (b > a && (p->s[b - 1] == ' ' || p->s[b - 1] == '\t'))
             b--;
+        size_t k = dialogue_dash(p->s, a, b);
+        if (p->n_lines == 0)
+            p->dash = k > 0;
+        if (k > 0) { /* (the dash and the blanks after it stay with the markup before) */
+            a += k;
+            while (a < b && (p->s[a] == ' ' || p->s[a] == '\t'))
+                a++;
+        }
         if (doc_grow(&p->lines, &p->cap_lines, p->n_lines + 1, sizeof *p->lines))
             return oom(p);
         p->lines[p->n_lines++] = (span){a, b};

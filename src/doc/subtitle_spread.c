@@ -1,7 +1,7 @@
 /* subtitle_spread.c — subtitle_finish (formats.h): a translated subtitle unit spread back over
  * its cues. subtitle.c made a unit of one or more cues: the bytes between two cues are a void
  * element at the top (a cue boundary: its markup holds a line ending and "-->"), a line break
- * inside a cue a void element of whitespace with a line ending, the styling tags elements of
+ * inside a cue a void element with a line ending and no "-->", the styling tags elements of
  * their own cue. After doc_translate their ranges are over the translation (u->out) as the
  * alignment put them; here
  * 1. every cue boundary goes to a word boundary, in order, every cue with at least one word:
@@ -11,10 +11,13 @@
  *    characters before it (measured on the source's cues, tags aside);
  * 2. each tag is clipped into its own cue's words (a VTT timestamp stays inside its cue's
  *    times), and a tag that held all of its cue's words in the source holds all of them;
- * 3. each line break goes to the word boundary inside its cue nearest its line's share of the
- *    cue's source characters (before a word that starts with a dash when the source's next
- *    line did: a dialogue), inside its parent tag and crossing none; where no word boundary
- *    is free (a cue of one word) the break is dropped and the cue is one line;
+ * 3. each line break goes where the alignment put it (snapped to a word boundary) when that
+ *    leaves the lines' shares of the cue within a quarter of the source's, else to the word
+ *    boundary nearest its line's share of the cue's source characters; after a word that
+ *    ends a sentence when the source's next line starts with a dialogue dash (the dash is
+ *    markup: the model never sees it); inside its parent tag,
+ *    crossing none; where no word boundary is free (a cue of one word) the break is dropped
+ *    and the cue is one line;
  * 4. the space at each boundary and break is taken out of the text (the markup stands there).
  * A translation with fewer words than cues gets "…" for each cue it cannot fill, at the end:
  * no cue is empty, none is added. */
@@ -30,14 +33,14 @@ static int kind_of(const doc *d, const doc_mark *m)
     if (m->n_open != 1 || m->n_keep > 0 || m->n_close > 0)
         return K_TAG;
     const doc_part *p = &d->mark_parts[m->open];
-    int nl = 0, ws = 1;
+    int nl = 0, arrow = 0;
     if (p->unit >= 0)
         return K_TAG;
     for (size_t k = 0; k < p->len; k++) {
         nl |= p->s[k] == '\n';
-        ws &= p->s[k] == ' ' || p->s[k] == '\t' || p->s[k] == '\r' || p->s[k] == '\n';
+        arrow |= k + 3 <= p->len && !memcmp(p->s + k, "-->", 3);
     }
-    return !nl ? K_TAG : ws ? K_BREAK : K_CUE;
+    return !nl ? K_TAG : arrow ? K_CUE : K_BREAK;
 }
 
 /* Visible characters of the source bytes [a, e): code points that are not blanks, outside
@@ -62,29 +65,24 @@ static long vis(const char *a, const char *e)
     return n;
 }
 
-/* The first visible byte of [a, e) (after tags and blanks), or 0. */
-static int dash_at(const char *a, const char *e)
+/* 1 when a line break's markup holds a dialogue dash (subtitle.c leaves it out of the text). */
+static int has_dash(const char *s, size_t n)
 {
-    while (a < e) {
-        if (*a == '<' || (*a == '{' && a + 1 < e && a[1] == '\\')) {
-            const char *c = memchr(a, *a == '<' ? '>' : '}', (size_t)(e - a));
-            if (c) {
-                a = c + 1;
-                continue;
-            }
-        }
-        if (*a != ' ' && *a != '\t' && *a != '\r' && *a != '\n')
-            return *a == '-' || (e - a >= 3 && !memcmp(a, "\xE2\x80", 2) &&
-                                 ((unsigned char)a[2] == 0x93 || (unsigned char)a[2] == 0x94));
-        a++;
-    }
+    for (size_t k = 0; k < n; k++)
+        if (s[k] == '-' || (k + 3 <= n && !memcmp(s + k, "\xE2\x80", 2) &&
+                            ((unsigned char)s[k + 2] == 0x93 || (unsigned char)s[k + 2] == 0x94)))
+            return 1;
     return 0;
 }
 
-static int word_dash(const char *w, size_t n)
+/* 1 when the word w[0, n) ends a sentence (. ! ? …, before closing quotes or brackets). */
+static int word_ends(const char *w, size_t n)
 {
-    return n >= 1 && (w[0] == '-' || (n >= 3 && !memcmp(w, "\xE2\x80", 2) &&
-                                     ((unsigned char)w[2] == 0x93 || (unsigned char)w[2] == 0x94)));
+    while (n > 0 && strchr("\"')]", w[n - 1]))
+        n--;
+    if (n >= 3 && (!memcmp(w + n - 3, "\xE2\x80\x9D", 3) || !memcmp(w + n - 3, "\xE2\x80\xA6", 3)))
+        return 1;
+    return n > 0 && (w[n - 1] == '.' || w[n - 1] == '!' || w[n - 1] == '?');
 }
 
 typedef struct {
@@ -253,7 +251,7 @@ static int spread_unit(doc *d, int ui, const char *src0, const char *src1, char 
         a[k] = snap(&sp, u->ranges[bidx[k]].start);
         dp[k] = 0;
         prev[k] = 0;
-        if (a[k] < k || a[k] > W - (B - k))
+        if (a[k] < k || a[k] > W - 1 - (B - k))
             continue;
         dp[k] = 1;
         for (int q = 1; q < k; q++)
@@ -334,7 +332,7 @@ static int spread_unit(doc *d, int ui, const char *src0, const char *src1, char 
         if (geom && in_src(d, bp->s) && bp->s >= cs0[c] && bp->s + bp->len <= cs1[c]) {
             long all = vis(cs0[c], cs1[c]);
             share = all > 0 ? (double)vis(cs0[c], bp->s) / (double)all : 0.5;
-            dialogue = dash_at(bp->s + bp->len, cs1[c]);
+            dialogue = has_dash(bp->s, bp->len);
         }
         for (int j = 0; j <= W; j++)
             ok[j] = 0;
@@ -345,13 +343,22 @@ static int spread_unit(doc *d, int ui, const char *src0, const char *src1, char 
                 fine = !(q != i && kind[q] == K_TAG && u->ranges[q].parent == p &&
                          u->ranges[q].start < g0 && u->ranges[q].end > g1);
             ok[j] = (unsigned char)fine;
-            m += fine && dialogue && word_dash(text + sp.ws[j], sp.we[j] - sp.ws[j]);
+            m += fine && dialogue && word_ends(text + sp.ws[j - 1], sp.we[j - 1] - sp.ws[j - 1]);
         }
-        if (m > 0) /* a dialogue: only before a dash */
-            for (int j = 0; j <= W; j++)
-                ok[j] &= j < W && word_dash(text + sp.ws[j], sp.we[j] - sp.ws[j]);
+        if (m > 0) /* a dialogue: only after a sentence's end */
+            for (int j = 1; j <= W; j++)
+                ok[j] &= word_ends(text + sp.ws[j - 1], sp.we[j - 1] - sp.ws[j - 1]);
         double cc = (double)sp.T[J[c]] + share * (double)(sp.T[J[c + 1]] - sp.T[J[c]]);
         int j = lo <= hi ? nearest(&sp, lo, hi, cc, ok) : -1;
+        /* where the alignment put it, when that is free and the lines' shares stay within a
+         * quarter of the cue of the source's: "a red / jacket" is no place to break */
+        int aj = snap(&sp, u->ranges[i].start);
+        long span_c = sp.T[J[c + 1]] - sp.T[J[c]];
+        if (j >= 0 && aj >= lo && aj <= hi && ok[aj] && span_c > 0) {
+            double got = (double)(sp.T[aj] - sp.T[J[c]]) / (double)span_c;
+            if (got - share <= 0.25 && share - got <= 0.25)
+                j = aj;
+        }
         if (j < 0) { /* no room: the break writes nothing, at its parent's start */
             u->marks[i].n_open = 0;
             u->ranges[i].start = u->ranges[i].end = p >= 0 ? u->ranges[p].start : sp.ws[J[c]];
