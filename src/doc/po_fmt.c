@@ -317,17 +317,45 @@ static size_t tag(const char *t, size_t n, size_t i, int *kind, size_t *name, si
     return k + 1 - i;
 }
 
-/* '_' or '&' at t[i] marking the next letter as an accelerator: at a word's start, before a
- * letter, the marked word without another '_' (so _NET_WM_NAME is no accelerator) */
+/* '_' or '&' at t[i] marking the next letter as an accelerator: before a letter; '&' at a
+ * word's start ("&Open"), '_' anywhere in a word ("_File", "C_urrent"); the word without
+ * another '_' or '&' (so GDK_GL, _NET_WM_NAME are none: identifiers, kept by scan). Words
+ * over 64 bytes either side are none (a bound on the look-around). */
 static int accel_at(const char *t, size_t n, size_t i)
 {
-    if (i + 1 >= n || !is_letter(t[i + 1]) || (i > 0 && (word_byte(t[i - 1]) || t[i - 1] == '_' ||
-                                                        t[i - 1] == '&')))
+    size_t a = i, b = i + 1;
+    if (i + 1 >= n || !is_letter(t[i + 1]) || (i > 0 && (t[i - 1] == '_' || t[i - 1] == '&')) ||
+        (t[i] == '&' && i > 0 && word_byte(t[i - 1])))
         return 0;
-    for (size_t k = i + 1; k < n && (word_byte(t[k]) || t[k] == '_' || t[k] == '&'); k++)
-        if (t[k] == '_' || t[k] == '&')
+    while (a > 0 && a + 64 > i && (word_byte(t[a - 1]) || t[a - 1] == '_' || t[a - 1] == '&'))
+        a--;
+    while (b < n && b < i + 64 && (word_byte(t[b]) || t[b] == '_' || t[b] == '&'))
+        b++;
+    if ((a > 0 && a + 64 <= i && word_byte(t[a - 1])) || (b < n && b >= i + 64 && word_byte(t[b])))
+        return 0;
+    for (size_t k = a; k < b; k++)
+        if (k != i && (t[k] == '_' || t[k] == '&'))
             return 0;
     return 1;
+}
+
+/* An identifier at a word's start: letters and digits joined by '_', with two '_' or more
+ * (text_view_markup) or no lower-case letter (GDK_GL, GOBJECT_DEBUG): kept, not translated,
+ * and its '_' no accelerator. */
+static size_t ident(const char *t, size_t n, size_t i)
+{
+    size_t k = i;
+    int us = 0, lower = 0;
+    if (i > 0 && (word_byte(t[i - 1]) || t[i - 1] == '_'))
+        return 0;
+    for (; k < n && (is_alnum(t[k]) || (t[k] == '_' && k > i && k + 1 < n && is_alnum(t[k + 1])));
+         k++) {
+        us += t[k] == '_';
+        lower |= t[k] >= 'a' && t[k] <= 'z';
+    }
+    if (k < n && ((unsigned char)t[k] >= 0x80 || t[k] == '_'))
+        return 0;
+    return us >= 2 || (us == 1 && !lower) ? k - i : 0;
 }
 
 /* What starts at t[i]: a token's kind and length, or TK_NONE. */
@@ -355,6 +383,8 @@ static int scan(const char *t, size_t n, size_t i, int flags, size_t *len, size_
         kind = TK_ENT;
     if (c == '<')
         *len = tag(t, n, i, &kind, name, nlen);
+    if (is_alnum(c) && (*len = ident(t, n, i)))
+        kind = TK_ENT;
     return *len ? kind : TK_NONE;
 }
 
@@ -447,8 +477,11 @@ int po_build_unit(doc *d, int unit, const char *t, size_t n, int *flags, char *e
         int e;
         if (o->at > at && doc_unit_text(d, unit, t + at, o->at - at, err, errlen))
             goto done;
+        if (o->at > at && memchr(t + at, '_', o->at - at))
+            *flags |= PO_US_TEXT;
         at = o->at + o->len;
         if (o->kind == TK_ACC && n_acc != 1) { /* several: none is sure, all are text */
+            *flags |= t[o->at] == '_' ? PO_US_TEXT : 0;
             if (doc_unit_text(d, unit, t + o->at, 1, err, errlen))
                 goto done;
             continue;
@@ -471,13 +504,11 @@ int po_build_unit(doc *d, int unit, const char *t, size_t n, int *flags, char *e
             doc_end_elem(d, unit, e);
             break;
         case TK_OPEN:
+            if (!o->paired)
+                goto unpaired;
             if (put_mark(d, unit, e, DOC_OPEN, t + o->at, o->len, err, errlen))
                 goto done;
-            if (o->paired) {
-                open[top++] = e;
-                break;
-            }
-            doc_end_elem(d, unit, e);
+            open[top++] = e;
             break;
         case TK_ACC:
             *flags |= t[o->at] == '_' ? PO_ACC_US : PO_ACC_AMP;
@@ -496,8 +527,11 @@ int po_build_unit(doc *d, int unit, const char *t, size_t n, int *flags, char *e
                 goto done;
             break;
         }
-        default: /* TK_VOID, TK_CLOSE unpaired */
-            if (put_mark(d, unit, e, DOC_OPEN, t + o->at, o->len, err, errlen))
+        default: /* TK_VOID, TK_CLOSE unpaired: kept, as a directive (the model reads it, so
+                    a copy of it is found in the translation and the tags keep their order) */
+        unpaired:
+            if (doc_unit_text(d, unit, t + o->at, o->len, err, errlen) ||
+                put_mark(d, unit, e, DOC_KEEP, t + o->at, o->len, err, errlen))
                 goto done;
             doc_end_elem(d, unit, e);
             break;
@@ -505,6 +539,8 @@ int po_build_unit(doc *d, int unit, const char *t, size_t n, int *flags, char *e
     }
     if (n > at && doc_unit_text(d, unit, t + at, n - at, err, errlen))
         goto done;
+    if (n > at && memchr(t + at, '_', n - at))
+        *flags |= PO_US_TEXT;
     while (top > 0) /* (never so: every paired open tag met its close) */
         doc_end_elem(d, unit, open[--top]);
     rc = 0;
@@ -576,6 +612,12 @@ static void place_accel(doc_unit *u, int e)
         while (q < at && !is_letter(s[q]))
             q++;
     }
+    for (size_t a = q; a < hi && word_byte(s[a]); a++)
+        if (is_alpha(s[a])) { /* an ASCII letter of the word, where it has one (pofilter's
+                                 accelerator characters) */
+            q = a;
+            break;
+        }
     if (q != u->ranges[e].start &&
         clear_of_siblings(u, e, q < u->ranges[e].start ? q : u->ranges[e].start,
                           q < u->ranges[e].start ? u->ranges[e].start : q))
@@ -690,7 +732,7 @@ int po_fix_unit(doc *d, int unit, int flags, char *err, size_t errlen)
                 prot[k] = 1;
     for (size_t j = 0; j < n && u->n_ranges <= 512;) { /* copies the alignment missed */
         size_t len = 0, name, nlen;
-        if (!prot[j] && scan(u->out, n, j, flags, &len, &name, &nlen) == TK_DIR &&
+        if (!prot[j] && scan(u->out, n, j, flags, &len, &name, &nlen) != TK_NONE &&
             adopt(d, u, j, len, prot)) {
             j += len;
             continue;
@@ -707,10 +749,13 @@ int po_fix_unit(doc *d, int unit, int flags, char *err, size_t errlen)
             if (prot[k])
                 kind = TK_NONE; /* (it would take a kept element's bytes) */
         map[i] = b.len;
-        if (kind == TK_DIR && ((s[i] == '%' && (flags & (PO_C | PO_PY | PO_DIR))) ||
+        if (kind == TK_ENT || kind == TK_OPEN || kind == TK_CLOSE || kind == TK_VOID ||
+            (kind == TK_DIR && ((s[i] == '%' && (flags & (PO_C | PO_PY | PO_DIR))) ||
                                (s[i] == '$' && (flags & PO_DL)) ||
-                               ((s[i] == '{' || s[i] == '}') && (flags & (PO_BRACE | PO_BR))))) {
-            for (size_t k = i; k < i + len; k++) /* a directive of the model's own: out */
+                               ((s[i] == '{' || s[i] == '}') && (flags & (PO_BRACE | PO_BR)))))) {
+            /* a directive, tag, entity or identifier of the model's own (the source's are
+             * kept elements, their copies taken by adopt): out */
+            for (size_t k = i; k < i + len; k++)
                 map[k] = b.len;
             i += len;
             continue;
@@ -719,7 +764,7 @@ int po_fix_unit(doc *d, int unit, int flags, char *err, size_t errlen)
             put = "%%", put_len = 2; /* a lone '%': a literal percent sign */
         else if (!prot[i] && !kind && (s[i] == '{' || s[i] == '}') && (flags & PO_BRACE))
             put = s[i] == '{' ? "{{" : "}}", put_len = 2;
-        else if (!prot[i] && ((s[i] == '_' && (flags & PO_ACC_US)) ||
+        else if (!prot[i] && ((s[i] == '_' && (flags & PO_ACC_US || !(flags & PO_US_TEXT))) ||
                               (s[i] == '&' && (flags & PO_ACC_AMP) && kind != TK_ENT)) &&
                  accel_at(s, n, i))
             put_len = 0; /* a second accelerator */

@@ -19,7 +19,8 @@ enum {
     PO_ACC_US = 32, /* the message has a '_' accelerator (GTK) */
     PO_ACC_AMP = 64, /* ... a '&' accelerator (Qt, KDE) */
     PO_BR = 128,     /* the message has {name} directives */
-    PO_DL = 256      /* ... ${name} ones */
+    PO_DL = 256,     /* ... ${name} ones */
+    PO_US_TEXT = 512 /* ... a '_' in its text (not an accelerator, not an identifier) */
 };
 
 /* The Plural-Forms value ("nplurals=2; plural=n != 1;") for a language code ("de", "pt_BR",
