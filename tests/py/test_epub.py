@@ -17,16 +17,21 @@ plus hand-made changes for what pandoc never writes. Oracles:
   line (kept_spans.py: code, translate="no" and URLs written once, as themselves);
 - hostile books exit 3 with a message naming the member: no container.xml, a rootfile that is
   missing, an OPF that is not well-formed, an OPF with a DOCTYPE entity bomb, a manifest href
-  ../../etc/passwd or /etc/passwd, a truncated zip; -o is not written.
+  ../../etc/passwd or /etc/passwd or with encoded dot segments, a truncated zip; -o is not
+  written;
+- /translate_file through xlate serve gives the command line's members.
 """
-import io
 import json
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
 import tempfile
+import threading
+import time
+import urllib.request
 import zipfile
 import zlib
 from urllib.parse import unquote, urljoin
@@ -416,6 +421,51 @@ check("XHTML's own forms (<a/>, <span/>, <script/>, <div/>, <br/>, CDATA, svg, U
       "translated", xhtml_specifics)
 
 
+# ---- /translate_file through xlate serve ----
+
+def serve_same():
+    """The EPUB 3 book through xlate serve's /translate_file: the download holds the command
+    line's members, byte for byte."""
+    guard = int(os.environ.get("TEST_HANG_SECONDS", "300"))
+    model = os.path.join(os.path.dirname(__file__), "..", "..", "models", "en-de")
+    p = subprocess.Popen([XLATE, "serve", "-m", model, "--port", "0"], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        port, deadline = None, time.monotonic() + guard
+        while port is None and time.monotonic() < deadline:
+            line = p.stderr.readline().decode(errors="replace")
+            if not line:
+                break
+            m = re.match(r"xlate serve: listening on http://127\.0\.0\.1:(\d+)$", line.strip())
+            port = int(m.group(1)) if m else None
+        if port is None:
+            return "xlate serve did not say where it listens"
+        threading.Thread(target=lambda: [None for _ in p.stderr], daemon=True).start()
+        url = "http://127.0.0.1:%d" % port
+        c = subprocess.run(["curl", "-s", "-S", "--max-time", str(guard), url + "/translate_file",
+                            "-F", "file=@" + books["epub3"], "-F", "source=en", "-F",
+                            "target=de"], capture_output=True, timeout=guard)
+        dl = json.loads(c.stdout).get("translatedFileUrl", "")
+        with urllib.request.urlopen(dl, timeout=guard) as r:
+            got = r.read()
+        path = os.path.join(TMP, "served.epub")
+        with open(path, "wb") as f:
+            f.write(got)
+        if members(path) != members(outs["epub3"]):
+            return "the download's members differ from the command line's"
+        return None
+    finally:
+        p.terminate()
+        try:
+            p.wait(timeout=guard)
+        except subprocess.TimeoutExpired:
+            p.kill()
+
+
+if outs.get("epub3"):
+    check("/translate_file through xlate serve: the command line's members", serve_same)
+
+
 # ---- hostile books ----
 
 def hostile(name, change, want_in_message):
@@ -480,4 +530,5 @@ hostile("a truncated zip",
                                                                   "rb").read()) // 2],
         "a_truncated_zip.epub")
 
+shutil.rmtree(TMP, ignore_errors=True)
 sys.exit(done())
