@@ -154,7 +154,7 @@ sanitize:
 	  LDFLAGS="-fsanitize=address,undefined" test
 
 bench: all
-	sh bench/run.sh && $(PYTHON) bench/marian_bench.py && $(PYTHON) bench/nllb_bench.py && sh bench/split_bench.sh && sh bench/doc_bench.sh && $(PYTHON) bench/serve.py && sh bench/hosts.sh
+	sh bench/run.sh && $(PYTHON) bench/marian_bench.py && $(PYTHON) bench/nllb_bench.py && sh bench/split_bench.sh && sh bench/doc_bench.sh && $(PYTHON) bench/doc_pkg.py && $(PYTHON) bench/serve.py && sh bench/hosts.sh
 
 fuzz: fuzz-build
 	sh fuzz/run.sh
