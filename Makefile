@@ -40,7 +40,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 # helpers the Python tests run (not tests themselves: tests/run.sh runs test_* only)
 TEST_HELPERS := $(BUILD)/tests/align_dump $(BUILD)/tests/html_dump $(BUILD)/tests/md_dump \
-                $(BUILD)/tests/weights_dump
+                $(BUILD)/tests/weights_dump $(BUILD)/tests/po_dump
 # programs that use the library through the public header alone (tests/cli/example.sh)
 EXAMPLE_BIN := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 # the installed library (below, at its rules): what of src/ it holds, its version, its files

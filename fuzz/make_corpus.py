@@ -24,6 +24,12 @@ Seeds per target:
                a missing final newline, bad tokens)
   html         small documents: every rule of docs/DOCUMENTS.md "HTML" once, malformed markup
                (misnesting, stray end tags, unclosed comments and scripts), references, bytes
+  docs         a way byte and a document (fuzz_docs.c): SRT, WebVTT and PO texts; .docx, .pptx,
+               .odt, .odp and .epub made by pandoc (and python-docx) from one caption text;
+               WordprocessingML and DrawingML parts with fields, text boxes, hyperlinks
+
+    /usr/bin/python3 fuzz/make_corpus.py docs     only these targets' seeds, the rest left as
+                                                  they are
 """
 import glob
 import hashlib
@@ -441,7 +447,70 @@ def m2m_tok_seeds():
     seed("tj-literal", nllb, cfg, None, None, None, '{"added_tokens": 12}', "x")
 
 
+# ---- docs ----
+DOCS_MD = """# A dog runs in the park.
+
+A man in a **blue shirt** is riding a *bike*.[^1] Run `ls -l` at https://example.com/x.
+
+| A girl is jumping. | A boy is eating. |
+|---|---|
+| A cat sleeps. | Two men talk. |
+
+[^1]: A man is holding a ball.
+"""
+DOCS_W = ('<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" '
+          'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing">'
+          '<w:body><w:p><w:pPr/><w:r><w:t xml:space="preserve">A man </w:t></w:r><w:r><w:rPr>'
+          '<w:b/></w:rPr><w:t>runs</w:t><w:tab/></w:r><w:hyperlink r:id="x"><w:r><w:t>away'
+          '</w:t></w:r></w:hyperlink><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r>'
+          '<w:instrText> PAGE </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/>'
+          '</w:r><w:r><w:t>1</w:t></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r><w:r>'
+          '<w:drawing><wp:docPr id="1" descr="A dog."/><w:txbxContent><w:p><w:r><w:t>A cat.'
+          '</w:t></w:r></w:p></w:txbxContent></w:drawing></w:r><w:r><w:rPr><w:noProof/>'
+          '</w:rPr><w:t>code</w:t></w:r></w:p></w:body></w:document>')
+DOCS_A = ('<p:sld xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" '
+          'xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"><p:cSld>'
+          '<p:spTree><p:sp><p:nvSpPr><p:cNvPr id="2" name="T" descr="A dog."/></p:nvSpPr>'
+          '<p:txBody><a:p><a:r><a:rPr b="1"/><a:t>A man</a:t></a:r><a:br/><a:r><a:rPr/><a:t> '
+          'runs.</a:t></a:r><a:fld id="{1}" type="slidenum"><a:t>3</a:t></a:fld><a:endParaRPr/>'
+          '</a:p></p:txBody></p:sp></p:spTree></p:cSld></p:sld>')
+
+
+def docs_seeds():
+    put("docs", b"\0" + b"1\n00:00:01,000 --> 00:00:02,000\nA man is <i>riding</i>\n\n"
+        b"2\n00:00:02,500 --> 00:00:04,000\na bike.\n", "srt")
+    put("docs", b"\1" + b"WEBVTT\n\nNOTE x\n\nid1\n00:01.000 --> 00:02.000 line:0\n"
+        b"<v Ann>A dog <b>runs</b>\n\n00:02.000 --> 00:03.000\nin the park.\n", "vtt")
+    put("docs", b"\2" + b'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+        b'#, c-format\nmsgid "%s and %d _files"\nmsgstr ""\n\nmsgctxt "a"\nmsgid "One <b>dog</b>"\n'
+        b'msgid_plural "%d dogs"\nmsgstr[0] ""\nmsgstr[1] ""\n\n#~ msgid "old"\n#~ msgstr "alt"\n', "po")
+    put("docs", b"\x08" + DOCS_W.replace("<w:document ", '<w:document xmlns:r="r" ').encode(), "word-part")
+    put("docs", b"\x09" + DOCS_A.encode(), "drawing-part")
+    tmp = tempfile.mkdtemp()
+    try:
+        md = os.path.join(tmp, "in.md")
+        with open(md, "w") as f:
+            f.write(DOCS_MD)
+        for way, ext in ((3, "docx"), (4, "pptx"), (5, "odt"), (7, "epub")):
+            out = os.path.join(tmp, "out." + ext)
+            subprocess.run(["pandoc", md, "-o", out], check=True)
+            with open(out, "rb") as f:
+                data = f.read()
+            if len(data) <= 65535:
+                put("docs", bytes([way]) + data, ext)
+    finally:
+        shutil.rmtree(tmp)
+
+
+SEEDS = {"docs": docs_seeds}
+
+
 def main():
+    if len(sys.argv) > 1:
+        for t in sys.argv[1:]:
+            shutil.rmtree(os.path.join(CORPUS, t), ignore_errors=True)
+            SEEDS[t]()
+        return
     if os.path.isdir(CORPUS):
         shutil.rmtree(CORPUS)
     configs()
@@ -454,6 +523,7 @@ def main():
     ids_seeds()
     html_seeds()
     m2m_tok_seeds()
+    docs_seeds()
     total = 0
     for t in sorted(os.listdir(CORPUS)):
         files = os.listdir(os.path.join(CORPUS, t))

@@ -14,7 +14,7 @@ SECONDS_EACH=${FUZZ_SECONDS:-60}
 JOBS=${FUZZ_JOBS:-1}
 case "$JOBS" in ''|*[!0-9]*|0) echo "fuzz/run.sh: FUZZ_JOBS must be a positive integer, got '$JOBS'" >&2; exit 2 ;; esac
 OUT=${FUZZ_BUILD:-build-fuzz}
-targets=${*:-config safetensors spm_model spm_text ids_cli vocab marian_config split html markdown torch_bin m2m_tok}
+targets=${*:-config safetensors spm_model spm_text ids_cli vocab marian_config split html markdown torch_bin m2m_tok docs}
 
 max_len() {
   case "$1" in
@@ -25,6 +25,7 @@ max_len() {
     ids_cli) echo 4096 ;;       # ~ 1000 ids, over max_positions: cut and translated
     torch_bin) echo 65536 ;;    # complete tiny models by torch.save are 20-40 KB
     m2m_tok) echo 8192 ;;       # five small JSON files and a text: seeds are 0.1-0.6 KB
+    docs) echo 65536 ;;         # packages made by pandoc are 3-30 KB
     *) echo 4096 ;;
   esac
 }

@@ -18,6 +18,7 @@
 #include "../fuzz/fuzz_markdown.c"
 #include "../fuzz/fuzz_torch_bin.c"
 #include "../fuzz/fuzz_m2m_tok.c"
+#include "../fuzz/fuzz_docs.c"
 #include "check.h"
 #include "model/config.h"
 #include <dirent.h>
@@ -157,6 +158,7 @@ int main(void)
         {"markdown", fuzz_markdown},
         {"torch_bin", fuzz_torch_bin},
         {"m2m_tok", fuzz_m2m_tok},
+        {"docs", fuzz_docs},
     };
     fuzz_ids_setup(); /* its temporary files, made here so that this process removes them */
     fuzz_m2m_setup();

@@ -197,7 +197,7 @@ int doc_format_translate(xlate_ctx *ctx, const xlate_lines_params *p, const doc_
                         plain_text_joined(&d);
     rep->parse_seconds = now_seconds() - t0;
     memset(&st, 0, sizeof st);
-    rc = doc_translate(ctx, p, &d, &st, err, errlen);
+    rc = ctx ? doc_translate(ctx, p, &d, &st, err, errlen) : 0;
     if (rc == 0)
         rep->units_done = d.n_units;
     rep->sentences = st.sentences;

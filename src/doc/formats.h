@@ -85,7 +85,9 @@ typedef struct {
  * the document's name in messages ("report.docx", "<stdin>"). rep may be NULL. src must have a
  * NUL byte at src[len] (a text format's parser reads to it). Returns 0, or an XLATE_ERR* code
  * with one line in err naming the file and the member or line: XLATE_ERR_DOC for a document
- * that cannot be read as the format (a damaged zip, bad XML, invalid UTF-8, a PO syntax error). */
+ * that cannot be read as the format (a damaged zip, bad XML, invalid UTF-8, a PO syntax error).
+ * ctx NULL (p not read): nothing is translated, each unit written as its own text (a round
+ * trip through the format's reader and writer: the fuzz target's). */
 int doc_format_translate(xlate_ctx *ctx, const xlate_lines_params *p, const doc_opts *o,
                          const doc_format *f, const char *src, size_t len, const char *name,
                          int (*write)(void *user, const char *s, size_t len), void *user,

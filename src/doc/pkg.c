@@ -270,7 +270,7 @@ static int translate_member(run *r, int m, strbuf *b)
     r->rep->members++;
     r->rep->parse_seconds += now_seconds() - t0;
     memset(&st, 0, sizeof st);
-    if ((rc = doc_translate(r->ctx, r->p, &d, &st, e, sizeof e))) {
+    if (r->ctx && (rc = doc_translate(r->ctx, r->p, &d, &st, e, sizeof e))) {
         xerr(r->err, sizeof r->err, "%s: %s: %s", r->in->name, mname, e);
         goto done;
     }

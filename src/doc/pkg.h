@@ -57,8 +57,10 @@ typedef struct pkg_plan {
     pkg_action *members; /* [n], zeroed: every member copied */
 } pkg_plan;
 
-/* Translates the package src[0..len) of package format f: f->plan, then every planned member, the result written through write. As
- * doc_format_translate (formats.h), which calls it. */
+/* Translates the package src[0..len) of package format f: f->plan, then every planned member,
+ * the result written through write. As doc_format_translate (formats.h), which calls it. ctx
+ * NULL (p not read): nothing is translated, every unit is written as its own text (the fuzz
+ * target's round trip of a package through its plan, builders and writers). */
 int pkg_translate(xlate_ctx *ctx, const xlate_lines_params *p, const doc_opts *o,
                   const doc_format *f, const char *src, size_t len, const char *name,
                   int (*write)(void *user, const char *s, size_t len), void *user,
