@@ -12,6 +12,7 @@
 #define XLATE_HUB_H
 #include <signal.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* A repository id ("Helsinki-NLP/opus-mt-en-de") and a revision (branch, tag or commit;
  * "main" when the name has no "@REV"). */
@@ -73,6 +74,14 @@ int hub_link(const char *repo_dir, const char *commit, const char *path, const c
  * is the commit itself or the ref already says it. 0, or -1 with err. */
 int hub_write_ref(const char *repo_dir, const char *revision, const char *commit, char *err,
                   size_t errlen);
+/* Opens a file of the cache (flags: O_RDONLY, or O_RDWR with O_CREAT, mode 0644 & ~umask) as
+ * the cache's own: never through a symbolic link (O_NOFOLLOW), never blocked on a FIFO
+ * (O_NONBLOCK, cleared once it is known regular), a regular file only, and one opened for
+ * writing with no second name (a hard link to a file outside the cache would be written
+ * through). The fd, or -1 with err naming path and what it is. */
+int hub_open_file(const char *path, int flags, mode_t mode, char *err, size_t errlen);
+/* 1 when path (not followed) is a directory, not a symbolic link to one */
+int hub_real_dir(const char *path);
 /* mkdir -p of path (mode 0777 & ~umask). 0, or -1 with errno set. */
 int hub_mkdirs(const char *path);
 /* 1 when HF_HUB_OFFLINE (else TRANSFORMERS_OFFLINE) is 1/ON/YES/TRUE in any case

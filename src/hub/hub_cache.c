@@ -4,6 +4,7 @@
 #include "hub/hub.h"
 #include "base/util.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,6 +181,48 @@ int hub_link_target(const char *path, const char *etag, char *out, size_t n)
     return 0;
 }
 
+int hub_open_file(const char *path, int flags, mode_t mode, char *err, size_t errlen)
+{
+    struct stat sb;
+    int fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode), e;
+    const char *what;
+    if (fd < 0) {
+        e = errno;
+        if (e == ELOOP)
+            xerr(err, errlen, "%s is a symbolic link, not a regular file: refused (the cache's "
+                 "files are its own; remove it)", path);
+        else
+            xerr(err, errlen, "cannot open %s: %s", path, strerror(e));
+        errno = e;
+        return -1;
+    }
+    if (fstat(fd, &sb) != 0) {
+        e = errno;
+        close(fd);
+        errno = e;
+        return xerr(err, errlen, "cannot open %s: %s", path, strerror(e));
+    }
+    what = S_ISREG(sb.st_mode) ? NULL : S_ISFIFO(sb.st_mode) ? "a FIFO"
+           : S_ISDIR(sb.st_mode) ? "a directory" : S_ISSOCK(sb.st_mode) ? "a socket"
+           : "a device";
+    if (!what && (flags & O_ACCMODE) != O_RDONLY && sb.st_nlink > 1)
+        what = "a file with another name (a hard link)";
+    if (what) {
+        close(fd);
+        errno = EINVAL;
+        return xerr(err, errlen, "%s is %s, not a regular file: refused (the cache's files are "
+                    "its own; remove it)", path, what);
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+
+int hub_real_dir(const char *path)
+{
+    struct stat sb;
+    return lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
 int hub_mkdirs(const char *path)
 {
     char buf[4096];
@@ -241,7 +284,7 @@ int hub_write_ref(const char *repo_dir, const char *revision, const char *commit
 {
     char path[4096], tmp[4200], dir[4096], have[41];
     FILE *f;
-    int bad;
+    int bad, fd = -1;
     /* file_download.py:700-717 _cache_commit_hash_for_specific_revision: nothing when the
      * revision is the commit or the ref says it already; else a temporary file renamed over */
     if (strcmp(revision, commit) == 0)
@@ -254,8 +297,15 @@ int hub_write_ref(const char *repo_dir, const char *revision, const char *commit
     if (hub_mkdirs(dir))
         return xerr(err, errlen, "cannot create %s: %s", dir, strerror(errno));
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    if (!(f = fopen(tmp, "w")))
-        return xerr(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+    /* a fresh file, never through a link planted at the temporary name */
+    unlink(tmp);
+    if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666)) < 0 ||
+        !(f = fdopen(fd, "w"))) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return xerr(err, errlen, "cannot write %s: %s", tmp, strerror(e));
+    }
     bad = fputs(commit, f) < 0;
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, path) != 0) {

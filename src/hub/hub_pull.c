@@ -28,9 +28,22 @@
 
 /* ------------------------------------------------------------------ one file */
 
+/* 1 when s is exactly n lowercase hex digits: 64 a sha256 (an LFS blob's name, file_download.py
+ * :75 REGEX_SHA256), 40 a git blob sha1 (a regular file's) */
+static int is_hex(const char *s, size_t n)
+{
+    size_t i;
+    for (i = 0; s[i]; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return 0;
+    return i == n;
+}
+
 /* an etag as a file name: huggingface_hub's _normalize_etag (file_download.py:579-598: "W/"
- * and quotes stripped), then only [A-Za-z0-9._-] and not "."/"..": the server names a file in
- * our cache, so it must not reach out of blobs/ */
+ * and quotes stripped), then a 40-hex git blob sha1 or a 64-hex sha256 and nothing else (issue
+ * 51 item 7): the server names a file in our cache, and any other name could reach out of
+ * blobs/ or be another file's partial download ("SHA256.incomplete": a snapshot linked to a
+ * half file). Every blob is then checked against its name (download_blob). 0, or -1. */
 static int etag_name(const char *raw, char *out, size_t n)
 {
     const char *s = raw;
@@ -42,26 +55,11 @@ static int etag_name(const char *raw, char *out, size_t n)
     len = strlen(s);
     while (len && s[len - 1] == '"')
         len--;
-    if (len == 0 || len >= n || (len <= 2 && s[0] == '.' && (len == 1 || s[1] == '.')))
+    if ((len != 40 && len != 64) || len >= n)
         return -1;
-    for (size_t i = 0; i < len; i++)
-        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-              (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' || s[i] == '-'))
-            return -1;
     memcpy(out, s, len);
     out[len] = '\0';
-    return 0;
-}
-
-/* 1 when s is exactly n lowercase hex digits: 64 a sha256 (an LFS blob's name, file_download.py
- * :75 REGEX_SHA256), 40 a git blob sha1 (a regular file's) */
-static int is_hex(const char *s, size_t n)
-{
-    size_t i;
-    for (i = 0; s[i]; i++)
-        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-            return 0;
-    return i == n;
+    return is_hex(out, len) ? 0 : -1;
 }
 
 /* the sha256 of the first `upto` bytes of fd into ctx (a resumed blob's bytes) */
@@ -134,9 +132,14 @@ static int download_blob(pull *pl, const char *what, const char *path, const cha
     unsigned mdlen = 0;
     int rc = HUB_OK, tries = 0, hops = 0, attempts = 0;
 
-    if ((s.fd = open(incomplete, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0)
-        return xerr(err, errlen, "%s: cannot create %s: %s", what, incomplete, strerror(errno)),
-               HUB_EDISK;
+    /* never through a link, a FIFO or a second name (issue 51 item 6: a planted
+     * blobs/X.incomplete -> ~/.bashrc was written through, then renamed into a blob) */
+    if ((s.fd = hub_open_file(incomplete, O_RDWR | O_CREAT, 0644, err, errlen)) < 0) {
+        char e2[XLATE_ERRLEN];
+        snprintf(e2, sizeof e2, "%.200s: %s", what, err);
+        snprintf(err, errlen, "%s", e2);
+        return HUB_EDISK;
+    }
     if (fstat(s.fd, &sb) != 0)
         goto disk;
     s.offset = sb.st_size;
@@ -248,7 +251,7 @@ static int download_blob(pull *pl, const char *what, const char *path, const cha
      * is: its git-sha1 if stored in git, or its sha256 if stored in git-lfs"), and the blob is
      * named by it (file_download.py:1173): bytes that do not hash to it must not take the name.
      * huggingface_hub itself checks only the size (file_download.py:471); a 40-hex ETag is
-     * checked here as the sha256 of an LFS blob is. Another form of ETag (a mirror's) is not. */
+     * checked here as the sha256 of an LFS blob is; etag_name takes no other form. */
     if (is_hex(etag, 40)) {
         if (git_sha1_fd(s.fd, got))
             goto disk;
@@ -305,9 +308,13 @@ static int lock_blob(pull *pl, const char *lockdir, const char *etag, int *statu
     char path[4700];
     int fd;
     snprintf(path, sizeof path, "%s/%s.lock", lockdir, etag);
-    if (hub_mkdirs(lockdir) || (fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0664)) < 0) {
+    if (hub_mkdirs(lockdir)) {
         *status = HUB_EDISK;
-        return xerr(err, errlen, "cannot create the lock %s: %s", path, strerror(errno));
+        return xerr(err, errlen, "cannot create %s: %s", lockdir, strerror(errno));
+    }
+    if ((fd = hub_open_file(path, O_RDWR | O_CREAT, 0664, err, errlen)) < 0) {
+        *status = HUB_EDISK;
+        return -1;
     }
     while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         if ((errno == EWOULDBLOCK || errno == EINTR) && !http_cancelled(pl)) {
@@ -374,9 +381,14 @@ static int pull_file(pull *pl, const char *cache, const char *repo_dir, const ch
     /* file_download.py:1630-1640: etag = X-Linked-Etag or ETag, normalized; size =
      * X-Linked-Size, else Content-Length unless a redirect */
     raw = a.linked_etag[0] ? a.linked_etag : a.etag;
+    if (!raw[0])
+        return xerr(err, errlen, "%s: %s: the answer has no ETag (nor X-Linked-Etag): the server "
+                    "is not a hub", what, url), HUB_ENET;
     if (etag_name(raw, etag, sizeof etag))
-        return xerr(err, errlen, "%s: %s: no usable ETag (got \"%s\"): the server is not a "
-                    "hub", what, url, str_quote(qe, sizeof qe, raw, strlen(raw))),
+        return xerr(err, errlen, "%s: %s: the %s \"%s\" is neither a 40-hex git blob sha1 nor "
+                    "a 64-hex sha256: refused (it would name the file in the cache)", what, url,
+                    a.linked_etag[0] ? "X-Linked-Etag" : "ETag",
+                    str_quote(qe, sizeof qe, raw, strlen(raw))),
                HUB_ENET;
     size = a.linked_size >= 0 ? a.linked_size
            : a.status >= 300 && a.status < 400 ? -1 : a.content_length;
@@ -386,10 +398,14 @@ static int pull_file(pull *pl, const char *cache, const char *repo_dir, const ch
     snprintf(lockdir, sizeof lockdir, "%s/.locks/%s", cache, strrchr(repo_dir, '/') + 1);
     if (hub_mkdirs(blobs))
         return xerr(err, errlen, "cannot create %s: %s", blobs, strerror(errno)), HUB_EDISK;
+    if (!hub_real_dir(blobs)) /* a link to a folder elsewhere: blobs go under the cache only */
+        return xerr(err, errlen, "%s is not a directory of the cache (a symbolic link?): refused",
+                    blobs), HUB_EDISK;
     if ((lock = lock_blob(pl, lockdir, etag, &rc, err, errlen)) < 0)
         return rc;
-    /* file_download.py:1227-1237: a blob there (another repo's file, another pull) is linked */
-    if (!(stat(blob, &sb) == 0 && S_ISREG(sb.st_mode))) {
+    /* file_download.py:1227-1237: a blob there (another repo's file, another pull) is linked;
+     * lstat: a link is no blob of the cache (a link out of it is downloaded over) */
+    if (!(lstat(blob, &sb) == 0 && S_ISREG(sb.st_mode))) {
         if ((rc = download_blob(pl, what, path, get_url, etag, size, incomplete, err, errlen)))
             goto out;
         /* file_download.py:2000 _chmod_and_move: the umask's mode, then the rename */
@@ -622,7 +638,7 @@ int hub_pull(const hub_ref *ref, const hub_pull_params *p, char *out, size_t n, 
     char idx[4700], tag[4200];
     const char *chosen[16];
     char **files = NULL, **shards = NULL;
-    int nfiles = 0, nshards = 0, nchosen, rc;
+    int nfiles = 0, nshards = 0, nchosen, rc, tagfd;
     body_sink api = {.fd = -1};
     http_answer a;
     pull pl = {.p = p};
@@ -680,7 +696,11 @@ int hub_pull(const hub_ref *ref, const hub_pull_params *p, char *out, size_t n, 
     }
     /* file_download.py:1200 _create_cachedir_tag (best effort, as there) */
     snprintf(tag, sizeof tag, "%s/CACHEDIR.TAG", cache);
-    if (access(tag, F_OK) != 0 && (f = fopen(tag, "w"))) {
+    /* O_EXCL | O_NOFOLLOW: a link planted there does not make a file elsewhere */
+    tagfd = open(tag, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (tagfd >= 0 && !(f = fdopen(tagfd, "w")))
+        close(tagfd);
+    else if (tagfd >= 0) {
         fputs("Signature: 8a477f597d28d172789f06886806bc55\n"
               "# This file is a cache directory tag (the hub's cache, written by xlate).\n"
               "# For information about cache directory tags, see:\n"

@@ -57,6 +57,10 @@ A fault: {"kind": K, "repo": R?, "file": F?, "on": "api"|"resolve"|"lfs"|"body"?
   corrupt every byte of the body inverted at offsets >= `at` (default size // 2)  (on: body)
   norange a GET with Range answered 200 with the whole file, as a server ignoring Range does
           (file_download.py:386-390 starts the file over then)                  (on: body)
+  headers the resolve answer's headers `set` ({name: value}) replaced or added, a null value
+          removing one (a hostile or broken hub's ETag, X-Linked-Etag, size)    (on: resolve)
+  cuthead the status line and the first `after` header lines (default 2) of a resolve answer,
+          then the connection closed before the headers end                     (on: resolve)
 A slow link (for bench/hub_pull.py, not the tests; --latency-ms, --bandwidth-mbs): every
 new connection waits one round trip before its first request is read (the TCP handshake),
 every answer one round trip before its status line (the request's way there and the answer's
@@ -528,8 +532,26 @@ class Handler(BaseHTTPRequestHandler):
         if rf.lfs:
             loc = "http://127.0.0.1:%d/lfs/%s?%s" % (self.state.lfs_port, rf.sha256, urllib.parse.urlencode(
                 {"repo": rid, "file": fpath}))
-            self._status(302, head + [("X-Linked-Etag", quote_etag(rf.sha256)), ("X-Linked-Size", str(rf.size)),
-                                      ("Location", loc)], b"", entry)
+            head += [("X-Linked-Etag", quote_etag(rf.sha256)), ("X-Linked-Size", str(rf.size)), ("Location", loc)]
+        f = self.state.take_fault(("headers", "cuthead"), ("resolve",), self.command, rid, fpath)
+        if f and f["kind"] == "headers":
+            entry["fault"] = "headers"
+            for k, v in f.get("set", {}).items():
+                head = [(a, b) for a, b in head if a.lower() != k.lower()] + ([(k, v)] if v is not None else [])
+        elif f:  # cuthead: the answer cut inside its headers
+            entry["fault"], entry["status"] = "cuthead", 302 if rf.lfs else 200
+            lines = ["HTTP/1.1 %d %s" % (entry["status"], "Found" if rf.lfs else "OK")]
+            lines += ["%s: %s" % hv for hv in head][:max(0, int(f.get("after", 2)))]
+            self.wfile.write(("\r\n".join(lines) + "\r\n").encode("latin-1"))
+            self.wfile.flush()
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
+        if rf.lfs:
+            self._status(302, head, b"", entry)
             return
         self._send_file(rf, ("resolve",), rid, entry, head)
 
