@@ -141,6 +141,7 @@ def make_features(name):
 make_features("features.docx")
 make_pandoc("pandoc.docx")
 make_pandoc("pandoc.pptx")
+make_pandoc("pandoc.odt")
 
 
 def translate(name, out):
@@ -149,7 +150,7 @@ def translate(name, out):
 
 
 results = {}
-for n in ["pd.docx", "features.docx", "pandoc.docx", "pandoc.pptx"]:
+for n in ["pd.docx", "features.docx", "pandoc.docx", "pandoc.pptx", "pandoc.odt"]:
     out = n.replace(".", "_de.")
     results[n] = translate(n, out)
     expect_eq("%s: translated, exit 0 (%s)" % (n, results[n][1].strip()), results[n][0], 0)
@@ -643,7 +644,7 @@ def check_serve():
                 port = int(m.group(1))
         url = "http://127.0.0.1:%d" % port
         out = {}
-        for n in ["pd.docx", "pandoc.pptx"]:
+        for n in ["pd.docx", "pandoc.pptx", "pandoc.odt"]:
             p = subprocess.run(["curl", "-sS", "--max-time", str(GUARD), "-F",
                                 "file=@" + path(n), "-F", "source=en", "-F", "target=de",
                                 url + "/translate_file"], stdout=subprocess.PIPE, timeout=GUARD)
@@ -672,7 +673,7 @@ def check_serve():
         srv.wait(timeout=GUARD)
 
 
-check("xlate serve: /translate_file of a .docx and a .pptx (curl) gives the command line's "
+check("xlate serve: /translate_file of a .docx, a .pptx and an .odt (curl) gives the command line's "
       "members; /frontend/settings lists the formats", check_serve)
 
 shutil.rmtree(tmp, ignore_errors=True)
