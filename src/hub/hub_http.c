@@ -8,6 +8,7 @@
 #include "base/util.h"
 #include "xlate.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,16 +70,23 @@ void http_read_token(pull *pl)
         pl->token_from = "HF_TOKEN";
     } else {
         FILE *f;
+        int fd;
         const char *path = getenv("HF_TOKEN_PATH");
         if (path && *path)
             snprintf(pl->token_file, sizeof pl->token_file, "%s", path);
         else if (hub_home_dir(home, sizeof home, NULL, 0) == 0)
             snprintf(pl->token_file, sizeof pl->token_file, "%s/token", home);
-        if (pl->token_file[0] && (f = fopen(pl->token_file, "r"))) {
-            n = fread(tok, 1, sizeof tok - 1, f);
-            tok[n] = '\0';
-            fclose(f);
-            pl->token_from = "the token file";
+        /* hub_open_file: a FIFO there must not block the pull (issue 51 item 12); a token
+         * file that is not a regular file is taken as none */
+        if (pl->token_file[0] && (fd = hub_open_file(pl->token_file, O_RDONLY, 0, NULL, 0)) >= 0) {
+            if ((f = fdopen(fd, "r"))) {
+                n = fread(tok, 1, sizeof tok - 1, f);
+                tok[n] = '\0';
+                fclose(f);
+                pl->token_from = "the token file";
+            } else {
+                close(fd);
+            }
         }
     }
     for (a = b = 0; tok[a]; a++)

@@ -16,6 +16,7 @@
 #include "xlate.h"
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,15 +106,31 @@ static int walk(const char *dir, const char *rel, strlist *out)
     return walk_at(dir, rel, out, 0);
 }
 
-/* A text file's first line, whitespace-trimmed, into out; -1 when unreadable. */
-static int read_ref(const char *path, char *out, size_t n)
+/* A ref's text (its first n - 1 bytes), whitespace-trimmed, into out; -1 with err when it is
+ * not a regular file or unreadable: hub_open_file, so that a FIFO there never blocks the scan
+ * (issue 51 item 12: `xlate models` waited forever on a refs/main FIFO). */
+static int read_ref(const char *path, char *out, size_t n, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    size_t len;
-    if (!f)
+    int fd = hub_open_file(path, O_RDONLY, 0, err, errlen);
+    ssize_t len = 0;
+    out[0] = '\0';
+    if (fd < 0)
         return -1;
-    len = fread(out, 1, n - 1, f);
-    fclose(f);
+    for (;;) {
+        ssize_t r = read(fd, out + len, n - 1 - (size_t)len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            xerr(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+            close(fd);
+            out[0] = '\0';
+            return -1;
+        }
+        len += r;
+        if (r == 0 || (size_t)len == n - 1)
+            break;
+    }
+    close(fd);
     out[len] = '\0';
     while (len && (out[len - 1] == '\n' || out[len - 1] == '\r' || out[len - 1] == ' '))
         out[--len] = '\0';
@@ -151,18 +168,20 @@ static int cmp_file(const void *a, const void *b)
 }
 
 /* The refs (_cache_manager.py:762-782): every file below refs/, its path the ref's name, its
- * text the commit. */
-static int scan_refs(const char *repo_dir, strlist *names, strlist *commits)
+ * text the commit. A ref that cannot be read is the repo's problem (the first one said). */
+static int scan_refs(const char *repo_dir, strlist *names, strlist *commits, char *problem,
+                     size_t plen)
 {
     char *refs = path_join(repo_dir, "refs");
     int rc = refs ? walk(refs, "", names) : -1;
     for (int i = 0; rc == 0 && i < names->n; i++) {
-        char c[128] = "", *p = path_join(refs, names->v[i]);
+        char c[128] = "", e[XLATE_ERRLEN], *p = path_join(refs, names->v[i]);
         if (!p) {
             rc = -1;
             break;
         }
-        read_ref(p, c, sizeof c);
+        if (read_ref(p, c, sizeof c, e, sizeof e) && !problem[0])
+            snprintf(problem, plen, "%.300s", e);
         free(p);
         rc = strlist_add(commits, c);
     }
@@ -234,7 +253,7 @@ static int scan_repo(hub_repo_info *r, const char *cache, const char *name)
         rc = 0;
         goto done;
     }
-    if (scan_refs(r->dir, &ref_names, &ref_commits))
+    if (scan_refs(r->dir, &ref_names, &ref_commits, r->problem, sizeof r->problem))
         goto done;
     if (!(d = opendir(snaps))) {
         snprintf(r->problem, sizeof r->problem, "%s: cannot read: %s", snaps, strerror(errno));
