@@ -108,6 +108,10 @@ typedef struct serve_req {
     char *body;             /* the raw body (JSON), malloc'd */
     size_t body_len, body_cap;
     int url_too_long;       /* the URL did not fit url */
+    int url_nul;            /* the URL or an argument held %00 (cut there when decoded) */
+    int after_drain;        /* begun (its headers read) after SIGTERM: answered 503 */
+    const char *allow;      /* a 405's Allow header (a static string), or NULL */
+    char *location;         /* a 308's Location header (malloc'd), or NULL */
     char client[48];        /* the client's address (--req-limit) */
     int too_big;            /* the body passed --max-body */
     int responded;          /* a response is queued: later calls only discard the body */
@@ -173,6 +177,9 @@ const char *serve_only_source(const serve *s);
 /* A language's English name, or the code itself. */
 const char *serve_lang_name(const char *code);
 
+
+/* serve_spec.c: GET /spec's Swagger 2.0 document (static), its length into *len. */
+const char *serve_spec_json(size_t *len);
 
 /* serve_limits.c */
 int serve_keys_load(serve *s, const char *path, char *err, size_t errlen);

@@ -4,7 +4,10 @@
  * OPTIONS for CORS preflights, and the web page's files at every other GET. A translation is
  * a request to the model's queue (xlate.h); its answer comes back in serve_api_answer. */
 #include "serve/serve.h"
+#include "base/json.h"
+#include "base/strbuf.h"
 #include "base/util.h"
+#include "cli/cli_output.h"
 #include "doc/formats.h"
 #include <cJSON.h>
 #include <microhttpd.h>
@@ -68,23 +71,26 @@ static char *form_lines(const char *s, size_t n, size_t *out_len)
     return o;
 }
 
-/* 1 when a JSON string in s[0..n) holds the escape \u0000: cJSON's strings end at a NUL, so
- * the text would be cut there without a word. */
-static int json_has_nul(const char *s, size_t n)
+/* Where a JSON body holds a NUL, raw (JSON wants it escaped) or as the escape \u0000 in a
+ * string: its byte offset, or -1. cJSON's strings end at a NUL, so the text would be cut there
+ * without a word (issue 51: a raw NUL inside q answered only the text before it). */
+static long json_nul_at(const char *s, size_t n)
 {
     int in = 0;
     for (size_t i = 0; s && i < n; i++) {
+        if (s[i] == '\0')
+            return (long)i;
         if (!in) {
             in = s[i] == '"';
         } else if (s[i] == '"') {
             in = 0;
         } else if (s[i] == '\\' && i + 1 < n) {
             if (s[i + 1] == 'u' && i + 5 < n && !strncmp(s + i + 2, "0000", 4))
-                return 1;
+                return (long)i;
             i++; /* the escaped character */
         }
     }
-    return 0;
+    return -1;
 }
 
 /* A field's value as a string (JSON: a string; form: the field), or NULL. */
@@ -112,6 +118,8 @@ static const char *get_str(serve_req *r, params *p, const char *name, int *bad)
 static int read_params(serve_req *r, params *p, int need_q, int *ret)
 {
     int bad = 0;
+    long at;
+    char err[XLATE_ERRLEN];
     memset(p, 0, sizeof p[0]);
     if (r->bad_form) {
         *ret = serve_error(r, 400, "Invalid request: the form body could not be read");
@@ -122,14 +130,24 @@ static int read_params(serve_req *r, params *p, int need_q, int *ret)
             *ret = serve_error(r, 400, "Invalid request: the JSON body is not UTF-8");
             return -1;
         }
-        if (json_has_nul(r->body, r->body_len)) {
-            *ret = serve_error(r, 400, "Invalid request: a string holds a NUL character "
-                               "(\\u0000), which a text cannot hold");
+        if ((at = json_nul_at(r->body, r->body_len)) >= 0) {
+            *ret = serve_error(r, 400, "Invalid request: the JSON body holds a NUL character "
+                               "(%s, byte %ld), which a text cannot hold", r->body[at] ?
+                               "\\u0000" : "a raw NUL byte", at);
             return -1;
         }
-        p->json = cJSON_ParseWithLength(r->body ? r->body : "", r->body_len);
-        if (!cJSON_IsObject(p->json)) { /* app.py:99-103 */
-            *ret = serve_error(r, 400, "Invalid JSON format");
+        /* the body as Python's json.loads reads it (app.py:99-103, request.get_json): one
+         * value, only blanks after it, no raw control byte in a string; and a key twice
+         * refused (json.loads would take the last, cJSON takes the first: a proxy that
+         * checked the request would have seen another one) */
+        p->json = json_parse_strict(r->body, r->body_len, "the JSON body", err, sizeof err);
+        if (!p->json) {
+            *ret = serve_error(r, 400, "Invalid JSON format: %s", err);
+            return -1;
+        }
+        if (!cJSON_IsObject(p->json)) {
+            *ret = serve_error(r, 400, "Invalid JSON format: the body is %s, not an object",
+                               json_type_name(p->json));
             return -1;
         }
     }
@@ -511,13 +529,103 @@ static int api_download(serve_req *r, const char *name)
     }
 }
 
+/* The methods a path takes, as Flask's 405 names them in Allow (app.py's routes: a GET route
+ * takes HEAD too, every route OPTIONS), or NULL: a path not served is 404 whatever the
+ * method, as werkzeug matches the path before the method. */
+static const char *path_methods(const char *u)
+{
+    size_t len;
+    const char *mime;
+    if (!strcmp(u, "/translate") || !strcmp(u, "/translate_file") || !strcmp(u, "/detect"))
+        return "POST, OPTIONS";
+    if (!strcmp(u, "/health") || !strcmp(u, "/languages") || !strcmp(u, "/frontend/settings") ||
+        !strcmp(u, "/spec") || !strncmp(u, "/download_file/", 15) ||
+        serve_page_lookup(u, &len, &mime))
+        return "GET, HEAD, OPTIONS";
+    return NULL;
+}
+
+/* One GET argument back into a query string, percent-encoded (RFC 3986 unreserved bytes as
+ * they are). */
+typedef struct {
+    strbuf *b;
+    int n;      /* arguments put so far */
+} query_buf;
+static enum MHD_Result query_put(void *cls, enum MHD_ValueKind kind, const char *key,
+                                 const char *value)
+{
+    query_buf *q = cls;
+    strbuf *b = q->b;
+    (void)kind;
+    strbuf_put(b, q->n++ ? "&" : "?", 1);
+    for (int part = 0; part < 2; part++) {
+        const char *t = part ? value : key;
+        if (part && !value)
+            break;
+        if (part)
+            strbuf_put(b, "=", 1);
+        for (; t && *t; t++) {
+            unsigned char c = (unsigned char)*t;
+            char hex[4];
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                strchr("-._~", c))
+                strbuf_put(b, (const char *)&c, 1);
+            else {
+                snprintf(hex, sizeof hex, "%%%02X", c);
+                strbuf_put(b, hex, 3);
+            }
+        }
+    }
+    return MHD_YES;
+}
+
+/* A path with runs of slashes (//languages: Mastodon's endpoint set with a trailing slash)
+ * that is a known path once each run is one slash: 308 to it, the query kept, as werkzeug's
+ * merge_slashes redirects (a 308 keeps the method and the body: curl -L, Mastodon's HTTP client
+ * and browsers send the POST again). 0 when u is not such a path, else 1 with *ret. */
+static int merged_redirect(serve_req *r, const char *u, int *ret)
+{
+    strbuf b = {0};
+    if (!strstr(u, "//"))
+        return 0;
+    for (const char *p = u; *p; p++)
+        if (!(*p == '/' && p[1] == '/'))
+            strbuf_put(&b, p, 1);
+    if (b.failed || !b.s || !path_methods(b.s)) {
+        strbuf_free(&b);
+        return 0;
+    }
+    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, query_put, &(query_buf){&b, 0});
+    if (b.failed) {
+        strbuf_free(&b);
+        *ret = serve_error(r, 500, "out of memory");
+        return 1;
+    }
+    r->location = b.s; /* the request's now (freed with it) */
+    *ret = serve_send(r, MHD_HTTP_PERMANENT_REDIRECT, "text/plain", "", 0, NULL);
+    return 1;
+}
+
 int serve_api(serve_req *r)
 {
-    const char *u = r->url;
+    const char *u = r->url, *allow;
+    int ret;
     if (r->url_too_long)
         return serve_error(r, 404, "no such path");
+    if (r->url_nul) /* libmicrohttpd's decoding would have cut the URL or an argument there */
+        return serve_error(r, 400, "Invalid request: the URL holds a NUL character (%%00), "
+                           "which no path or parameter may contain");
+    if (merged_redirect(r, u, &ret))
+        return ret;
     if (r->method == SERVE_OPTIONS) /* a CORS preflight: the headers alone */
         return serve_send(r, 204, NULL, "", 0, NULL);
+    if (!(allow = path_methods(u)))
+        return serve_error(r, 404, "no such path");
+    if ((r->method == SERVE_POST) != (allow[0] == 'P') ||
+        (r->method != SERVE_POST && r->method != SERVE_GET && r->method != SERVE_HEAD)) {
+        r->allow = allow; /* LibreTranslate's test_api: POST /languages, /health, /spec */
+        return serve_error(r, 405, "%s takes %s", u, allow[0] == 'P' ? "POST" : "GET");
+    }
     if (r->method == SERVE_GET || r->method == SERVE_HEAD) {
         const char *page, *mime;
         size_t len;
@@ -529,30 +637,63 @@ int serve_api(serve_req *r)
         }
         if (!strcmp(u, "/frontend/settings"))
             return api_settings(r);
+        if (!strcmp(u, "/spec")) { /* app.py:1241-1247 */
+            page = serve_spec_json(&len);
+            return serve_send(r, 200, "application/json", page, len, NULL);
+        }
         if (!strncmp(u, "/download_file/", 15))
             return api_download(r, u + 15);
-        if ((page = serve_page_lookup(u, &len, &mime)))
-            return serve_send(r, 200, mime, page, len, NULL);
-        if (!strcmp(u, "/translate") || !strcmp(u, "/translate_file") || !strcmp(u, "/detect"))
-            return serve_error(r, 405, "%s takes POST", u);
-        return serve_error(r, 404, "no such path");
+        page = serve_page_lookup(u, &len, &mime);
+        return serve_send(r, 200, mime, page, len, NULL);
     }
-    if (r->method == SERVE_POST) {
-        /* --req-limit counts every request to a limited endpoint, as Flask-Limiter's decorator
-         * does before the view runs (app.py:139-166; 429 "Slowdown:", app.py:430-433) */
-        if ((!strcmp(u, "/translate") || !strcmp(u, "/translate_file") || !strcmp(u, "/detect"))
-            && !serve_rate_take(r->s, r->client))
-            return serve_error(r, 429, "Slowdown: %ld per 1 minute (--req-limit)",
-                               r->s->o.req_limit);
-        if (!strcmp(u, "/translate"))
-            return api_translate(r);
-        if (!strcmp(u, "/translate_file"))
-            return api_translate_file(r);
-        if (!strcmp(u, "/detect"))
-            return api_detect(r);
-        return serve_error(r, 404, "no such path");
-    }
-    return serve_error(r, 405, "method not allowed: GET, POST or OPTIONS");
+    /* --req-limit counts every request to a limited endpoint, as Flask-Limiter's decorator
+     * does before the view runs (app.py:139-166; 429 "Slowdown:", app.py:430-433) */
+    if (!serve_rate_take(r->s, r->client))
+        return serve_error(r, 429, "Slowdown: %ld per 1 minute (--req-limit)",
+                           r->s->o.req_limit);
+    if (!strcmp(u, "/translate"))
+        return api_translate(r);
+    if (!strcmp(u, "/translate_file"))
+        return api_translate_file(r);
+    return api_detect(r);
+}
+
+/* json_string_put's sink into a buffer of 6 n + 3 bytes (a byte is at most "\u00XX"). */
+typedef struct {
+    char *buf;
+    size_t len;
+} text_buf;
+static void text_buf_put(void *user, const char *s, size_t n)
+{
+    text_buf *b = user;
+    memcpy(b->buf + b->len, s, n);
+    b->len += n;
+}
+
+/* Hypothesis k of answer a as a JSON string node, every byte of its lens[k] (an HTML or
+ * Markdown document keeps the NULs of its kept parts, as `xlate --format` writes them: issue
+ * 51; cJSON_CreateString ended the text at the first). A raw node: the escaped text is
+ * written as it is by cJSON_Print. NULL when out of memory. */
+static cJSON *answer_text(const xlate_answer *a, size_t k)
+{
+    size_t n = a->lens ? a->lens[k] : strlen(a->texts[k]);
+    text_buf b = {NULL, 0};
+    cJSON *v;
+    if (n > ((size_t)-1 - 3) / 6 || !(b.buf = malloc(6 * n + 3)))
+        return NULL;
+    json_string_put(text_buf_put, &b, a->texts[k], n);
+    b.buf[b.len] = '\0';
+    v = cJSON_CreateRaw(b.buf);
+    free(b.buf);
+    return v;
+}
+
+/* 1 when hypotheses j and k of a are the same bytes. */
+static int same_text(const xlate_answer *a, size_t j, size_t k)
+{
+    size_t nj = a->lens ? a->lens[j] : strlen(a->texts[j]);
+    size_t nk = a->lens ? a->lens[k] : strlen(a->texts[k]);
+    return nj == nk && memcmp(a->texts[j], a->texts[k], nj) == 0;
 }
 
 /* alternatives without duplicates and without the translation itself (app.py:168-171,
@@ -560,14 +701,14 @@ int serve_api(serve_req *r)
 static cJSON *alternatives_of(const xlate_answer *a, int i)
 {
     cJSON *arr = cJSON_CreateArray();
-    const char *best = a->texts[(size_t)i * a->n_hyps];
+    size_t best = (size_t)i * a->n_hyps;
     for (int h = 1; arr && h < a->n_hyps; h++) {
-        const char *t = a->texts[(size_t)i * a->n_hyps + h];
-        int dup = strcmp(t, best) == 0;
+        size_t t = best + h;
+        int dup = same_text(a, t, best);
         for (int g = 1; g < h && !dup; g++)
-            dup = strcmp(t, a->texts[(size_t)i * a->n_hyps + g]) == 0;
+            dup = same_text(a, t, best + g);
         if (!dup)
-            cJSON_AddItemToArray(arr, cJSON_CreateString(t));
+            cJSON_AddItemToArray(arr, answer_text(a, t));
     }
     return arr;
 }
@@ -603,7 +744,8 @@ int serve_api_answer(serve_req *r)
                  host, name); /* app.py:1021-1025 */
         return serve_send(r, 200, "application/json", url, strlen(url), NULL);
     }
-    root = cJSON_CreateObject();
+    if (!(root = cJSON_CreateObject()))
+        return serve_error(r, 500, "out of memory");
     if (r->q_array) {
         tt = cJSON_CreateArray();
         if (r->alternatives > 0)
@@ -611,7 +753,7 @@ int serve_api_answer(serve_req *r)
         if (r->detected[0])
             det = cJSON_CreateArray();
         for (int i = 0; i < a->n; i++) {
-            cJSON_AddItemToArray(tt, cJSON_CreateString(a->texts[(size_t)i * a->n_hyps]));
+            cJSON_AddItemToArray(tt, answer_text(a, (size_t)i * a->n_hyps));
             if (alts)
                 cJSON_AddItemToArray(alts, alternatives_of(a, i));
             if (det) {
@@ -622,7 +764,7 @@ int serve_api_answer(serve_req *r)
             }
         }
     } else {
-        tt = cJSON_CreateString(a->texts[0]);
+        tt = answer_text(a, 0);
         if (r->alternatives > 0)
             alts = alternatives_of(a, 0);
         if (r->detected[0]) {
@@ -637,7 +779,11 @@ int serve_api_answer(serve_req *r)
         cJSON_AddItemToObject(root, "detectedLanguage", det);
     if (alts)
         cJSON_AddItemToObject(root, "alternatives", alts);
-    json = cJSON_PrintUnformatted(root);
+    /* a text node that could not be made (out of memory) would be missing silently */
+    if (!tt || (r->q_array ? cJSON_GetArraySize(tt) != a->n : !cJSON_IsRaw(tt)))
+        json = NULL;
+    else
+        json = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     if (!json)
         return serve_error(r, 500, "out of memory");

@@ -37,6 +37,7 @@ static void req_unref(serve_req *r)
         MHD_destroy_post_processor(r->pp);
     serve_fields_free(r);
     free(r->body);
+    free(r->location);
     xlate_answer_free(r->answer);
     pthread_mutex_destroy(&r->mu);
     if (r->counted) {
@@ -59,6 +60,10 @@ int serve_send(serve_req *r, unsigned status, const char *mime, const char *data
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, mime);
     if (disposition)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_DISPOSITION, disposition);
+    if (r->allow)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, r->allow);
+    if (r->location)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, r->location);
     /* app.py:563-575 */
     MHD_add_response_header(resp, "Access-Control-Allow-Origin", "*");
     MHD_add_response_header(resp, "Access-Control-Allow-Headers", "Authorization, Content-Type");
@@ -153,6 +158,42 @@ int serve_submit(serve_req *r, xlate_queue *q, xlate_request *rq, char *err, siz
     return 0;
 }
 
+/* A connection's own state, across its requests (libmicrohttpd's socket context): whether
+ * the URL or an argument of the request being read held %00. libmicrohttpd decodes both into
+ * C strings before the request's first call, so a NUL would end them there: /download_file/
+ * NAME%00junk served NAME, q=A%00B read as "A" (issue 51). */
+typedef struct {
+    int url_nul;
+} serve_conn;
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    (void)cls, (void)c;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED)
+        *socket_context = calloc(1, sizeof(serve_conn)); /* NULL: %00 goes unseen */
+    else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        free(*socket_context);
+        *socket_context = NULL;
+    }
+}
+
+/* libmicrohttpd's own decoding of the URL and of each argument (MHD_http_unescape), after
+ * noting a %00 in it for the request (serve_conn). */
+static size_t on_unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+    const union MHD_ConnectionInfo *ci;
+    (void)cls;
+    for (const char *p = s; (p = strchr(p, '%')); p++)
+        if (p[1] == '0' && p[2] == '0' &&
+            (ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT)) &&
+            ci->socket_context) {
+            ((serve_conn *)ci->socket_context)->url_nul = 1;
+            break;
+        }
+    return MHD_http_unescape(s);
+}
+
 static int method_of(const char *m)
 {
     return !strcmp(m, "GET") ? SERVE_GET : !strcmp(m, "POST") ? SERVE_POST
@@ -176,6 +217,11 @@ static serve_req *req_new(serve *s, struct MHD_Connection *c, const char *url, c
     r->url_too_long = strlen(url) >= sizeof r->url;
     if ((ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD)))
         r->fd = ci->connect_fd;
+    if ((ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT)) &&
+        ci->socket_context) { /* this request's, taken; the next one starts clean */
+        r->url_nul = ((serve_conn *)ci->socket_context)->url_nul;
+        ((serve_conn *)ci->socket_context)->url_nul = 0;
+    }
     if ((ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS)) &&
         ci->client_addr) {
         const struct sockaddr *sa = ci->client_addr;
@@ -201,6 +247,10 @@ static serve_req *req_new(serve *s, struct MHD_Connection *c, const char *url, c
     s->in_flight++;
     r->counted = 1;
     pthread_mutex_unlock(&s->mu);
+    /* begun after SIGTERM (a new request on a kept-alive connection): refused once its body is
+     * read. One whose headers came before the signal is served, however long its body takes
+     * (issue 51: the check at the body's end answered an upload under way 503) */
+    r->after_drain = s->draining;
     return r;
 }
 
@@ -262,7 +312,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (r->too_big)
         return serve_error(r, MHD_HTTP_CONTENT_TOO_LARGE, "Invalid request: a body of more "
                            "than %ld bytes (--max-body)", s->o.max_body);
-    if (s->draining)
+    if (r->after_drain)
         return serve_error(r, MHD_HTTP_SERVICE_UNAVAILABLE, "the server is shutting down");
     {
         int ret = serve_api(r), answered;
@@ -310,6 +360,8 @@ int serve_http_start(serve *s, char *err, size_t errlen)
                                  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)s->o.timeout,
                                  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)128 * 1024,
                                  MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+                                 MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+                                 MHD_OPTION_UNESCAPE_CALLBACK, on_unescape, s,
                                  MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
                                  MHD_OPTION_END);
     freeaddrinfo(ai);
