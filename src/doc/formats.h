@@ -31,6 +31,8 @@ typedef struct {
     int retranslate;         /* PO: entries already translated are translated again (their
                                 msgstr replaced); 0: kept as they are */
     int no_fuzzy;            /* PO: machine translations are not marked fuzzy */
+    const void *pkg_user;    /* (set by pkg.c for a package's builders: the plan's user data,
+                                what the plan read of other members; the caller's is ignored) */
 } doc_opts;
 
 struct pkg_in;   /* pkg.h */

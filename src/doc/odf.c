@@ -22,14 +22,17 @@ static int by_family_name(const void *a, const void *b)
 /* The part's styles (office:styles and office:automatic-styles: ODF 1.3 part 3, chapter 16;
  * a part sees only its own, see the header) with the language their text properties set,
  * sorted by family and name for odf_zxx. */
-static int collect_styles(odf_part *o)
+static int collect_styles(odf_part *o, const xml_tree *t)
 {
-    const xml_tree *t = &o->t;
-    int n = 0;
+    int n = o->n_styles;
+    odf_style *grown;
     for (int i = 0; i < t->n_nodes; i++)
         n += xml_is(t, i, ODF_STYLE, "style");
-    if (n && !(o->styles = calloc((size_t)n, sizeof *o->styles)))
+    if (n == o->n_styles)
+        return 0;
+    if (!(grown = realloc(o->styles, (size_t)n * sizeof *o->styles)))
         return xerr(o->err, o->errlen, "out of memory");
+    o->styles = grown;
     for (int i = 0; i < t->n_nodes; i++) {
         const char *name, *fam, *lang;
         int tp;
@@ -128,15 +131,17 @@ static int odf_build(doc *d, const doc_opts *opts, const char *member, char *err
 {
     odf_part o;
     int rc = -1, i, out = 0, skip = 0;
-    (void)opts;
-    (void)member;
     memset(&o, 0, sizeof o);
     o.d = d;
     o.err = err;
     o.errlen = errlen;
     if (xml_parse(&o.t, d->src, d->src_len, err, errlen))
         return -1;
-    if (collect_styles(&o))
+    /* the part's own styles, and for content.xml the common ones of styles.xml (the plan read
+     * them: a span's style may be a common style that says zxx) */
+    if (collect_styles(&o, &o.t) ||
+        (opts && opts->pkg_user && !strcmp(member, "content.xml") &&
+         collect_styles(&o, &((const odf_common *)opts->pkg_user)->t)))
         goto done;
     i = o.t.root;
     do {
@@ -177,6 +182,41 @@ static int keep_build(doc *d, const doc_opts *opts, const char *member, char *er
     return doc_keep(d, d->src, d->src_len, err, errlen);
 }
 
+static void common_free(void *user)
+{
+    odf_common *c = user;
+    if (!c)
+        return;
+    xml_free(&c->t);
+    free(c->src);
+    free(c);
+}
+
+/* styles.xml read and parsed for content.xml's builder (its common styles); NULL in *out when
+ * there is none. A styles.xml that does not parse is left to its own builder to report. */
+static int read_common(pkg_in *in, odf_common **out, char *err, size_t errlen)
+{
+    int m = pkg_find(in, "styles.xml");
+    char e[256];
+    odf_common *c;
+    *out = NULL;
+    if (m < 0)
+        return 0;
+    if (!(c = calloc(1, sizeof *c)))
+        return xerr(err, errlen, "out of memory");
+    if (pkg_read(in, m, &c->src, &c->len, err, errlen)) {
+        free(c);
+        return -1;
+    }
+    if (xml_parse(&c->t, c->src, c->len, e, sizeof e)) {
+        free(c->src);
+        free(c);
+        return 0;
+    }
+    *out = c;
+    return 0;
+}
+
 int odf_plan(pkg_in *in, pkg_plan *plan, char *err, size_t errlen)
 {
     static const char *const types[] = {
@@ -213,5 +253,12 @@ int odf_plan(pkg_in *in, pkg_plan *plan, char *err, size_t errlen)
     for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
         if ((m = pkg_find(in, parts[k])) >= 0)
             plan->members[m] = (pkg_action){odf_build, NULL};
+    {
+        odf_common *c;
+        if (read_common(in, &c, err, errlen))
+            return -1;
+        plan->user = c;
+        plan->free_user = common_free;
+    }
     return 0;
 }

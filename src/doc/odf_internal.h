@@ -3,10 +3,9 @@
  *
  * A part is built in one pass over its XML tree in document order (odf_walk: iterative, each
  * element's exit an event of its own); `at` is how far the source has been handed to the doc
- * (kept bytes or units). Styles: only the part's own (content.xml's automatic styles;
- * styles.xml's common and automatic styles): a builder sees one member (pkg_build_fn), so a
- * span in content.xml whose common style in styles.xml says zxx is not seen (docs/DOCUMENTS.md
- * "OpenDocument", Limits). */
+ * (kept bytes or units). Styles: the part's own (content.xml's automatic styles; styles.xml's
+ * common and automatic styles), and for content.xml styles.xml's too, which the plan reads and
+ * hands over (odf_common, doc_opts.pkg_user): a span's style may be a common one. */
 #ifndef XLATE_DOC_ODF_INTERNAL_H
 #define XLATE_DOC_ODF_INTERNAL_H
 #include "doc/doc.h"
@@ -29,6 +28,13 @@ typedef struct {
     int lang;                           /* its text properties' fo:language: 1 zxx, 0 another,
                                            -1 none (inherited from the parent) */
 } odf_style;
+
+/* styles.xml as the plan read it for content.xml's builder (pkg_plan.user). */
+typedef struct {
+    char *src; /* the member's bytes (owned) */
+    size_t len;
+    xml_tree t;
+} odf_common;
 
 typedef struct {
     int node; /* an inline element open in the paragraph (text:span, text:a, text:meta) */

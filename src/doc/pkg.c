@@ -253,12 +253,18 @@ static int translate_member(run *r, int m, strbuf *b)
     size_t len = 0;
     xlate_lines_stats st;
     double t0 = now_seconds();
+    doc_opts o;
     doc d;
     int rc;
+    if (r->o)
+        o = *r->o;
+    else
+        memset(&o, 0, sizeof o);
+    o.pkg_user = r->plan.user;
     if (pkg_read(r->in, m, &src, &len, r->err, sizeof r->err))
         return XLATE_ERR_DOC;
     doc_init(&d, src, len);
-    if (a->build(&d, r->o, mname, e, sizeof e)) {
+    if (a->build(&d, &o, mname, e, sizeof e)) {
         xerr(r->err, sizeof r->err, "%s: %s: %s", r->in->name, mname, e);
         rc = strstr(e, "out of memory") ? XLATE_ERR : XLATE_ERR_DOC;
         goto done;
@@ -278,7 +284,7 @@ static int translate_member(run *r, int m, strbuf *b)
     r->rep->units_done += d.n_units;
     r->rep->truncated += st.truncated;
     r->rep->translate_seconds += st.translate_seconds;
-    if (a->finish && a->finish(&d, r->o, e, sizeof e)) {
+    if (a->finish && a->finish(&d, &o, e, sizeof e)) {
         xerr(r->err, sizeof r->err, "%s: %s: %s", r->in->name, mname, e);
         rc = XLATE_ERR;
         goto done;
@@ -494,6 +500,8 @@ done:
         zip_discard(zo);
     if (path[0])
         unlink(path);
+    if (r.plan.free_user)
+        r.plan.free_user(r.plan.user);
     free(r.plan.members);
     in_free(r.in);
     return rc;

@@ -55,6 +55,9 @@ typedef struct {
 typedef struct pkg_plan {
     int n;               /* = pkg_count */
     pkg_action *members; /* [n], zeroed: every member copied */
+    void *user;          /* what the plan read for the builders (ODF: styles.xml's styles), given
+                            to each as doc_opts.pkg_user; freed by free_user after the last */
+    void (*free_user)(void *user);
 } pkg_plan;
 
 /* Translates the package src[0..len) of package format f: f->plan, then every planned member,

@@ -111,6 +111,10 @@ def make_odfpy_text():
     inner.addElement(style.TextProperties(fontstyle="italic"))
     for s in (bold, code, inner):
         d.automaticstyles.addElement(s)
+    # a common style (office:styles, written to styles.xml) that says no language
+    common = style.Style(name="Source_20_Text", displayname="Source Text", family="text")
+    common.addElement(style.TextProperties(language="zxx", country="none"))
+    d.styles.addElement(common)
     pl = style.PageLayout(name="PL")
     pl.addElement(style.PageLayoutProperties(pagewidth="21cm", pageheight="29.7cm"))
     d.automaticstyles.addElement(pl)
@@ -136,6 +140,10 @@ def make_odfpy_text():
     p = text.P(text="The man types ")
     p.addElement(text.Span(stylename=code, text="make install"))
     p.addText(" on a laptop in the park.")
+    d.text.addElement(p)
+    p = text.P(text="A woman reads ")
+    p.addElement(text.Span(stylename=common, text="grep -r zebra"))
+    p.addText(" on a bench.")
     d.text.addElement(p)
     p = text.P(text="Two dogs")
     p.addElement(text.S(c=2))
@@ -483,6 +491,9 @@ def main():
               and "<text:page-number" in styles else styles[-600:])
         check("odfpy.odt: the zxx span kept, its sentence translated", lambda: None if
               "make install" in content and "on a laptop" not in content else content)
+        check("odfpy.odt: a span of a common style of styles.xml that says zxx kept, its "
+              "sentence translated", lambda: None if "grep -r zebra" in content and
+              "on a bench" not in content else content)
         check("odfpy.odt: the comment, the text box, svg:title and svg:desc translated",
               lambda: None if all(s not in content for s in (
                   "A comment about", "A boy jumps", "A black dog", "is running through"))
