@@ -2,8 +2,9 @@
  * curl (CURLOPT_FOLLOWLOCATION off), so that the Authorization header (a custom header, which
  * curl's own redirect rules treat differently by version) goes to the endpoint's origin
  * (scheme, host, port) only, never to a CDN (file_download.py:1769-1773). Retries with backoff
- * (XLATE_HUB_RETRY_MS, doubled each try, 5 tries) on 5xx, 408, 429 and connection errors; the
- * no-progress timeout (XLATE_HUB_TIMEOUT_S) is curl's low-speed limit of 1 byte/s. */
+ * as huggingface_hub's http_backoff (hub_http.h: 1 + 5 tries, XLATE_HUB_RETRY_MS doubled up to
+ * 8 times it) on 5xx, 408, 429 and connection errors; the no-progress timeout
+ * (XLATE_HUB_TIMEOUT_S) is curl's low-speed limit of 1 byte/s. */
 #include "hub/hub_http.h"
 #include "base/util.h"
 #include "xlate.h"
@@ -167,6 +168,10 @@ static size_t on_header(char *buf, size_t size, size_t nitems, void *user)
         memset(a, 0, sizeof *a);
         a->linked_size = a->content_length = -1;
         a->status = sp ? strtol(sp + 1, NULL, 10) : 0; /* the body callback judges by it */
+        return n;
+    }
+    if ((n == 2 && buf[0] == '\r' && buf[1] == '\n') || (n == 1 && buf[0] == '\n')) {
+        a->headers_done = 1;
         return n;
     }
     if (!colon)
@@ -439,13 +444,32 @@ CURLcode http_request(pull *pl, const char *method, const char *url, long long f
     rc = curl_easy_perform(c);
     if (rc == CURLE_ABORTED_BY_CALLBACK && pl->stalled)
         rc = CURLE_OPERATION_TIMEDOUT;
+    /* the connection closed inside the headers: curl may take what came as the answer (a HEAD
+     * without its ETag), which is a cut connection, retried as one (issue 51 item 11) */
+    if (rc == CURLE_OK && !ans->headers_done)
+        rc = CURLE_PARTIAL_FILE;
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &ans->status);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, NULL);
     curl_slist_free_all(h);
     return rc;
 }
 
+long http_backoff_ms(const pull *pl, int k)
+{
+    long w = pl->retry_ms;
+    for (int i = 1; i < k && w < WAIT_CAP * pl->retry_ms; i++)
+        w *= 2;
+    return w < WAIT_CAP * pl->retry_ms ? w : WAIT_CAP * pl->retry_ms;
+}
+
 int http_transient_status(long st) { return st >= 500 || st == 408 || st == 429; }
+
+/* a connection reset or closed early (requests.ConnectionError's cases) */
+static int cut_curl(CURLcode rc)
+{
+    return rc == CURLE_RECV_ERROR || rc == CURLE_SEND_ERROR || rc == CURLE_PARTIAL_FILE ||
+           rc == CURLE_GOT_NOTHING;
+}
 
 int http_transient_curl(CURLcode rc)
 {
@@ -512,6 +536,9 @@ int http_transfer_error(pull *pl, const char *what, const char *url, CURLcode rc
                HUB_EDISK;
     return xerr(err, errlen, "%s: %s: %s%s (%d tries)", what, url, curl_easy_strerror(rc),
                 rc == CURLE_OPERATION_TIMEDOUT ? " (nothing came for XLATE_HUB_TIMEOUT_S seconds)"
+                : rc == CURLE_COULDNT_CONNECT  ? " (the connection was refused)"
+                : cut_curl(rc)                 ? " (the connection was cut before the answer "
+                                                 "ended)"
                                                : "",
                 tries),
            HUB_ENET;
@@ -535,11 +562,11 @@ int http_fetch(pull *pl, const char *method, const char *url, int follow, body_s
             return http_transfer_error(pl, what, cur, rc, sink, NULL, tries + 1, err, errlen);
         if ((rc != CURLE_OK && http_transient_curl(rc)) ||
             (rc == CURLE_OK && http_transient_status(ans->status))) {
-            if (++tries >= TRIES)
+            if (++tries > MAX_RETRIES)
                 return rc ? http_transfer_error(pl, what, cur, rc, sink, NULL, tries, err, errlen)
                           : xerr(err, errlen, "%s: %s: HTTP %ld (%d tries)", what, cur,
                                  ans->status, tries), HUB_ENET;
-            http_nap(pl, pl->retry_ms << (tries - 1));
+            http_nap(pl, http_backoff_ms(pl, tries));
             sink->len = 0;
             continue;
         }

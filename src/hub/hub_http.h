@@ -10,7 +10,17 @@
 #include <pthread.h>
 #include <sys/types.h>
 
-#define TRIES 5          /* attempts of one request (huggingface_hub http_get: 5) */
+/* huggingface_hub's retry rule, utils/_http.py http_backoff (the defaults every hub call of
+ * file_download.py and hf_api.py takes): max_retries=5, so 1 + 5 attempts; base_wait_time=1 s,
+ * doubled after each retry up to max_wait_time=8 s (1, 2, 4, 8, 8 s); retried on
+ * requests.Timeout and requests.ConnectionError (a refused, reset or cut connection) and on
+ * the statuses of retry_on_status_codes (503, HTTPStatus.SERVICE_UNAVAILABLE, by default; the
+ * hub's own calls add the other 5xx). xlate retries every 5xx and 408 and 429 the same way
+ * (http_transient_status). The base is XLATE_HUB_RETRY_MS (default 1000: the tests make it
+ * 20), the cap 8 times it. A file's body follows http_get's own rule (file_download.py
+ * _nb_retries=5, counted again after progress) with the same waits. */
+#define MAX_RETRIES 5    /* http_backoff max_retries; http_get _nb_retries */
+#define WAIT_CAP 8       /* max_wait_time / base_wait_time */
 #define FILE_TRIES 10    /* attempts of one file's bytes, counting those that made progress */
 #define MAX_HOPS 10      /* redirects followed */
 #define API_MAX (64 << 20) /* the API's JSON answer, at most */
@@ -23,6 +33,7 @@ typedef struct http_answer {
     char error_message[256]; /* X-Error-Message, shown quoted */
     char content_range[128];
     long long linked_size, content_length; /* -1: not sent */
+    int headers_done;  /* the blank line that ends the headers came (else the answer was cut) */
 } http_answer;
 
 /* Where a body goes: memory (the API's JSON), a file (a blob), or nowhere. */
@@ -102,6 +113,8 @@ int http_resolve(const char *url, const char *loc, char *next, size_t n);
  * `from` (> 0), the body to sink. Fills ans. Returns curl's code. */
 CURLcode http_request(pull *pl, const char *method, const char *url, long long from,
                       body_sink *sink, http_answer *ans);
+/* the wait before retry k (1, 2, ...): retry_ms * 2^(k-1), at most WAIT_CAP * retry_ms */
+long http_backoff_ms(const pull *pl, int k);
 /* 5xx, 408, 429 */
 int http_transient_status(long st);
 /* connection, resolve, timeout, cut transfers */

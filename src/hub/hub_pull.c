@@ -216,14 +216,14 @@ static int download_blob(pull *pl, const char *what, const char *path, const cha
         }
         if (s.got > 0) /* progress was made: the tries count again (http_get's rule), */
             tries = 0;
-        if (++attempts >= FILE_TRIES || ++tries >= TRIES) { /* but a trickle ends too */
+        if (++attempts >= FILE_TRIES || ++tries > MAX_RETRIES) { /* but a trickle ends too */
             rc = cc ? http_transfer_error(pl, what, cur, cc, &s, incomplete, attempts, err,
                                           errlen)
                     : (xerr(err, errlen, "%s: %s: HTTP %ld (%d tries)", what, cur, a.status,
                             attempts), HUB_ENET);
             goto out;
         }
-        http_nap(pl, pl->retry_ms << (tries - 1));
+        http_nap(pl, http_backoff_ms(pl, tries));
         if (http_cancelled(pl)) {
             rc = (xerr(err, errlen, "%s: interrupted (a rerun resumes)", what), HUB_EINTR);
             goto out;
