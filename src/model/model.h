@@ -112,6 +112,9 @@ void model_sinusoid_m2m(float *pe, int p0, int p1, int d, int offset);
 /* Row `id` of the target (tgt 1) or source (tgt 0) embedding as f32 into out[d_model]: the
  * table's values exactly, whatever form it is kept in. */
 void model_embed_row(const model_weights *m, int tgt, int id, float *out);
+/* model_weights.out_lazy's lock and panels (model_out.c): made at bind, freed with the model. */
+void *model_out_lazy_new(void);
+void model_out_lazy_free(void *p);
 /* What model_out_need builds. */
 enum { MODEL_OUT_PACKED = 1, MODEL_OUT_SCREEN = 2 };
 /* Makes `parts` of the output projection ready (those not ready yet: out's panels from out_src,
