@@ -253,26 +253,49 @@ static void repo_row(const repo_view *v, text_row *t)
     status_text(v, t->status, sizeof t->status);
 }
 
+/* s into out with its control bytes as \xNN (C0, DEL, and C1 as UTF-8 writes them: C2 80-9F),
+ * the rest (UTF-8 text) as it is: the cache's names and files are anyone's bytes (a ref holding
+ * an escape sequence, issue 51 item 9), and they must not drive the terminal. */
+static void shown(char *out, size_t n, const char *s)
+{
+    size_t k = 0;
+    for (const unsigned char *c = (const unsigned char *)s; *c && k + 5 < n; c++) {
+        if (*c < 0x20 || *c == 0x7f) {
+            k += (size_t)snprintf(out + k, n - k, "\\x%02x", *c);
+        } else if (*c == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f) {
+            k += (size_t)snprintf(out + k, n - k, "\\x%02x\\x%02x", c[0], c[1]);
+            c++;
+        } else {
+            out[k++] = (char)*c;
+        }
+    }
+    out[k] = '\0';
+}
+
 /* The shipped models, then the cached ones, in columns as wide as their widest entry. */
 static int print_text(const shipped_model *s, int ns, const repo_view *v, int n)
 {
     int w[4] = {0, 0, 0, 0};
     text_row t;
+    char q[5][4400];
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < ns + n; i++) {
             if (i < ns)
                 shipped_row(&s[i], &t);
             else
                 repo_row(&v[i - ns], &t);
+            shown(q[0], sizeof q[0], t.id);
+            shown(q[1], sizeof q[1], t.fam);
+            shown(q[2], sizeof q[2], t.lang);
+            shown(q[3], sizeof q[3], t.revs);
+            shown(q[4], sizeof q[4], t.status);
             if (pass == 0) {
-                int l[4] = {(int)strlen(t.id), (int)strlen(t.fam), (int)strlen(t.lang),
-                            (int)strlen(t.revs)};
                 for (int k = 0; k < 4; k++)
-                    w[k] = l[k] > w[k] ? l[k] : w[k];
+                    w[k] = (int)strlen(q[k]) > w[k] ? (int)strlen(q[k]) : w[k];
                 continue;
             }
-            printf("%-*s  %-*s  %-*s  %-*s  %7s  %s\n", w[0], t.id, w[1], t.fam, w[2], t.lang,
-                   w[3], t.revs, t.size, t.status);
+            printf("%-*s  %-*s  %-*s  %-*s  %7s  %s\n", w[0], q[0], w[1], q[1], w[2], q[2],
+                   w[3], q[3], t.size, q[4]);
         }
     return 0;
 }

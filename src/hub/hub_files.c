@@ -59,11 +59,15 @@ int hub_choose_files(char *const *files, int n, const char **out, int max, char 
 }
 
 /* a shard's name as a safe relative path: no '/' at the ends, no empty, "." or ".." part, no
- * '\\' (huggingface_hub _validate_relative_filename's intent) */
+ * '\\' (huggingface_hub _validate_relative_filename's intent), no control byte (a name that
+ * would drive the terminal where it is shown) */
 static int safe_relpath(const char *s)
 {
     if (!*s || strchr(s, '\\'))
         return 0;
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+        if (*c < 0x20 || *c == 0x7f || (*c == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f))
+            return 0; /* C0, DEL, C1 (U+0080-U+009F, 0xC2 0x9B a CSI) */
     for (const char *c = s;;) {
         const char *e = strchr(c, '/');
         size_t len = e ? (size_t)(e - c) : strlen(c);
@@ -98,8 +102,10 @@ int hub_index_shards(const char *index_path, char ***shards, int *n, char *err, 
     cJSON_ArrayForEach(e, map) {
         int seen = 0;
         if (!cJSON_IsString(e) || !safe_relpath(e->valuestring)) {
+            char q[200]; /* the key and the value are the index's bytes: quoted */
             xerr(err, errlen, "%s: \"weight_map\": \"%s\": expected a file name in the "
-                 "repository, got %s", index_path, e->string, JSON_GOT(e));
+                 "repository (no control byte, no \"..\"), got %s", index_path,
+                 str_quote(q, sizeof q, e->string, strlen(e->string)), JSON_GOT(e));
             goto out;
         }
         for (int j = 0; j < k && !seen; j++)

@@ -487,12 +487,14 @@ int http_transient_curl(CURLcode rc)
 static int http_error_(pull *pl, const char *what, const char *url, const http_answer *a,
                        char *err, size_t errlen)
 {
-    const char *code = a->error_code, *sp = code[0] ? " " : "";
+    char code[200]; /* the hub's X-Error-Code, its bytes quoted (issue 51 item 9) */
+    const char *sp = a->error_code[0] ? " " : "";
     const char *fix = pl->token_from ? "the token (from HF_TOKEN or the token file) has no access "
                                        "to it: accept its terms on the hub, or set HF_TOKEN to a "
                                        "token that has"
                                      : "set HF_TOKEN to a token (hub settings, Access Tokens) "
                                        "that has access to it";
+    str_quote(code, sizeof code, a->error_code, strlen(a->error_code)); /* "GatedRepo" as it is */
     /* the hub answers 401 RepoNotFound for a repository that does not exist as for a private
      * one, to a client without a token (utils/_http.py hf_raise_for_status) */
     if ((a->status == 401 || a->status == 403) && strcmp(code, "RepoNotFound") == 0)

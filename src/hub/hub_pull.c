@@ -183,8 +183,11 @@ static int download_blob(pull *pl, const char *what, const char *path, const cha
             /* Content-Range must start where the file ends: "bytes START-END/TOTAL" */
             long long start = -1;
             if (sscanf(a.content_range, "bytes %lld-", &start) != 1 || start != s.offset) {
+                char q[200];
                 rc = (xerr(err, errlen, "%s: %s: asked bytes from %lld, the answer's Content-Range "
-                          "is \"%s\"", what, cur, s.offset, a.content_range), HUB_EINTEGRITY);
+                          "is \"%s\"", what, cur, s.offset,
+                          str_quote(q, sizeof q, a.content_range, strlen(a.content_range))),
+                      HUB_EINTEGRITY);
                 goto bad;
             }
         }
@@ -722,8 +725,11 @@ int hub_pull(const hub_ref *ref, const hub_pull_params *p, char *out, size_t n, 
             for (k = 0; k < nfiles && strcmp(files[k], shards[j]); k++)
                 ;
             if (k == nfiles) {
-                rc = (xerr(err, errlen, "%s: %s names the shard %s, which the repository does "
-                          "not list", what, chosen[0], shards[j]), HUB_ENOTFOUND);
+                char q[200];
+                rc = (xerr(err, errlen, "%s: %s names the shard \"%s\", which the repository "
+                          "does not list", what, chosen[0],
+                          str_quote_max(q, sizeof q, shards[j], strlen(shards[j]), 120)),
+                      HUB_ENOTFOUND);
                 goto out;
             }
         }

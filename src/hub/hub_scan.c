@@ -300,9 +300,14 @@ static int scan_repo(hub_repo_info *r, const char *cache, const char *name)
     }
     /* a ref left over names a commit with no snapshot (:838-841) */
     for (int k = 0; k < ref_names.n; k++)
-        if (ref_commits.v[k] && !r->problem[0])
-            snprintf(r->problem, sizeof r->problem, "ref %s names commit %.48s, which has no "
-                     "snapshot", ref_names.v[k], ref_commits.v[k]);
+        if (ref_commits.v[k] && !r->problem[0]) {
+            char q1[200], q2[200]; /* a ref's name and text are the cache's bytes: escaped */
+            snprintf(r->problem, sizeof r->problem, "ref %s names commit %s, which has no "
+                     "snapshot", str_quote(q1, sizeof q1, ref_names.v[k],
+                                              strlen(ref_names.v[k])),
+                     str_quote_max(q2, sizeof q2, ref_commits.v[k], strlen(ref_commits.v[k]),
+                                   48));
+        }
     /* the revision refs/main names first: the one a name without @REVISION loads */
     for (int i = 1; i < r->n_revs; i++)
         for (int k = 0; k < r->revs[i].n_refs; k++)
