@@ -14,7 +14,7 @@ static int sink(void *u, const char *s, size_t n) { (void)u; (void)s; (void)n; r
 static int one(const char *lang, const char *s, size_t n, int swap, FILE *out, char *err)
 {
     doc d;
-    doc_opts o = {lang, "en", 0, 0};
+    doc_opts o = {lang, "en", 0, 0, NULL};
     char *z = malloc(n + 1);
     int rc;
     memcpy(z, s, n);
