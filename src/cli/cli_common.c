@@ -685,12 +685,41 @@ static const char *one_line(char *out, size_t size, const char *s)
     return out;
 }
 
+/* When msg names a file of the hub's cache (".../models--ORG--NAME/snapshots/..."), the
+ * repair to say: "; `xlate pull ORG/NAME` checks its files and fetches a damaged one again"
+ * (issue 51 item 8), else "". The id is taken from the folder's name and said only when it is
+ * a valid repository id. */
+static void hub_repair_hint(const char *msg, char *out, size_t n)
+{
+    const char *m = strstr(msg, "/models--"), *e;
+    char id[256];
+    size_t k = 0;
+    out[0] = '\0';
+    if (!m || !(e = strchr(m + 9, '/')) || strncmp(e, "/snapshots/", 11) != 0)
+        return;
+    for (const char *c = m + 9; c < e && k + 1 < sizeof id; c++) {
+        if (c[0] == '-' && c[1] == '-' && c + 1 < e) { /* "--" is the id's '/' */
+            id[k++] = '/';
+            c++;
+        } else {
+            id[k++] = *c;
+        }
+    }
+    id[k] = '\0';
+    if (hub_repo_id_valid(id))
+        snprintf(out, n, " (a file of the hub's cache: `xlate pull %s` checks every file "
+                 "against the hub and fetches a damaged one again)", id);
+}
+
 int cli_load_failed(const char *prefix, const char *msg)
 {
-    char err[2048];
+    char err[2048], hint[400];
     int oom = strstr(msg, "out of memory") || strstr(msg, strerror(ENOMEM));
     struct rlimit rl;
     one_line(err, sizeof err, msg);
+    hub_repair_hint(msg, hint, sizeof hint);
+    if (!oom && hint[0] && strlen(err) + strlen(hint) < sizeof err)
+        memcpy(err + strlen(err), hint, strlen(hint) + 1);
     if (oom && getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
         fprintf(stderr, "%s: %s (loading the model; the address-space limit, ulimit -v, is "
                 "%llu MB)\n", prefix, err, (unsigned long long)(rl.rlim_cur >> 20));

@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "cli/cli_common.h"
 #include "hub/hub.h"
+#include "base/util.h"
 #include "xlate.h"
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +19,15 @@ static void on_sigint(int sig)
     pull_interrupted = 1;
 }
 
+static void pull_note(void *user, const char *msg)
+{
+    char q[1200];
+    (void)user;
+    /* the message names the hub's ETag and the cache's path: printable already, escaped
+     * anyway as every remote string is */
+    fprintf(stderr, "xlate pull: note: %s\n", str_quote_max(q, sizeof q, msg, strlen(msg), 1000));
+}
+
 int cli_hub_pull(const char *name, int quiet, char *out, size_t n, char *err, size_t errlen)
 {
     hub_ref ref;
@@ -27,6 +37,7 @@ int cli_hub_pull(const char *name, int quiet, char *out, size_t n, char *err, si
     if (hub_ref_parse(name, &ref, err, errlen))
         return XLATE_EXIT_USAGE;
     p.quiet = quiet;
+    p.warn = pull_note; /* a damaged blob fetched again is said, -q or not */
     p.cancel = &pull_interrupted;
     pull_interrupted = 0;
     /* no SA_RESTART: a wait for another pull's lock returns on ^C */

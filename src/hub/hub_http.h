@@ -87,6 +87,13 @@ typedef struct pull {
     pull_board *board;       /* parallel downloads: the shared progress line, else NULL */
     int slot;                /* this worker's index in board */
     mode_t umask;            /* read once before the workers start (umask() is per process) */
+    /* the API's file list with blobs=true (read-only, shared by the workers): per name its
+     * size (-1 not said) and the ETag its blob is named by (lfs.sha256, else blobId; "" not
+     * said), n of them */
+    char *const *names;
+    const long long *sizes;
+    const char (*etags)[65];
+    int nnames;
 } pull;
 
 int http_cancelled(const pull *pl);

@@ -117,6 +117,55 @@ out:
     return rc;
 }
 
+/* A cached blob against the hub's word (issue 51 item 8: a damaged blob was linked as it
+ * was, and the pull said nothing): size bytes (when size >= 0), and the bytes hashing to the
+ * name, the sha256 of a 64-hex ETag (an LFS file) or the git blob sha1 of a 40-hex one. 0
+ * whole, 1 not (why says how), -1 unreadable (why says why). */
+static int blob_verify(const char *path, long long size, const char *etag, char *why, size_t n)
+{
+    struct stat sb;
+    char got[65];
+    int fd = hub_open_file(path, O_RDONLY, 0, why, n), rc = 1;
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &sb) != 0) {
+        rc = xerr(why, n, "%s: %s", path, strerror(errno));
+        goto out;
+    }
+    if (size >= 0 && (long long)sb.st_size != size) {
+        snprintf(why, n, "has %lld bytes, the hub says %lld", (long long)sb.st_size, size);
+        goto out;
+    }
+    if (strlen(etag) == 64) {
+        EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+        unsigned char md[32];
+        unsigned mdlen = 0;
+        if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) ||
+            hash_prefix(fd, (long long)sb.st_size, ctx)) {
+            EVP_MD_CTX_free(ctx);
+            rc = xerr(why, n, "%s: cannot read it to hash it", path);
+            goto out;
+        }
+        EVP_DigestFinal_ex(ctx, md, &mdlen);
+        EVP_MD_CTX_free(ctx);
+        for (unsigned i = 0; i < mdlen && i < 32; i++)
+            sprintf(got + 2 * i, "%02x", md[i]);
+        got[64] = '\0';
+    } else if (git_sha1_fd(fd, got)) {
+        rc = xerr(why, n, "%s: %s", path, strerror(errno));
+        goto out;
+    }
+    if (strcmp(got, etag) != 0) {
+        snprintf(why, n, "holds bytes whose %s is %s", strlen(etag) == 64 ? "sha256"
+                 : "git blob sha1", got);
+        goto out;
+    }
+    rc = 0;
+out:
+    close(fd);
+    return rc;
+}
+
 /* The bytes of one file into blobs/ETAG.incomplete, resumed, checked (size; the sha256 of an
  * LFS blob, the git blob sha1 of a regular file). Called under the blob's lock. On success the
  * .incomplete is whole and checked. */
@@ -349,13 +398,27 @@ static int pull_file(pull *pl, const char *cache, const char *repo_dir, const ch
     long long size;
     int rc, lock = -1;
 
-    /* file_download.py:1072-1076: a commit's file already linked needs no request */
+    /* file_download.py:1072-1076: a commit's file already linked needs no request; here only
+     * when the API said its size and blob (blobs=true) and the link names that blob and the
+     * blob is whole (blob_verify). Otherwise the HEAD below, and the blob checked there. */
     snprintf(tmp, sizeof tmp, "%s/snapshots/%s/%s", repo_dir, commit, path);
     if (etag_out)
         etag_out[0] = '\0';
-    if (stat(tmp, &sb) == 0 && S_ISREG(sb.st_mode)) {
-        http_file_line(pl, "%-32.32s in the cache", path);
-        return HUB_OK;
+    for (int i = 0; i < pl->nnames; i++) {
+        char have[4096], want[4096], why[600];
+        ssize_t tl;
+        if (strcmp(pl->names[i], path) != 0 || !pl->etags[i][0] || pl->sizes[i] < 0)
+            continue;
+        tl = readlink(tmp, have, sizeof have - 1);
+        if (tl > 0 && !hub_link_target(path, pl->etags[i], want, sizeof want) &&
+            (size_t)tl == strlen(want) && memcmp(have, want, (size_t)tl) == 0) {
+            snprintf(blob, sizeof blob, "%s/blobs/%s", repo_dir, pl->etags[i]);
+            if (blob_verify(blob, pl->sizes[i], pl->etags[i], why, sizeof why) == 0) {
+                http_file_line(pl, "%-32.32s in the cache", path);
+                return HUB_OK;
+            }
+        }
+        break;
     }
     snprintf(what, sizeof what, "%s: %s", repo, path);
     if (http_quote(pl, path, 0, qpath, sizeof qpath))
@@ -408,6 +471,21 @@ static int pull_file(pull *pl, const char *cache, const char *repo_dir, const ch
         return rc;
     /* file_download.py:1227-1237: a blob there (another repo's file, another pull) is linked;
      * lstat: a link is no blob of the cache (a link out of it is downloaded over) */
+    if (lstat(blob, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        char why[600], msg[1700];
+        int v = blob_verify(blob, size, etag, why, sizeof why);
+        if (v != 0) { /* damaged: said, removed, fetched again (the repair) */
+            snprintf(msg, sizeof msg, "%s: the cached blob %s %s: fetching it again", what, etag,
+                     why);
+            if (pl->p->warn)
+                pl->p->warn(pl->p->user, msg);
+            if (unlink(blob) != 0) {
+                rc = (xerr(err, errlen, "cannot remove the damaged %s: %s", blob,
+                          strerror(errno)), HUB_EDISK);
+                goto out;
+            }
+        }
+    }
     if (!(lstat(blob, &sb) == 0 && S_ISREG(sb.st_mode))) {
         if ((rc = download_blob(pl, what, path, get_url, etag, size, incomplete, err, errlen)))
             goto out;
@@ -437,9 +515,13 @@ hub_pull_params hub_pull_default_params(void)
     return p;
 }
 
-/* the API's answer: the commit and the file names */
+/* the API's answer: the commit and the file names; with blobs=true (hf_api.py model_info
+ * files_metadata: each sibling's size, blobId, lfs {size, sha256}) each file's size and the
+ * ETag its blob has (lfs.sha256 for an LFS file, blobId, its git blob sha1, else), -1 and ""
+ * where not said or not of that form */
 static int read_api(const char *url, const char *text, size_t len, char commit[41],
-                    char ***files, int *n, char *err, size_t errlen)
+                    char ***files, int *n, long long **sizes, char (**etags)[65], char *err,
+                    size_t errlen)
 {
     cJSON *root = json_parse_object(text, len, url, err, errlen), *sha, *sib, *e;
     int k = 0;
@@ -458,10 +540,20 @@ static int read_api(const char *url, const char *text, size_t len, char commit[4
         goto bad;
     }
     memcpy(commit, sha->valuestring, 41);
-    if (!(*files = calloc((size_t)cJSON_GetArraySize(sib) + 1, sizeof **files)))
+    if (!(*files = calloc((size_t)cJSON_GetArraySize(sib) + 1, sizeof **files)) ||
+        !(*sizes = calloc((size_t)cJSON_GetArraySize(sib) + 1, sizeof **sizes)) ||
+        !(*etags = calloc((size_t)cJSON_GetArraySize(sib) + 1, sizeof **etags)))
         goto oom;
     cJSON_ArrayForEach(e, sib) {
         cJSON *f = cJSON_GetObjectItemCaseSensitive(e, "rfilename");
+        cJSON *sz = cJSON_GetObjectItemCaseSensitive(e, "size");
+        cJSON *lfs = cJSON_GetObjectItemCaseSensitive(e, "lfs");
+        cJSON *id = cJSON_IsObject(lfs) ? cJSON_GetObjectItemCaseSensitive(lfs, "sha256")
+                                        : cJSON_GetObjectItemCaseSensitive(e, "blobId");
+        (*sizes)[k] = cJSON_IsNumber(sz) && sz->valuedouble >= 0 && sz->valuedouble < 9e15
+                          ? (long long)sz->valuedouble : -1;
+        if (cJSON_IsString(id) && (is_hex(id->valuestring, 40) || is_hex(id->valuestring, 64)))
+            snprintf((*etags)[k], sizeof (*etags)[k], "%s", id->valuestring);
         if (!cJSON_IsString(f)) {
             xerr(err, errlen, "%s: \"siblings\"[%d]: \"rfilename\": expected a string, got %s",
                  url, k, f ? JSON_GOT(f) : "nothing");
@@ -480,6 +572,10 @@ bad:
         free((*files)[j]);
     free(*files);
     *files = NULL;
+    free(*sizes);
+    *sizes = NULL;
+    free(*etags);
+    *etags = NULL;
     cJSON_Delete(root);
     return -1;
 }
@@ -640,7 +736,8 @@ int hub_pull(const hub_ref *ref, const hub_pull_params *p, char *out, size_t n, 
     char cache[4096], repo_dir[4400], url[4096], qrev[1024], final[4096], commit[41], what[600];
     char idx[4700], tag[4200];
     const char *chosen[16];
-    char **files = NULL, **shards = NULL;
+    char **files = NULL, **shards = NULL, (*etags)[65] = NULL;
+    long long *sizes = NULL;
     int nfiles = 0, nshards = 0, nchosen, rc, tagfd;
     body_sink api = {.fd = -1};
     http_answer a;
@@ -675,7 +772,8 @@ int hub_pull(const hub_ref *ref, const hub_pull_params *p, char *out, size_t n, 
         xerr(err, errlen, "%s: the revision is too long", what);
         goto out;
     }
-    snprintf(url, sizeof url, "%s/api/models/%s/revision/%s", pl.endpoint, ref->repo, qrev);
+    snprintf(url, sizeof url, "%s/api/models/%s/revision/%s?blobs=true", pl.endpoint,
+             ref->repo, qrev);
     if ((rc = http_fetch(&pl, "GET", url, 2, &api, &a, final, sizeof final, what, err, errlen)))
         goto out;
     if (a.status != 200) {
@@ -683,8 +781,13 @@ int hub_pull(const hub_ref *ref, const hub_pull_params *p, char *out, size_t n, 
         goto out;
     }
     rc = HUB_ENET;
-    if (read_api(final, api.mem ? api.mem : "", api.len, commit, &files, &nfiles, err, errlen))
+    if (read_api(final, api.mem ? api.mem : "", api.len, commit, &files, &nfiles, &sizes,
+                 &etags, err, errlen))
         goto out;
+    pl.names = files;
+    pl.sizes = sizes;
+    pl.etags = (const char (*)[65])etags;
+    pl.nnames = nfiles;
     rc = HUB_ENOTFOUND;
     if ((nchosen = hub_choose_files(files, nfiles, chosen, 16, err, errlen)) < 0) {
         char e2[XLATE_ERRLEN];
@@ -773,6 +876,8 @@ int hub_pull(const hub_ref *ref, const hub_pull_params *p, char *out, size_t n, 
 out:
     free(api.mem);
     free_names(files, nfiles);
+    free(sizes);
+    free(etags);
     free_names(shards, nshards);
     free(jobs.paths);
     free(jobs.rc);

@@ -348,7 +348,7 @@ def t_fifo():
           lambda: None if r.rc == 0 else repr(r))
 
 
-PARTS = (t_outside, t_etag, t_quote, t_revision, t_retry, t_fifo)
+PARTS = (t_outside, t_etag, t_repair, t_quote, t_revision, t_retry, t_fifo)
 
 # ---- the model and the hub ----
 
