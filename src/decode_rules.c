@@ -43,9 +43,12 @@ xlate_decode_params decode_rules_defaults(const gen_config *g)
 
 int decode_rules_check(int V, const xlate_decode_params *p, char *err, size_t errlen)
 {
-    if (!(p->repetition_penalty > 0 && p->repetition_penalty <= 1000))
-        return xerr(err, errlen, "repetition_penalty: expected a number > 0 and at most 1000 "
-                    "(1: off), got %g", (double)p->repetition_penalty);
+    if (!(p->repetition_penalty >= (float)DECODE_REPETITION_MIN &&
+          p->repetition_penalty <= 1000))
+        return xerr(err, errlen, "repetition_penalty: expected a number from %g to 1000 (1: "
+                    "off; below %g the repeats it rewards leave no translation), got %g",
+                    DECODE_REPETITION_MIN, DECODE_REPETITION_MIN,
+                    (double)p->repetition_penalty);
     if (p->no_repeat_ngram_size < 0)
         return xerr(err, errlen, "no_repeat_ngram_size: expected 0 (off) or more, got %d",
                     p->no_repeat_ngram_size);

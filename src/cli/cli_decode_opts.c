@@ -10,6 +10,7 @@
 #include "cli/cli_decode_opts.h"
 #include "cli/cli_common.h"
 #include "base/util.h"
+#include "decode_rules.h"
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,12 +59,22 @@ int decode_opt(decode_opts *d, int c, const char *arg, char *err, size_t errlen)
 {
     long v;
     switch (c) {
-    case DOPT_REP:
-        if (positive_opt("--repetition-penalty", arg, 1000,
-                         " (1: off; above 1 penalizes repeated tokens)", &d->rep, err, errlen))
-            return -1;
+    case DOPT_REP: {
+        /* from DECODE_REPETITION_MIN (decode_rules.h: below it the start token or a first
+         * word repeated wins over the translation), as the float it becomes */
+        double f;
+        char e2[XLATE_ERRLEN], q[200];
+        if (parse_float_opt("--repetition-penalty", arg, -DBL_MAX, DBL_MAX, &f, e2, sizeof e2)
+            || !((float)f >= (float)DECODE_REPETITION_MIN) || f > 1000)
+            return xerr(err, errlen, "--repetition-penalty: expected a number > 0, at least "
+                        "%g (below 1 it rewards repeated tokens, and below %g the repeats leave "
+                        "no translation) and at most 1000 (1: off; above 1 penalizes them), got "
+                        "\"%s\"", DECODE_REPETITION_MIN, DECODE_REPETITION_MIN,
+                        cli_quote(q, sizeof q, arg, strlen(arg)));
+        d->rep = (float)f;
         d->rep_set = 1;
         return 0;
+    }
     case DOPT_NGRAM:
         if (parse_int_opt("--no-repeat-ngram-size", arg, 0, 1L << 20, &v, err, errlen))
             return -1;
@@ -196,6 +207,11 @@ int decode_opts_apply(decode_opts *d, const xlate_model *m, const xlate_decode_p
 {
     int asked = d->topp_set || d->temp_set || (d->topk_set && d->topk != 1);
     dp->repetition_penalty = d->rep_set ? d->rep : md->repetition_penalty;
+    if (!d->rep_set && !(md->repetition_penalty >= (float)DECODE_REPETITION_MIN))
+        return xerr(err, errlen, "the model's generation_config.json: \"repetition_penalty\" "
+                    "%g is below %g, where the repeats it rewards leave no translation; "
+                    "--repetition-penalty 1 overrides it", (double)md->repetition_penalty,
+                    DECODE_REPETITION_MIN);
     dp->no_repeat_ngram_size = d->ngram_set ? d->ngram : md->no_repeat_ngram_size;
     dp->disable_unk = d->disable_unk;
     /* the model's sampling, unless an option asks for a search (beams, or top-k 1: greedy) */
@@ -322,7 +338,7 @@ void decode_usage(FILE *f)
         "      --repetition-penalty F\n"
         "                          divide a generated token's logit by F when\n"
         "                          positive, multiply when negative (transformers';\n"
-        "                          1: off, the default or the model's)\n"
+        "                          0.7 to 1000; 1: off, the default or the model's)\n"
         "      --no-repeat-ngram-size N\n"
         "                          no N-gram twice in a translation (0: off)\n"
         "      --disable-unk       never generate the unknown token\n"

@@ -6,6 +6,7 @@
  * sigwait on this thread alone: every other thread starts with them blocked. */
 #include "cli/cli.h"
 #include "cli/cli_common.h"
+#include "decode_rules.h"
 #include "serve/serve.h"
 #include "base/util.h"
 #include <errno.h>
@@ -156,6 +157,16 @@ static int load(serve *s)
             return cli_load_failed("xlate serve", err);
         s->n_models++;
         sm->info = xlate_model_get_info(sm->model);
+        /* the server translates with the model's decoding defaults: one the queue refuses
+         * would fail every request (500), so it is said at start, naming the file */
+        if (!(xlate_model_decode_defaults(sm->model).repetition_penalty >=
+              (float)DECODE_REPETITION_MIN)) {
+            fprintf(stderr, "xlate serve: %s: generation_config.json: \"repetition_penalty\" "
+                    "%g is below %g, where the repeats it rewards leave no translation\n",
+                    sm->dir, (double)xlate_model_decode_defaults(sm->model).repetition_penalty,
+                    DECODE_REPETITION_MIN);
+            return XLATE_EXIT_MODEL;
+        }
         if (!sm->info.has_tokenizer) {
             fprintf(stderr, "xlate serve: %s: the model has no tokenizer: it cannot take text\n",
                     sm->dir);

@@ -339,6 +339,42 @@ def repetition():
               else (p.returncode, p.stderr[-200:], [r for r in rows if not r["translation"]][:2]))
 
 
+def repetition_model():
+    """A MarianMT model (tools/make_marian.py through the oracle memo) whose
+    generation_config.json says repetition_penalty 0.5: refused naming the file, not an option."""
+    import oracle_memo as OM
+    with tempfile.TemporaryDirectory() as d:
+        mar = os.path.join(d, "mar")
+        OM.make_model(mar, [sys.executable, os.path.join(TS.TOP, "tools", "make_marian.py"), mar,
+                            "--num-beams", "1"])
+        path = os.path.join(mar, "generation_config.json")
+        g = json.load(open(path))
+        g["repetition_penalty"] = 0.5
+        with open(path, "w") as f:
+            json.dump(g, f)
+        p = subprocess.run([XLATE, "-m", mar, "-q"], input=b"A dog.\n", capture_output=True, timeout=GUARD)
+        e = p.stderr.decode(errors="replace")
+        check("generation_config.json repetition_penalty 0.5: xlate refuses it naming the file and the key, "
+              "no option blamed as given",
+              lambda: None if p.returncode != 0 and "generation_config.json" in e and '"repetition_penalty"' in e
+              and "0.5" in e else "exit %d: %r" % (p.returncode, e[-300:]))
+        p = subprocess.run([XLATE, "-m", mar, "-q", "--repetition-penalty", "1"], input=b"A dog.\n",
+                           capture_output=True, timeout=GUARD)
+        check("... --repetition-penalty 1 overrides it: exit 0, one line",
+              lambda: None if p.returncode == 0 and p.stdout.count(b"\n") == 1 else (p.returncode, p.stderr[-200:]))
+        p = subprocess.Popen([XLATE, "serve", "-m", mar, "--port", "0"], stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            e = p.communicate(timeout=60)[1].decode(errors="replace")
+        except subprocess.TimeoutExpired:  # it served (before: every request then failed)
+            p.kill()
+            e = p.communicate()[1].decode(errors="replace")
+        check("xlate serve with that model: exit 2 at start naming the file and the key (every request "
+              "would have failed)",
+              lambda: None if p.returncode == 2 and "generation_config.json" in e and '"repetition_penalty"' in e
+              else "exit %d: %r" % (p.returncode, e[-300:]))
+
+
 def main():
     srv = TS.Server("-q")
     try:
@@ -349,6 +385,8 @@ def main():
     finally:
         srv.stop()
     sigterm_upload()
+    repetition()
+    repetition_model()
     return done()
 
 
