@@ -356,6 +356,46 @@ def check_document(b, tmp):
               got.decode(errors="replace"), want.decode(errors="replace"))
 
 
+def check_document_docx(b, tmp):
+    """A Word document through the page (issue 47): chosen, translated, downloaded by Chromium as
+    park_de.docx; its members are exactly `xlate -i park.docx -o ...`'s."""
+    import io
+    import zipfile
+    src = os.path.join(TOP, "examples", "documents", "park.docx")
+    doc = os.path.join(tmp, "park.docx")
+    shutil.copy(src, doc)
+    p = subprocess.run([XLATE, "-q", "-i", doc], capture_output=True, env=env(), timeout=120)
+    if p.returncode != 0:
+        not_ok("xlate -i park.docx", p.stderr.decode()[-300:])
+        return
+    b.js("document.getElementById('file').value = '';")
+    b.type("#file", doc)
+    b.click("#translate-file")
+    b.wait("var a = document.getElementById('file-link'); return a && a.download === 'park_de.docx' "
+           "&& a.href;", "the .docx download link")
+    b.click("#file-link")
+    deadline = time.time() + WAIT
+    got = None
+    while time.time() < deadline:
+        path = os.path.join(b.downloads, "park_de.docx")
+        if os.path.exists(path) and not os.path.exists(path + ".crdownload"):
+            got = open(path, "rb").read()
+            if got:
+                break
+        time.sleep(0.05)
+    if not got:
+        not_ok("the translated .docx downloaded through the page's link", "nothing after %d s" % WAIT)
+        return
+    try:
+        za, zb = zipfile.ZipFile(io.BytesIO(got)), zipfile.ZipFile(io.BytesIO(p.stdout))
+        same = za.namelist() == zb.namelist() and all(za.read(n) == zb.read(n) for n in za.namelist())
+    except zipfile.BadZipFile as e:
+        same = False
+        got = repr(e).encode()
+    check("a .docx through the page: Chromium downloads park_de.docx, its members exactly "
+          "`xlate -i park.docx`'s", lambda: None if same else "differs: %r" % got[:80])
+
+
 def pair_models(tmp):
     """Two more models beside the default en -> de, from its own files: en -> fr and de -> en
     (config.json's languages changed, and its embedding_scale, so that each pair translates
@@ -474,6 +514,7 @@ def main():
         check_translate(browser)
         check_error(browser, server.url)
         check_document(browser, tmp)
+        check_document_docx(browser, tmp)
         check_screenshot(browser, os.path.join(shots, "page.png"))
         en_de, models = pair_models(tmp)
         keys = os.path.join(tmp, "keys.txt")
