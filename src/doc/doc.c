@@ -45,6 +45,8 @@ void doc_free(doc *d)
         free(d->units[i].out);
         free(d->units[i].spell);
     }
+    if (d->format_free)
+        d->format_free(d->format_data);
     for (int i = 0; i < d->n_copies; i++)
         free(d->copies[i]);
     free(d->copies);

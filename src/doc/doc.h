@@ -122,6 +122,9 @@ typedef struct {
     int n_warnings;      /* all of them (more than 8: the rest only counted) */
     int lang_part;       /* HTML: the part that is the html element's lang value, a copy the
                             caller may point at the target language; -1: none */
+    void *format_data;   /* what a format's parser keeps for its finish (PO: each unit's
+                            flags); freed by format_free in doc_free */
+    void (*format_free)(void *format_data);
 } doc;
 
 /* Grows the array *p (elements of sz bytes, capacity *cap) to hold n, doubling from 16, at

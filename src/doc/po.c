@@ -25,7 +25,6 @@
 
 /* The first bytes of the doc copy that holds each unit's PO_* flags (then an int count, then
  * the ints), found by po_finish among the doc's copies. */
-static const char po_units_magic[] = "\001xlate-po-units";
 
 typedef struct {
     size_t q0, q1; /* the opening and the closing quote */
@@ -716,19 +715,20 @@ static int insert_header(po_reader *r)
     return 0;
 }
 
-/* Each unit's PO_* flags as one doc copy for po_finish (po_units_magic, the count, the
- * ints). */
+/* Each unit's PO_* flags, for po_finish: the doc's format data (doc.h), the count first. */
 static int put_blob(po_reader *r)
 {
-    strbuf b = {0};
-    int rc = 0;
-    if (strbuf_put(&b, po_units_magic, sizeof po_units_magic) ||
-        strbuf_put(&b, (const char *)&r->n_info, sizeof r->n_info) ||
-        strbuf_put(&b, (const char *)r->info, sizeof *r->info * (size_t)r->n_info) ||
-        !doc_copy(r->d, b.s, b.len))
-        rc = oom(r);
-    strbuf_free(&b);
-    return rc;
+    int *fl = malloc(sizeof *fl * ((size_t)r->n_info + 1));
+    if (!fl)
+        return oom(r);
+    fl[0] = r->n_info;
+    if (r->n_info)
+        memcpy(fl + 1, r->info, sizeof *fl * (size_t)r->n_info);
+    if (r->d->format_free)
+        r->d->format_free(r->d->format_data);
+    r->d->format_data = fl;
+    r->d->format_free = free;
+    return 0;
 }
 
 int po_parse(doc *d, const doc_opts *o, char *err, size_t errlen)
@@ -795,20 +795,12 @@ done:
 
 int po_finish(doc *d, const doc_opts *o, char *err, size_t errlen)
 {
-    const char *blob = NULL;
-    int n = 0;
+    const int *fl = d->format_free == free ? d->format_data : NULL; /* (put_blob's) */
     (void)o;
-    for (int i = d->n_copies - 1; i >= 0 && !blob; i--)
-        if (!strcmp(d->copies[i], po_units_magic))
-            blob = d->copies[i] + sizeof po_units_magic;
-    if (!blob)
+    if (!fl)
         return 0;
-    memcpy(&n, blob, sizeof n);
-    for (int u = 0; u < n && u < d->n_units; u++) {
-        int fl;
-        memcpy(&fl, blob + sizeof n + sizeof fl * (size_t)u, sizeof fl);
-        if (po_fix_unit(d, u, fl, err, errlen))
+    for (int u = 0; u < fl[0] && u < d->n_units; u++)
+        if (po_fix_unit(d, u, fl[1 + u], err, errlen))
             return -1;
-    }
     return 0;
 }
