@@ -2,7 +2,8 @@
 """serve.py — `xlate serve` under concurrent clients against the CLI's batch-32 throughput
 (part of `make bench`; bench/README.md "xlate serve").
 
-    python3 bench/serve.py [--threads 2] [--clients 1,8,32] [--runs 2] [--probes 200]
+    python3 bench/serve.py [--threads 2] [--clients 1,8,32] [--new-clients 32] [--runs 2]
+                           [--probes 200] [--perf FILE]
 
 On the same sentences in one run (held-out Multi30k test_2016_flickr.en: ../shared's copy when
 there, else tests/data's), with the same --threads for both:
@@ -11,8 +12,13 @@ there, else tests/data's), with the same --threads for both:
   2. the server, `xlate serve --port 0 --threads T --batch-size 32`: C clients (threads of a
      separate process, each with its own keep-alive connection) take the sentences in turn, one
      sentence a request (POST /translate, JSON), until every sentence is answered; sentences/s of
-     the wall time from the first request to the last answer, and its ratio to the CLI's; every
-     answer compared with the CLI's line for that sentence (the bench exits 1 if one differs);
+     the wall time from the first request to the last answer, and its ratio to the CLI's; the
+     server's CPU seconds (/proc/PID/stat, every thread) against the CLI's (its run's less a
+     one-sentence run's: the load); every answer compared with the CLI's line for that sentence
+     (the bench exits 1 if one differs). Then the same with --new-clients clients of the other
+     kind: a new connection a request, closed after the answer (Weblate's, Mastodon's clients);
+     --perf FILE records `perf record -g` of the server during the last run's 32-client runs
+     into FILE.keep and FILE.new;
   3. latency of a one-sentence request (the wall time of the request, client side): P requests
      one after another on an idle server, then P requests while 32 other clients keep the server
      busy with the same sentences (full load); median and p99 of each.
@@ -125,27 +131,36 @@ class Server:
         if self.port is None:
             self.proc.wait()
             raise SystemExit("serve bench: `xlate serve` did not start: %s" % " / ".join(seen[-5:]))
-        self.drain = threading.Thread(target=lambda: [None for _ in self.proc.stderr], daemon=True)
+        self.tail = []  # what it says after it listens: the batch count at exit
+        self.drain = threading.Thread(target=lambda: [self.tail.append(ln.decode(errors="replace").strip())
+                                                      for ln in self.proc.stderr], daemon=True)
         self.drain.start()
 
     def stop(self):
         self.proc.terminate()
-        return self.proc.wait()
+        rc = self.proc.wait()
+        self.drain.join(timeout=10)
+        return rc
 
 
 class Client:
-    """One keep-alive connection; translate() returns (translation, seconds)."""
+    """One keep-alive connection (or, fresh, a new connection a request, closed after the answer,
+    as Weblate's and Mastodon's clients do); translate() returns (translation, seconds)."""
 
-    def __init__(self, host, port, source, target):
-        self.conn = http.client.HTTPConnection(host, port, timeout=300)
+    def __init__(self, host, port, source, target, fresh=False):
+        self.host, self.port, self.fresh = host, port, fresh
+        self.conn = None if fresh else http.client.HTTPConnection(host, port, timeout=300)
         self.source, self.target = source, target
 
     def translate(self, text):
         body = json.dumps({"q": text, "source": self.source, "target": self.target}).encode()
         t0 = time.perf_counter()
-        self.conn.request("POST", "/translate", body, {"Content-Type": "application/json"})
-        r = self.conn.getresponse()
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=300) if self.fresh else self.conn
+        conn.request("POST", "/translate", body, {"Content-Type": "application/json"})
+        r = conn.getresponse()
         raw = r.read()
+        if self.fresh:
+            conn.close()
         dt = time.perf_counter() - t0
         if r.status != 200:
             raise RuntimeError("POST /translate: %d %s" % (r.status, raw[:200]))
@@ -160,16 +175,17 @@ def languages(host, port):
     return src["code"], src["targets"][0]
 
 
-def throughput_worker(host, port, source, target, sentences, clients, conn):
-    """In its own process: `clients` threads take the sentences in turn, one a request. Sends
-    back (wall seconds, this process's CPU seconds, answers in input order)."""
+def throughput_worker(host, port, source, target, sentences, clients, fresh, conn):
+    """In its own process: `clients` threads take the sentences in turn, one a request (fresh: a
+    new connection each). Sends back (wall seconds, this process's CPU seconds, answers in
+    input order)."""
     answers = [None] * len(sentences)
     nxt = [0]
     lock = threading.Lock()
     errors = []
 
     def client():
-        c = Client(host, port, source, target)
+        c = Client(host, port, source, target, fresh)
         while True:
             with lock:
                 i = nxt[0]
@@ -233,7 +249,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--xlate", default=os.path.join(TOP, "xlate"))
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--clients", default="1,8,32")
+    ap.add_argument("--clients", default="1,8,32", help="keep-alive client counts")
+    ap.add_argument("--new-clients", default="32",
+                    help="client counts of the kind that opens a new connection a request ('' none)")
+    ap.add_argument("--perf", metavar="FILE",
+                    help="perf record -g the server during the last run's 32-client runs, into FILE.KIND")
     ap.add_argument("--runs", type=int, default=2, help="best of RUNS for each throughput")
     ap.add_argument("--probes", type=int, default=200, help="one-sentence requests per latency figure")
     ap.add_argument("--load-clients", type=int, default=32)
@@ -260,7 +280,9 @@ def main():
     one = os.path.join(tmp, "one.en")
     with open(one, "w", encoding="utf-8") as f:
         f.write(sentences[0] + "\n")
-    clients = [int(c) for c in a.clients.split(",")]
+    # (kind, clients): keep-alive connections, then a new connection a request
+    kinds = [("keep", int(c)) for c in a.clients.split(",") if c] + \
+            [("new", int(c)) for c in a.new_clients.split(",") if c]
     res = {"cpu": cpu_name(), "ncpu": os.cpu_count(), "load_start": loadavg(), "threads": a.threads,
            "data": shown, "sentences": len(sentences), "date": time.strftime("%Y-%m-%d", time.gmtime())}
 
@@ -273,7 +295,7 @@ def main():
         # other work on the machine falls on all alike; the best run of each is kept
         # CPU seconds: the CLI's translation is its run's CPU less a one-sentence run's (the
         # load, the output projection's screen); the server's, its process's CPU during the run
-        best_cli, best, cli_cpu = None, {}, None
+        best_cli, best, cli_cpu, cli_cpus = None, {}, None, []
         for r in range(a.runs):
             log("serve bench: run %d/%d: the CLI at batch 32 (load %s)" % (r + 1, a.runs, loadavg()))
             want, secs, kernels, cpu_all = run_cli(a.xlate, inp, a.threads, tmp)
@@ -281,20 +303,34 @@ def main():
             cli_one_cpu = cpu_one
             best_cli = secs if best_cli is None else min(best_cli, secs)
             cli_cpu = cpu_all - cpu_one if cli_cpu is None else min(cli_cpu, cpu_all - cpu_one)
-            for c in clients:
-                log("serve bench: run %d/%d: %d clients (load %s)" % (r + 1, a.runs, c, loadavg()))
+            cli_cpus.append(cpu_all - cpu_one)
+            for kc in kinds:
+                kind, c = kc
+                log("serve bench: run %d/%d: %d clients, %s (load %s)" % (
+                    r + 1, a.runs, c, "keep-alive" if kind == "keep" else "a connection a request",
+                    loadavg()))
+                perf = None
+                if a.perf and c == 32 and r == a.runs - 1:
+                    perf = subprocess.Popen(["perf", "record", "-g", "-q", "-o", "%s.%s" % (a.perf, kind),
+                                             "-p", str(srv.proc.pid)], stdout=subprocess.DEVNULL)
                 s0 = proc_cpu(srv.proc.pid)
-                p, pipe = in_process(throughput_worker, srv.host, srv.port, source, target, sentences, c)
+                p, pipe = in_process(throughput_worker, srv.host, srv.port, source, target, sentences, c,
+                                     kind == "new")
                 wall, cpu, answers, errors = pipe.recv()
                 p.join()
                 server_cpu = proc_cpu(srv.proc.pid) - s0
+                if perf:
+                    perf.send_signal(2)
+                    perf.wait()
                 if errors:
-                    raise SystemExit("serve bench: %d clients: %s" % (c, errors))
+                    raise SystemExit("serve bench: %d clients, %s: %s" % (c, kind, errors))
                 bad = sum(1 for x, y in zip(answers, want) if x != y)
                 differ += bad
-                if c not in best or wall < best[c]["wall_s"]:
-                    best[c] = {"clients": c, "wall_s": wall, "client_cpu_s": cpu, "differ": bad}
-                best[c]["server_cpu_s"] = min(best[c].get("server_cpu_s", server_cpu), server_cpu)
+                if kc not in best or wall < best[kc]["wall_s"]:
+                    best[kc] = dict(best.get(kc, {}), clients=c, kind=kind, wall_s=wall, client_cpu_s=cpu,
+                                    differ=bad)
+                best[kc]["server_cpu_s"] = min(best[kc].get("server_cpu_s", server_cpu), server_cpu)
+                best[kc].setdefault("server_cpu_runs", []).append(server_cpu)
         res["cli_s"], res["kernels"], res["cli_cpu_s"] = best_cli, kernels, cli_cpu
         if not a.no_batch1:
             # what one client is up against: the CLI one sentence a batch (one run)
@@ -304,11 +340,13 @@ def main():
             res["cli1_s"], res["cli1_cpu_s"] = secs1, cpu1 - cli_one_cpu
         res["cli_sps"] = len(sentences) / best_cli
         res["throughput"] = []
-        for c in clients:
-            best[c]["sps"] = len(sentences) / best[c]["wall_s"]
-            best[c]["ratio"] = best[c]["sps"] / res["cli_sps"]
-            best[c]["cpu_ratio"] = cli_cpu / best[c]["server_cpu_s"]
-            res["throughput"].append(best[c])
+        res["cli_cpu_runs"] = cli_cpus
+        for kc in kinds:
+            t = best[kc]
+            t["sps"] = len(sentences) / t["wall_s"]
+            t["ratio"] = t["sps"] / res["cli_sps"]
+            t["cpu_ratio"] = cli_cpu / t["server_cpu_s"]
+            res["throughput"].append(t)
 
         log("serve bench: latency, idle (load %s)" % loadavg())
         c0 = time.process_time()
@@ -330,6 +368,7 @@ def main():
     finally:
         rc = srv.stop()
     res["serve_exit"] = rc
+    res["serve_said"] = [ln for ln in srv.tail if "batches" in ln]
     res["differ"] = differ
     res["load_end"] = loadavg()
     report(res)
@@ -350,16 +389,18 @@ def report(r):
     print("%d sentences of %s, one a request, %d threads for the CLI and the server, batches of 32; "
           "best of the runs." % (r["sentences"], r["data"], r["threads"]))
     print()
-    print("| clients | sentences/s | / CLI batch 32 | wall s | xlate CPU s | CLI CPU / server CPU | client CPU s | answers differing from the CLI |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
-    print("| CLI, batch 32 | %.1f | 1.00 | %.2f | %.2f | 1.00 | | |" % (r["cli_sps"], r["cli_s"], r["cli_cpu_s"]))
+    print("| clients | connections | sentences/s | / CLI batch 32 | wall s | xlate CPU s | CLI CPU / server CPU | each run's server CPU s | client CPU s | answers differing from the CLI |")
+    print("|---:|---|---:|---:|---:|---:|---:|---|---:|---:|")
+    print("| CLI, batch 32 | | %.1f | 1.00 | %.2f | %.2f | 1.00 | %s | | |" % (
+        r["cli_sps"], r["cli_s"], r["cli_cpu_s"], ", ".join("%.2f" % x for x in r["cli_cpu_runs"])))
     if "cli1_s" in r:
-        print("| CLI, batch 1 | %.1f | %.2f | %.2f | %.2f | %.2f | | |" % (
+        print("| CLI, batch 1 | | %.1f | %.2f | %.2f | %.2f | %.2f | | | |" % (
             r["sentences"] / r["cli1_s"], r["cli_s"] / r["cli1_s"], r["cli1_s"], r["cli1_cpu_s"],
             r["cli_cpu_s"] / r["cli1_cpu_s"]))
     for t in r["throughput"]:
-        print("| %d | %.1f | %.2f | %.2f | %.2f | %.2f | %.2f | %d |" % (
-            t["clients"], t["sps"], t["ratio"], t["wall_s"], t["server_cpu_s"], t["cpu_ratio"],
+        print("| %d | %s | %.1f | %.2f | %.2f | %.2f | %.2f | %s | %.2f | %d |" % (
+            t["clients"], "keep-alive" if t["kind"] == "keep" else "one a request", t["sps"], t["ratio"],
+            t["wall_s"], t["server_cpu_s"], t["cpu_ratio"], ", ".join("%.2f" % x for x in t["server_cpu_runs"]),
             t["client_cpu_s"], t["differ"]))
     print()
     print("| one-sentence request | median ms | p99 ms | requests |")
@@ -368,7 +409,7 @@ def report(r):
     print("| under load (%d clients, %.0f sentences/s) | %.1f | %.1f | %d |" % (
         r["loaded"]["clients"], r["loaded"]["load_sps"], r["loaded"]["median_ms"], r["loaded"]["p99_ms"], r["loaded"]["n"]))
     print()
-    print("Server exit status after SIGTERM: %d." % r["serve_exit"])
+    print("Server exit status after SIGTERM: %d; it said: %s" % (r["serve_exit"], " / ".join(r["serve_said"])))
     print()
 
 
