@@ -11,6 +11,7 @@
 #include "base/util.h"
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,6 +234,18 @@ int cmd_serve(int argc, char **argv)
     sigaddset(&sigs, SIGTERM);
     sigaddset(&sigs, SIGINT);
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    {
+        /* SCHED_BATCH for this thread and so for every thread it starts (the queue's request
+         * and model threads, the compute pool, libmicrohttpd's): a woken thread waits for a
+         * core's slice to end instead of preempting the one running. Without it, each request's
+         * three wake-ups (the HTTP thread to a request thread, the model thread back to it, it
+         * to the HTTP thread) preempted the compute pool's worker in the middle of a product,
+         * and the model thread spun in pool_run waiting for it: 32 clients on 2 cores cost the
+         * server 2.4 CPU seconds a 1,000 sentences against the CLI's 1.7 (bench/README.md,
+         * "xlate serve"). Same priority (nice 0); unprivileged; a refusal changes nothing else */
+        struct sched_param sp = {0};
+        sched_setscheduler(0, SCHED_BATCH, &sp);
+    }
     if (s->o.api_keys && serve_keys_load(s, s->o.api_keys, err, sizeof err)) {
         fprintf(stderr, "xlate serve: %s\n", err);
         status = XLATE_EXIT_USAGE;
