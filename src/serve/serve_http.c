@@ -358,7 +358,12 @@ int serve_http_start(serve *s, char *err, size_t errlen)
                                  MHD_OPTION_SOCK_ADDR, ai->ai_addr,
                                  MHD_OPTION_CONNECTION_LIMIT, (unsigned)s->o.max_connections,
                                  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)s->o.timeout,
-                                 MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)128 * 1024,
+                                 /* a connection's pool (its read buffer and headers):
+                                  * libmicrohttpd mmaps one of more than 32 KiB and munmaps it
+                                  * at close, and 128 KiB cost each new connection two page
+                                  * faults' worth of syscalls and a TLB shootdown of the core
+                                  * translating; 32 KiB (its default) comes from malloc */
+                                 MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32 * 1024,
                                  MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
                                  MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
                                  MHD_OPTION_UNESCAPE_CALLBACK, on_unescape, s,
