@@ -63,9 +63,9 @@
  * runs with another libxlate.so of the same major version). MAJOR changes with the ABI: it is
  * the shared library's soname, libxlate.so.MAJOR. */
 #define XLATE_VERSION_MAJOR 0
-#define XLATE_VERSION_MINOR 2
+#define XLATE_VERSION_MINOR 3
 #define XLATE_VERSION_PATCH 0
-#define XLATE_VERSION "0.2.0"
+#define XLATE_VERSION "0.3.0"
 #define XLATE_ERRLEN 512
 /* The most bytes of logits the search holds for one sentence (beam_size x return_alternatives
  * rows over the target vocabulary, 4 bytes each): xlate_decode_params_check refuses more, and
@@ -707,6 +707,30 @@ int xlate_forced_logits(xlate_ctx *ctx, int n, const int *const *src, const int 
 int xlate_forced_attention(xlate_ctx *ctx, int n, const int *const *src, const int *src_len,
                            const int *const *tgt, const int *tgt_len, const xlate_decode_params *p,
                            float *attn, char *err, size_t errlen);
+
+/* Which language a text is written in (issue 48, docs/LANGID.md): a character n-gram model
+ * trained on Debian's translations, xlate_detect_n_languages() languages, no model file (the
+ * tables are in the library). text: UTF-8, len bytes (invalid bytes read as spaces). langs: the
+ * languages to choose among, n_langs of them, written as short codes ("de", "pt_BR", "zh-TW" or
+ * LibreTranslate's "zt", "pb") or NLLB codes ("deu_Latn"); those the detector does not know are
+ * skipped; NULL: every language it knows. out: the best max_out guesses (at least 1), best
+ * first, confidences in (0, 1] summing to at most 1 over the allowed languages. Returns how
+ * many were written; 0 when the text is undetectable (empty, digits or symbols only, fewer than
+ * XLATE_DETECT_MIN_LETTERS letters, a CJK letter counting 3): no guess rather than a guess
+ * reported as sure; -1 with err set when no language given is known or out is missing. A
+ * confidence below XLATE_DETECT_SURE is a guess (its rate of being right on the held-out set:
+ * docs/LANGID.md). No allocation; thread-safe. */
+#define XLATE_DETECT_MIN_LETTERS 6
+#define XLATE_DETECT_SURE 0.5f
+typedef struct {
+    char lang[8];     /* the detector's short code: ISO 639-1, "zt" for Traditional Chinese */
+    float confidence; /* 0..1 */
+} xlate_lang_guess;
+int xlate_detect_language(const char *text, size_t len, const char *const *langs, int n_langs,
+                          xlate_lang_guess *out, int max_out, char *err, size_t errlen);
+/* The languages the detector knows: their count, and the code of the i-th (NULL outside). */
+int xlate_detect_n_languages(void);
+const char *xlate_detect_language_code(int i);
 
 #if defined(__GNUC__) && __GNUC__ >= 4
 #pragma GCC visibility pop

@@ -29,6 +29,8 @@ int cmd_encode(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
 /* xlate split [--source-lang L] [-i IN] [-o OUT]: lines to sentences (cli_split.c). */
 int cmd_split(int argc, char **argv);
+/* xlate detect [--langs L,...] [TEXT...]: the language of each line (cli_detect.c). */
+int cmd_detect(int argc, char **argv);
 /* xlate pull ORG/NAME[@REVISION] [-q]: a model from the hub into its cache (cli_pull.c). */
 int cmd_pull(int argc, char **argv);
 /* The pull of a hub name (ORG/NAME[@REVISION]) with SIGINT caught, the snapshot dir into out

@@ -47,6 +47,8 @@ int main(int argc, char **argv)
             return cmd_decode(argc - 1, argv + 1);
         if (strcmp(argv[1], "split") == 0)
             return cmd_split(argc - 1, argv + 1);
+        if (strcmp(argv[1], "detect") == 0)
+            return cmd_detect(argc - 1, argv + 1);
         if (strcmp(argv[1], "info") == 0)
             return cmd_info(argc - 1, argv + 1);
         if (strcmp(argv[1], "pull") == 0)
