@@ -183,7 +183,7 @@ int cmd_detect(int argc, char **argv)
         if (o.jsonl) {
             writer_puts(&out, "[");
             for (int k = 0; k < n; k++) {
-                snprintf(buf, sizeof buf, "%s{\"confidence\": %.1f, \"language\": \"%s\"}",
+                snprintf(buf, sizeof buf, "%s{\"confidence\": %.1f, \"language\": \"%.7s\"}",
                          k ? ", " : "", 100.0 * g[k].confidence, g[k].lang);
                 writer_puts(&out, buf);
             }
@@ -192,7 +192,7 @@ int cmd_detect(int argc, char **argv)
             writer_puts(&out, "und\t0\n");
         } else {
             for (int k = 0; k < n; k++) {
-                snprintf(buf, sizeof buf, "%s%s\t%.4f", k ? "\t" : "", g[k].lang,
+                snprintf(buf, sizeof buf, "%s%.7s\t%.4f", k ? "\t" : "", g[k].lang,
                          (double)g[k].confidence);
                 writer_puts(&out, buf);
             }

@@ -20,12 +20,14 @@
 #include "cli/cli_decode_opts.h"
 #include "cli/cli_translate.h"
 #include "hub/hub_scan.h"
+#include "hub/hub_pivot.h"
 #include "base/util.h"
 #include "xlate.h"
 #include <cJSON.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -479,6 +481,38 @@ static int pair_model(options *o, char *dir, size_t dirlen)
         return XLATE_EXIT_MODEL;
     }
     if (rc == 0) {
+        /* through a pivot (issue 48): English first, as argos-translate; two pivots never */
+        hub_pair_choice c2;
+        char looked[2048];
+        rc = hub_pivot_find(NULL, src, tgt, o->pivot, sizeof o->pivot, &ch, &c2, looked,
+                            sizeof looked, err, sizeof err);
+        if (rc < 0) {
+            fprintf(stderr, "xlate: %s\n", err);
+            hub_model_free(&dm);
+            return XLATE_EXIT_MODEL;
+        }
+        if (rc > 0) {
+            hub_model_free(&dm);
+            snprintf(dir, dirlen, "%s", ch.dir);
+            if (!o->quiet)
+                fprintf(stderr, "xlate: %s -> %s: no model for the pair; through %s: %s (%s) "
+                        "then %s (%s) from the hub cache\n", src, tgt, o->pivot, ch.repo_id,
+                        ch.dir, c2.repo_id, c2.dir);
+            snprintf(o->pair_src, sizeof o->pair_src, "%s", ch.source_lang);
+            snprintf(o->pair_tgt, sizeof o->pair_tgt, "%s", ch.target_lang);
+            o->source_lang = o->pair_src[0] ? o->pair_src : NULL;
+            o->target_lang = o->pair_tgt[0] ? o->pair_tgt : NULL;
+            snprintf(o->pivot_dir, sizeof o->pivot_dir, "%s", c2.dir);
+            snprintf(o->pivot_src, sizeof o->pivot_src, "%s", c2.source_lang);
+            snprintf(o->pivot_tgt, sizeof o->pivot_tgt, "%s", c2.target_lang);
+            return 0;
+        }
+        if (looked[0])
+            fprintf(stderr, "xlate: no two models chain %s -> %s through one language either "
+                    "(a pivot through two is not tried); the cache's models: %s\n", src, tgt,
+                    looked);
+    }
+    if (rc == 0) {
         char ds[128] = "";
         hub_pair_suggest(src, tgt, want, sizeof want);
         if (have_def && dm.source_lang[0] && dm.target_lang[0])
@@ -505,11 +539,11 @@ static int pair_model(options *o, char *dir, size_t dirlen)
     return 0;
 }
 
-static int setup(run *r, options *o, char *dir, size_t dirlen)
+/* picked: pair_model's answer (0: dir is the model's snapshot). */
+static int setup(run *r, options *o, char *dir, size_t dirlen, int picked)
 {
     char err[XLATE_ERRLEN];
     xlate_model_params mp = xlate_model_default_params();
-    int picked = pair_model(o, dir, dirlen);
 
     if (picked > 0)
         return picked;
@@ -670,6 +704,154 @@ static int same_file(const line_reader *in, const char *path)
            a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/* The pivot's first stage on its own thread: the input's lines through the first model, its
+ * text output into the pipe the second stage reads; the pipe's write end closed at the end. */
+typedef struct {
+    run *r;
+    int status;
+} stage;
+
+static void *stage_main(void *arg)
+{
+    stage *s = arg;
+    s->status = stream(s->r);
+    writer_flush(&s->r->out);
+    fclose(s->r->out.f); /* the second stage reads the end of its input */
+    s->r->out.f = NULL;
+    return NULL;
+}
+
+/* A pair through a pivot (issue 48): two runs, as `xlate -m FIRST --from S --to P | xlate -m
+ * SECOND --from P --to T` would be, inside one process: the first model's text output (the
+ * translated lines exactly as its own run writes them) goes into a pipe that the second run
+ * reads as its input, on a thread of its own, so the second model translates the first's
+ * windows as they come and the output is the two-step pipe's, byte for byte (each stage is
+ * batch- and thread-invariant as a run is). Each model is loaded once, each with its own
+ * threads (--threads each). The first stage takes the input options (--paragraphs, TEXT
+ * arguments, -i) and the decoding ones, its output being plain text (one line a line: no
+ * n-best, scores or alignments); the second takes every option but the input ones. */
+static int pivot_run(options *o, char *dir1)
+{
+    options o1 = *o, o2 = *o;
+    run r1, r2;
+    stage st;
+    char err[XLATE_ERRLEN], dir2[4096];
+    int fds[2] = {-1, -1}, status;
+    pthread_t th;
+    const char *bad = o->doc_fmt ? "--format (a document)"
+                      : decode_has_prefix(&o->dopts) ? "--target-prefix"
+                      : o->in_fmt == FMT_IDS ? "--input-format ids" : NULL;
+
+    memset(&r1, 0, sizeof r1);
+    memset(&r2, 0, sizeof r2);
+    r1.in.fd = r2.in.fd = -1;
+    if (bad) {
+        fprintf(stderr, "xlate: %s: not through a pivot language (the pair needs %s)\n", bad,
+                o->pivot);
+        return XLATE_EXIT_USAGE;
+    }
+    /* the first stage: text out, one line a line */
+    o1.out_fmt = FMT_TEXT;
+    o1.output = NULL;
+    o1.dp.n_best = 1;
+    o1.dp.return_alternatives = xlate_decode_default_params().return_alternatives;
+    o1.dp.alignments = o1.dp.token_scores = 0;
+    o1.scores = 0;
+    o1.verbose = 0;
+    o1.dp.scores = o1.dp.beam_size > 1;
+    /* the second: the pivot's lines in */
+    o2.input = NULL;
+    o2.texts = NULL;
+    o2.n_texts = 0;
+    o2.paragraphs = 0;
+    o2.source_lang = o2.pivot_src[0] ? o2.pivot_src : NULL;
+    o2.target_lang = o2.pivot_tgt[0] ? o2.pivot_tgt : NULL;
+    snprintf(dir2, sizeof dir2, "%s", o->pivot_dir);
+    r1.o = &o1;
+    r1.dopts = &o1.dopts;
+    r2.o = &o2;
+    r2.dopts = &o2.dopts;
+    r1.t_start = r2.t_start = now_seconds();
+    if ((status = setup(&r1, &o1, dir1, 4096, 0)) != XLATE_EXIT_OK ||
+        (status = setup(&r2, &o2, dir2, sizeof dir2, 0)) != XLATE_EXIT_OK)
+        goto done;
+    if (o->n_texts)
+        reader_texts(&r1.in, o->texts, o->n_texts);
+    else if (reader_open(&r1.in, o->input, err, sizeof err)) {
+        fprintf(stderr, "xlate: %s\n", err);
+        status = XLATE_EXIT_INPUT;
+        goto done;
+    }
+    if (same_file(&r1.in, o->output)) {
+        fprintf(stderr, "xlate: -o %s: is the input file (it would be emptied before it is "
+                "read)\n", o->output);
+        status = XLATE_EXIT_USAGE;
+        goto done;
+    }
+    if (o1.in_fmt == FMT_IDS || o1.split == XLATE_SPLIT_NONE)
+        r1.in.max_line = r1.max_in * 256 > 65536 ? (size_t)r1.max_in * 256 : 65536;
+    r1.para.in = &r1.in;
+    if (pipe(fds) != 0 || !(r1.out.f = fdopen(fds[1], "w"))) {
+        fprintf(stderr, "xlate: the pivot's pipe: %s\n", strerror(errno));
+        status = XLATE_EXIT_INTERNAL;
+        goto done;
+    }
+    fds[1] = -1; /* the FILE's now */
+    r1.out.name = "the pivot's pipe";
+    /* the second stage's input: the pipe's read end (a reader of our own making: no file) */
+    r2.in.fd = fds[0];
+    r2.in.name = "the pivot's lines";
+    r2.in.max_line = READER_MAX_LINE;
+    r2.in.close = 1;
+    fds[0] = -1;
+    if (o2.split == XLATE_SPLIT_NONE)
+        r2.in.max_line = r2.max_in * 256 > 65536 ? (size_t)r2.max_in * 256 : 65536;
+    r2.para.in = &r2.in;
+    outfile_catch_interrupt(1);
+    if (writer_open(&r2.out, o->output, err, sizeof err)) {
+        fprintf(stderr, "xlate: %s\n", err);
+        status = XLATE_EXIT_OUTPUT;
+        goto done;
+    }
+    r2.progress = !o->quiet && r1.in.regular && isatty(STDERR_FILENO) &&
+                  (r2.out.f != stdout || !isatty(STDOUT_FILENO));
+    st.r = &r1;
+    st.status = XLATE_EXIT_OK;
+    if (pthread_create(&th, NULL, stage_main, &st) != 0) {
+        fprintf(stderr, "xlate: cannot start the pivot's first stage\n");
+        status = XLATE_EXIT_INTERNAL;
+        writer_discard(&r2.out);
+        goto done;
+    }
+    status = stream(&r2);
+    reader_close(&r2.in); /* a second stage that stopped early: the first sees EPIPE, stops */
+    pthread_join(th, NULL);
+    /* the first stage's failure (a bad input line) is the run's, as a pipe's first command's
+     * would be under pipefail; its lines before the bad one are translated and written */
+    if (st.status != XLATE_EXIT_OK && status == XLATE_EXIT_OK)
+        status = r2.out.failed ? status : st.status;
+    if (status != XLATE_EXIT_OK)
+        writer_discard(&r2.out);
+    else if (writer_close(&r2.out))
+        status = writer_error(&r2.out, 1);
+    if (o->verbose)
+        report(&r2);
+done:
+    if (fds[0] >= 0)
+        close(fds[0]);
+    if (fds[1] >= 0)
+        close(fds[1]);
+    if (r1.out.f)
+        fclose(r1.out.f);
+    reader_close(&r1.in);
+    reader_close(&r2.in);
+    para_free(&r1.para);
+    para_free(&r2.para);
+    release(&r1);
+    release(&r2);
+    return status;
+}
+
 int cmd_translate(int argc, char **argv)
 {
     options o;
@@ -689,7 +871,16 @@ int cmd_translate(int argc, char **argv)
     r.in.fd = -1;
     r.t_start = now_seconds();
 
-    status = setup(&r, &o, dir, sizeof dir);
+    rc = pair_model(&o, dir, sizeof dir);
+    if (rc > 0) {
+        status = rc;
+        goto done;
+    }
+    if (o.pivot[0]) {
+        status = pivot_run(&o, dir);
+        goto done;
+    }
+    status = setup(&r, &o, dir, sizeof dir, rc);
     if (status != XLATE_EXIT_OK)
         goto done;
     if (o.n_texts) {

@@ -20,6 +20,9 @@ typedef struct {
     const char *source_lang; /* --source-lang (--from): the sentence splitter's rules */
     char pair_src[32], pair_tgt[32]; /* the codes of the model a language pair picked from the
                                         hub cache (cli_translate.c pair_model) */
+    /* a pair no cached model serves, through a pivot language two do (issue 48, pair_model):
+     * the pivot ("" for a direct pair), the second model's snapshot and the codes it takes */
+    char pivot[32], pivot_dir[4096], pivot_src[32], pivot_tgt[32];
     int split;           /* XLATE_SPLIT_SENTENCES or XLATE_SPLIT_NONE (--split) */
     int paragraphs;      /* --paragraphs: lines up to a blank line are one paragraph */
     int doc_fmt;         /* --format (or -i FILE's extension): XLATE_FORMAT_* (cli_doc.c), a
