@@ -348,6 +348,27 @@ static int sentences_json(const output *o, cJSON *obj, const xlate_translation *
     return 0;
 }
 
+/* "detectedLanguage": {"confidence": 0-100, "language": CODE} of the line, as LibreTranslate's
+ * /translate answers source "auto" (xlate_detect_language over every language it knows); a
+ * line it cannot tell: the run's source language (detect_fallback) with confidence 0. */
+static int detected_json(const output *o, cJSON *root, const xlate_translation *t, char *err,
+                         size_t errlen)
+{
+    xlate_lang_guess g;
+    int n = xlate_detect_language(t->text ? t->text : "", t->text ? t->len : 0, NULL, 0, &g, 1,
+                                  err, errlen);
+    cJSON *d = cJSON_AddObjectToObject(root, "detectedLanguage");
+    if (n < 0)
+        return -1;
+    if (!d || !cJSON_AddNumberToObject(d, "confidence",
+                                       n ? (double)(int)(1000 * g.confidence + 0.5) / 10 : 0) ||
+        !(n || o->detect_fallback ? cJSON_AddStringToObject(d, "language", n ? g.lang :
+                                                            o->detect_fallback)
+                                  : cJSON_AddNullToObject(d, "language")))
+        return xerr(err, errlen, "out of memory");
+    return 0;
+}
+
 static int write_jsonl(const output *o, const xlate_translation *t, char *err, size_t errlen)
 {
     cJSON *root = cJSON_CreateObject();
@@ -357,6 +378,10 @@ static int write_jsonl(const output *o, const xlate_translation *t, char *err, s
     int pre = 0;
     for (int k = 0; k < t->n_segments; k++)
         pre += t->segments[k].prefix_len;
+    if (o->detect && detected_json(o, root, t, err, errlen)) {
+        cJSON_Delete(root);
+        return -1;
+    }
     if (answer_json(o, root, t, NULL, err, errlen) ||
         (pre && !cJSON_AddNumberToObject(root, "prefix_length", pre) &&
          xerr(err, errlen, "out of memory")) ||

@@ -17,6 +17,8 @@ typedef struct {
     int sentences;    /* jsonl: the "sentences" array (text input) */
     int alignments;   /* jsonl: each sentence's source tokens and alignments (--alignments) */
     writer *w;
+    int detect;       /* jsonl: "detectedLanguage" of each line (--from auto, issue 48) */
+    const char *detect_fallback; /* its language when a line cannot be told (confidence 0) */
 } output;
 
 /* Writes line t's answer: one line (n_best lines in text and ids formats with n_best > 1).

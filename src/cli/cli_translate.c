@@ -59,6 +59,13 @@ typedef struct {
     double t_start, t_load, t_translate, t_shown;
     int progress;        /* show the progress line */
     int shown;           /* a progress line is on the screen (not ended by "\n") */
+    /* --from auto (issue 48): the first line, read before the model was chosen, handed to
+     * the pipeline first (malloc'd; NULL once handed), with its tag */
+    char *first, *first_buf; /* first_buf owns the bytes */
+    size_t first_len;
+    long first_tag;
+    int in_open;         /* in (and para) opened by auto_source, before setup */
+    long auto_warned;    /* lines said to be in another language than the run's source */
 } run;
 
 /* Ends the progress line, so that a message starts on a line of its own. */
@@ -174,8 +181,16 @@ static int cli_next(void *user, xlate_line *line, char *err, size_t errlen)
     run *r = user;
     char *s, where[96];
     size_t len;
-    int got = r->o->paragraphs ? para_next(&r->para, &s, &len, err, errlen)
-                               : reader_next(&r->in, &s, &len, err, errlen);
+    int got;
+    if (r->first) { /* --from auto's first line, read before the model was chosen */
+        line->text = r->first;
+        line->len = r->first_len;
+        line->tag = r->first_tag;
+        r->first = NULL; /* freed by release(): its bytes are read until the window ends */
+        return 1;
+    }
+    got = r->o->paragraphs ? para_next(&r->para, &s, &len, err, errlen)
+                           : reader_next(&r->in, &s, &len, err, errlen);
     if (got <= 0) {
         r->bad_status = XLATE_EXIT_INPUT;
         return got;
@@ -209,6 +224,8 @@ static int cli_next(void *user, xlate_line *line, char *err, size_t errlen)
 static int cli_ready(void *user)
 {
     run *r = user;
+    if (r->first)
+        return 1;
     return r->o->paragraphs ? para_ready(&r->para) : reader_ready(&r->in);
 }
 
@@ -253,6 +270,16 @@ static int cli_put(void *user, const xlate_translation *t, char *err, size_t err
             warn(r, "%s%s: %d source tokens, kept the first %ld (--max-input-length)", where,
                  which, sg->src_tokens_read, r->max_in);
         }
+    }
+    if (r->o->auto_src && r->o->auto_lang[0] && t->text) {
+        /* --from auto: a line surely in another language than the run's source is said */
+        xlate_lang_guess g;
+        if (xlate_detect_language(t->text, t->len, NULL, 0, &g, 1, err, errlen) == 1 &&
+            g.confidence >= XLATE_DETECT_SURE && !hub_lang_eq(g.lang, r->o->auto_lang) &&
+            r->auto_warned++ < 10)
+            warn(r, "%s: looks %s (confidence %.2f), not %s: translated as %s (one source "
+                 "language a run)%s", where, g.lang, (double)g.confidence, r->o->auto_lang,
+                 r->o->auto_lang, r->auto_warned == 10 ? "; further such lines not said" : "");
     }
     return output_line(&r->fmt, t, err, errlen);
 }
@@ -333,6 +360,7 @@ static int stream(run *r)
 static void release(run *r)
 {
     free(r->ids);
+    free(r->first_buf);
     xlate_ctx_free(r->ctx);
     xlate_model_free(r->model);
 }
@@ -648,6 +676,8 @@ static int setup(run *r, options *o, char *dir, size_t dirlen, int picked)
     r->fmt.sentences = o->in_fmt == FMT_TEXT;
     r->fmt.alignments = o->dp.alignments;
     r->fmt.w = &r->out;
+    r->fmt.detect = o->auto_src;
+    r->fmt.detect_fallback = o->auto_lang[0] ? o->auto_lang : o->source_lang;
     if (xlate_lines_params_check(r->model, &r->lp, err, sizeof err)) {
         cli_option_words(err, sizeof err);
         fprintf(stderr, "xlate: %s\n", err);
@@ -704,6 +734,84 @@ static int same_file(const line_reader *in, const char *path)
            a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/* --from auto (issue 48): the input opened before the model is chosen, its first line read
+ * and kept for the pipeline (r->first), and its language (xlate_detect_language over every
+ * language the detector knows) made the run's source, as --from LANG would be: the pair pick
+ * (direct or through a pivot), NLLB's source token, the splitter's rules; said on stderr. A
+ * first line that cannot be told (empty, digits, too short) or is told unsurely (confidence
+ * under XLATE_DETECT_SURE) gives no source: the model's own, the one there is (-m, the
+ * default model), said so; with --to and no model to fall back on, the run stops, asking for
+ * --from. Returns 0 or the exit status. */
+static int auto_source(options *o, run *r)
+{
+    char err[XLATE_ERRLEN], *s;
+    size_t len;
+    int got;
+    xlate_lang_guess g;
+
+    if (o->doc_fmt || o->in_fmt == FMT_IDS) {
+        fprintf(stderr, "xlate: --from auto: %s (give the source language)\n", o->doc_fmt ?
+                "not with --format (a document) yet" : "not with --input-format ids");
+        return XLATE_EXIT_USAGE;
+    }
+    if (o->n_texts)
+        reader_texts(&r->in, o->texts, o->n_texts);
+    else if (reader_open(&r->in, o->input, err, sizeof err)) {
+        fprintf(stderr, "xlate: %s\n", err);
+        return XLATE_EXIT_INPUT;
+    }
+    r->in_open = 1;
+    r->para.in = &r->in;
+    got = o->paragraphs ? para_next(&r->para, &s, &len, err, sizeof err)
+                        : reader_next(&r->in, &s, &len, err, sizeof err);
+    if (got < 0) {
+        fprintf(stderr, "xlate: %s\n", err);
+        return XLATE_EXIT_INPUT;
+    }
+    if (got > 0) {
+        if (!(r->first_buf = malloc(len + 1)))
+            return XLATE_EXIT_INTERNAL;
+        memcpy(r->first_buf, s, len);
+        r->first_buf[len] = 0;
+        r->first = r->first_buf;
+        r->first_len = len;
+        r->first_tag = o->paragraphs ? r->para.first_line * 2 + (r->para.cut != 0)
+                                     : r->in.line * 2 + (r->in.cut != 0);
+    }
+    if (got > 0 && xlate_detect_language(s, len, NULL, 0, &g, 1, err, sizeof err) == 1 &&
+        g.confidence >= XLATE_DETECT_SURE) {
+        snprintf(o->auto_lang, sizeof o->auto_lang, "%s", g.lang);
+        o->source_lang = o->auto_lang;
+        if (!o->quiet)
+            fprintf(stderr, "xlate: --from auto: the first line is %s (confidence %.2f)\n",
+                    g.lang, (double)g.confidence);
+        return 0;
+    }
+    if (!o->model && !(getenv("XLATE_MODEL") && getenv("XLATE_MODEL")[0]) && o->target_lang) {
+        char def[4096];
+        hub_model dm;
+        int one;
+        memset(&dm, 0, sizeof dm);
+        one = find_model_dir(NULL, def, sizeof def, err, sizeof err) == 0;
+        if (one)
+            hub_probe(&dm, def, NULL, 0);
+        one = one && dm.source_lang[0] && hub_model_serves(&dm, dm.source_lang, o->target_lang,
+                                                           NULL, NULL);
+        hub_model_free(&dm);
+        if (!one) {
+            fprintf(stderr, "xlate: --from auto: the first line's language cannot be told "
+                    "(%s): give --from LANG\n", got <= 0 ? "no input" :
+                    xlate_detect_language(s, len, NULL, 0, &g, 1, err, sizeof err) == 0 ?
+                    "empty, digits or symbols, or too short" : "no language is sure");
+            return XLATE_EXIT_INPUT;
+        }
+    }
+    if (!o->quiet)
+        fprintf(stderr, "xlate: --from auto: the first line's language cannot be told surely: "
+                "the model's own source\n");
+    return 0;
+}
+
 /* The pivot's first stage on its own thread: the input's lines through the first model, its
  * text output into the pipe the second stage reads; the pipe's write end closed at the end. */
 typedef struct {
@@ -730,7 +838,7 @@ static void *stage_main(void *arg)
  * threads (--threads each). The first stage takes the input options (--paragraphs, TEXT
  * arguments, -i) and the decoding ones, its output being plain text (one line a line: no
  * n-best, scores or alignments); the second takes every option but the input ones. */
-static int pivot_run(options *o, char *dir1)
+static int pivot_run(options *o, char *dir1, run *r0)
 {
     options o1 = *o, o2 = *o;
     run r1, r2;
@@ -764,6 +872,7 @@ static int pivot_run(options *o, char *dir1)
     o2.texts = NULL;
     o2.n_texts = 0;
     o2.paragraphs = 0;
+    o2.auto_src = 0; /* its lines are the pivot's: the first stage said what each was */
     o2.source_lang = o2.pivot_src[0] ? o2.pivot_src : NULL;
     o2.target_lang = o2.pivot_tgt[0] ? o2.pivot_tgt : NULL;
     snprintf(dir2, sizeof dir2, "%s", o->pivot_dir);
@@ -775,7 +884,21 @@ static int pivot_run(options *o, char *dir1)
     if ((status = setup(&r1, &o1, dir1, 4096, 0)) != XLATE_EXIT_OK ||
         (status = setup(&r2, &o2, dir2, sizeof dir2, 0)) != XLATE_EXIT_OK)
         goto done;
-    if (o->n_texts)
+    if (r0->in_open) {
+        /* --from auto read the first line: the first stage takes the reader over */
+        r1.in = r0->in;
+        r1.para = r0->para;
+        r1.first = r0->first;
+        r1.first_buf = r0->first_buf;
+        r1.first_len = r0->first_len;
+        r1.first_tag = r0->first_tag;
+        r0->first = r0->first_buf = NULL;
+        r0->para.buf = NULL;
+        memset(&r0->in, 0, sizeof r0->in);
+        r0->in.fd = -1;
+        r0->in_open = 0;
+        r1.in_open = 1;
+    } else if (o->n_texts)
         reader_texts(&r1.in, o->texts, o->n_texts);
     else if (reader_open(&r1.in, o->input, err, sizeof err)) {
         fprintf(stderr, "xlate: %s\n", err);
@@ -871,19 +994,23 @@ int cmd_translate(int argc, char **argv)
     r.in.fd = -1;
     r.t_start = now_seconds();
 
+    if (o.auto_src && (status = auto_source(&o, &r)) != XLATE_EXIT_OK)
+        goto done;
     rc = pair_model(&o, dir, sizeof dir);
     if (rc > 0) {
         status = rc;
         goto done;
     }
     if (o.pivot[0]) {
-        status = pivot_run(&o, dir);
+        status = pivot_run(&o, dir, &r);
         goto done;
     }
     status = setup(&r, &o, dir, sizeof dir, rc);
     if (status != XLATE_EXIT_OK)
         goto done;
-    if (o.n_texts) {
+    if (r.in_open) {
+        /* --from auto opened it */
+    } else if (o.n_texts) {
         reader_texts(&r.in, o.texts, o.n_texts);
     } else if (reader_open(&r.in, o.input, err, sizeof err)) {
         fprintf(stderr, "xlate: %s\n", err);

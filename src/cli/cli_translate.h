@@ -23,6 +23,8 @@ typedef struct {
     /* a pair no cached model serves, through a pivot language two do (issue 48, pair_model):
      * the pivot ("" for a direct pair), the second model's snapshot and the codes it takes */
     char pivot[32], pivot_dir[4096], pivot_src[32], pivot_tgt[32];
+    int auto_src;        /* --from auto (issue 48): source_lang from the first line's language */
+    char auto_lang[8];   /* what it found ("" when it could not tell) */
     int split;           /* XLATE_SPLIT_SENTENCES or XLATE_SPLIT_NONE (--split) */
     int paragraphs;      /* --paragraphs: lines up to a blank line are one paragraph */
     int doc_fmt;         /* --format (or -i FILE's extension): XLATE_FORMAT_* (cli_doc.c), a

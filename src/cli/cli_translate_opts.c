@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static void usage(FILE *f)
 {
@@ -53,7 +54,9 @@ static void usage(FILE *f)
         "                          splitter's rules (en, de, fr...; default: the\n"
         "                          model's source language, else neutral rules);\n"
         "                          NLLB-200, M2M100: the source language's code\n"
-        "                          (default: the tokenizer's src_lang)\n"
+        "                          (default: the tokenizer's src_lang); auto: the\n"
+        "                          language of the first line (xlate detect), each\n"
+        "                          line's said in jsonl (\"detectedLanguage\")\n"
         "      --paragraphs        wrapped text: the lines up to a blank line are one\n"
         "                          paragraph, written as one line; blank lines kept\n"
         "Documents:\n"
@@ -262,6 +265,11 @@ int translate_options(options *o, int argc, char **argv)
                 return -1;
             }
             o->source_lang = optarg;
+            /* auto: the first line's language picks the source (cli_translate.c
+             * auto_source); each line's own is said in jsonl (issue 48) */
+            o->auto_src = strcasecmp(optarg, "auto") == 0;
+            if (o->auto_src)
+                o->source_lang = NULL;
             break;
         case O_SPLIT:
             if (strcmp(optarg, "sentences") == 0) {

@@ -102,6 +102,34 @@ def body(tmp):
           lambda: None if q.returncode == 1 and b"--format" in q.stderr else
           f"exit {q.returncode} {q.stderr!r}")
 
+    # --from auto: the first line's language picks the pair (German: de -> fr, through en)
+    q = run(["--from", "auto", "--to", "fr"], text, env)
+    check("--from auto --to fr: the first line is de, through en: the pipe's bytes",
+          lambda: None if q.returncode == 0 and b"the first line is de" in q.stderr and
+          b"through en" in q.stderr and q.stdout == want else f"exit {q.returncode} {q.stderr!r}")
+    q = run(["--source-lang", "auto", "--to", "fr", "-q"], "12345\n" + text, env)
+    check("--source-lang auto, a first line of digits and no model to fall back on: exit 3, "
+          "asks for --from", lambda: None if q.returncode == 3 and b"give --from" in q.stderr
+          and not q.stdout else f"exit {q.returncode} {q.stderr!r}")
+    # with the default model (en -> de): each line's language in jsonl, LibreTranslate's shape
+    q = run(["--from", "auto", "--output-format", "jsonl"],
+            "A man is riding a bike down the street.\nEin Mann fährt mit dem Fahrrad.\n42\n",
+            {"XLATE_MODEL": os.path.join(TOP, "models", "en-de")})
+    got = [json.loads(l).get("detectedLanguage") for l in q.stdout.decode().splitlines()]
+    check("--from auto, jsonl: detectedLanguage of each line (en, de, and the run's en at "
+          "confidence 0 for digits)", lambda: None if q.returncode == 0 and
+          [g["language"] for g in got] == ["en", "de", "en"] and got[2]["confidence"] == 0 and
+          got[0]["confidence"] > 50 and b"looks de" in q.stderr else
+          f"exit {q.returncode} {got} {q.stderr!r}")
+    p1 = run(["--output-format", "jsonl", "-q"], "A man is riding a bike down the street.\n",
+             {"XLATE_MODEL": os.path.join(TOP, "models", "en-de")})
+    p2 = run(["--from", "auto", "--output-format", "jsonl", "-q"],
+             "A man is riding a bike down the street.\n",
+             {"XLATE_MODEL": os.path.join(TOP, "models", "en-de")})
+    a1, a2 = json.loads(p1.stdout), json.loads(p2.stdout)
+    a2.pop("detectedLanguage", None)
+    expect_eq("--from auto detected en: the translation --from en gives", a2, a1)
+
     # a pair that needs two pivots: refused, naming the models looked at
     add_pair(cache, "Helsinki-NLP/opus-mt-fr-es", m3, "fr", "es")
     q = run(["--from", "de", "--to", "es"], text, env)
