@@ -10,6 +10,9 @@ if [ "${1:-}" = "--test" ]; then
   # Debian's npm, unless an npm is there already (NodeSource's nodejs carries its own and
   # conflicts with Debian's package)
   command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
+  # CLD2, the anchor the language detector is measured against (docs/LANGID.md:
+  # tools/langid/cld2_eval.cc); no test or build links it
+  pkgs="$pkgs libcld2-dev"
 fi
 missing=""
 for p in $pkgs; do
