@@ -136,6 +136,8 @@ typedef struct serve_req {
     int for_file;           /* /translate_file: the answer becomes a download */
     char file_name[128];
     char detected[32];      /* source "auto": the language chosen; "" */
+    xlate_lang_guess *detected_each; /* source "auto": [n_q] what each text was found to be
+                               (malloc'd; its confidence 0 where it could not be told) */
     char host[128];         /* the Host header, for translatedFileUrl */
     int counted;            /* counted in s->in_flight */
 } serve_req;

@@ -281,8 +281,156 @@ static int access_check(serve_req *r, const params *p, int *ret)
     return 0;
 }
 
-/* The route for source -> target ("auto": the one source that reaches target), or an error
- * queued (app.py:790-826). */
+/* The source languages of the routes (into tgt when tgt is not NULL), each once: out[max]. */
+static int route_sources(const serve *s, const char *tgt, const char **out, int max)
+{
+    int n = 0;
+    for (int i = 0; i < s->n_routes && n < max; i++) {
+        int seen = 0;
+        if (tgt && !serve_lang_is(s->routes[i].tgt, tgt))
+            continue;
+        for (int k = 0; k < n && !seen; k++)
+            seen = strcmp(out[k], s->routes[i].src) == 0;
+        if (!seen)
+            out[n++] = s->routes[i].src;
+    }
+    return n;
+}
+
+/* The text a detector reads of an HTML text: tags and character references made spaces (a
+ * copy, malloc'd; NULL when out of memory). Mastodon sends each post as HTML. */
+static char *html_words(const char *s, size_t n, size_t *len)
+{
+    char *o = malloc(n + 1);
+    size_t k = 0;
+    int tag = 0, ref = 0;
+    if (!o)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (tag)
+            tag = c != '>';
+        else if (ref)
+            ref = c != ';' && c != ' ' && c != '<';
+        else if (c == '<')
+            tag = 1;
+        else if (c == '&')
+            ref = 1;
+        else {
+            o[k++] = c;
+            continue;
+        }
+        o[k++] = ' ';
+    }
+    o[k] = 0;
+    *len = k;
+    return o;
+}
+
+/* "de, en, fr" of k codes into out[n] (at most 12, then ", ... (K in all)"). */
+static void list_codes(char *out, size_t n, const char *const *v, int k)
+{
+    size_t u = 0;
+    int i;
+    out[0] = 0;
+    for (i = 0; i < k && i < 12 && u + 40 < n; i++)
+        u += (size_t)snprintf(out + u, n - u, "%s%s", i ? ", " : "", v[i]);
+    if (i < k)
+        snprintf(out + u, n - u, ", ... (%d in all)", k);
+}
+
+/* source "auto" (issue 48): each text of q detected on its own, as LibreTranslate's app.py did
+ * until 2023 (5033f58 app.py:558-568: detect_languages of each text of a list longer than 40
+ * characters, the list's as a whole for a shorter one, the best candidate taken; today's,
+ * 39429cb app.py:794-797, detects the texts together once and repeats that answer for each,
+ * 846), among the sources of the models that translate into the target
+ * (xlate_detect_language), into r->detected_each; the source is the language found, the one
+ * the texts agree on (a text that cannot be told follows the others, at confidence 0). With
+ * one such source it is the answer whatever the texts (the one source there is: confidence 0
+ * for a text the detector cannot tell). Refused with why in err: no text can be told; the
+ * texts are in two languages (one request goes to one model); a text surely in a language no
+ * model translates into the target (naming it and the sources served). */
+static const char *auto_source(serve_req *r, const params *p, char *err, size_t errlen)
+{
+    const char *src[64], *found = NULL;
+    char list[512], q[80];
+    int n = route_sources(r->s, p->target, src, 64), html = p->format &&
+        !strcmp(p->format, "html");
+    if (n == 0) {
+        str_quote(q, sizeof q, p->target, strlen(p->target));
+        xerr(err, errlen, "%s is not supported", q);
+        return NULL;
+    }
+    list_codes(list, sizeof list, src, n);
+    free(r->detected_each);
+    if (!(r->detected_each = calloc((size_t)(p->n_q > 0 ? p->n_q : 1), sizeof *r->detected_each))) {
+        xerr(err, errlen, "out of memory");
+        return NULL;
+    }
+    for (int i = 0; i < p->n_q; i++) {
+        xlate_lang_guess g, all;
+        size_t len = p->q_len[i];
+        char *words = html ? html_words(p->q[i], p->q_len[i], &len) : NULL;
+        const char *t = words ? words : p->q[i];
+        int k = xlate_detect_language(t, len, src, n, &g, 1, err, errlen);
+        int ka = n > 1 ? xlate_detect_language(t, len, NULL, 0, &all, 1, err, errlen) : 0;
+        free(words);
+        if (html && !words) {
+            xerr(err, errlen, "out of memory");
+            return NULL;
+        }
+        if (n > 1 && ka == 1 && all.confidence >= XLATE_DETECT_SURE && k == 1 &&
+            !serve_lang_is(g.lang, all.lang)) {
+            int served = 0;
+            for (int j = 0; j < n; j++)
+                served |= serve_lang_is(src[j], all.lang);
+            if (!served) {
+                xerr(err, errlen, "source \"auto\": %s is %s (%s, confidence %.0f), which no "
+                     "model loaded translates into %s; the sources served: %s", p->q_array ?
+                     "a text" : "the text", serve_lang_name(all.lang), all.lang,
+                     100.0 * all.confidence, p->target, list);
+                return NULL;
+            }
+        }
+        if (k == 1) {
+            const char *code = NULL;
+            for (int j = 0; j < n && !code; j++)
+                if (serve_lang_is(src[j], g.lang) || !strcmp(src[j], g.lang))
+                    code = src[j];
+            if (found && code && strcmp(found, code) != 0) {
+                xerr(err, errlen, "source \"auto\": the texts are in more than one language "
+                     "(%s and %s): one request translates from one source; send them apart "
+                     "or give source", found, code);
+                return NULL;
+            }
+            if (code)
+                found = code;
+            snprintf(r->detected_each[i].lang, sizeof r->detected_each[i].lang, "%s",
+                     code ? code : g.lang);
+            r->detected_each[i].confidence = g.confidence;
+        } else if (k < 0 && n > 1) {
+            xerr(err, errlen, "source \"auto\": the detector knows none of the sources served "
+                 "into %s (%s): give source", p->target, list);
+            return NULL;
+        }
+    }
+    if (!found && n == 1)
+        found = src[0];
+    if (!found) {
+        xerr(err, errlen, "source \"auto\": the language %s cannot be told (empty, digits or "
+             "symbols only, or fewer than %d letters); the sources served into %s: %s: give "
+             "source", p->n_q > 1 ? "of the texts" : "of the text", XLATE_DETECT_MIN_LETTERS,
+             p->target, list);
+        return NULL;
+    }
+    for (int i = 0; i < p->n_q; i++)
+        if (!r->detected_each[i].lang[0]) /* could not be told: the source taken, at 0 */
+            snprintf(r->detected_each[i].lang, sizeof r->detected_each[i].lang, "%s", found);
+    return found;
+}
+
+/* The route for source -> target ("auto": detected, auto_source), or an error queued
+ * (app.py:790-826). */
 static const serve_route *route(serve_req *r, const params *p, int *ret)
 {
     char err[XLATE_ERRLEN], q1[80], q2[80];
@@ -296,7 +444,7 @@ static const serve_route *route(serve_req *r, const params *p, int *ret)
         *ret = serve_error(r, 400, "Invalid request: missing target parameter");
         return NULL;
     }
-    if (strcmp(src, "auto") == 0 && !(src = serve_route_auto(r->s, p->target, err, sizeof err))) {
+    if (strcmp(src, "auto") == 0 && !(src = auto_source(r, p, err, sizeof err))) {
         *ret = serve_error(r, 400, "%s", err);
         return NULL;
     }
@@ -475,18 +623,38 @@ static int api_detect(serve_req *r)
 {
     params p;
     int ret = MHD_NO;
-    const char *one;
-    char json[160];
+    const char *src[64];
+    char json[512], err[XLATE_ERRLEN], list[512];
+    xlate_lang_guess g[3];
+    int n, k;
+    size_t u;
     if (read_params(r, &p, 1, &ret) || access_check(r, &p, &ret))
         goto done;
-    if (!(one = serve_only_source(r->s))) {
-        ret = serve_error(r, 400, "xlate has no language detector: the models loaded translate "
-                          "from more than one language (GET /languages lists them); give the "
-                          "source language");
+    /* app.py:1145: a list of {confidence, language}, the best first, among the languages the
+     * models translate from (xlate_detect_language, issue 48) */
+    n = route_sources(r->s, NULL, src, 64);
+    k = p.n_q > 0 ? xlate_detect_language(p.q[0], p.q_len[0], src, n, g, 3, err, sizeof err) : 0;
+    list_codes(list, sizeof list, src, n);
+    if (k <= 0 && n == 1) {
+        /* the one source there is, not reported as sure */
+        snprintf(g[0].lang, sizeof g[0].lang, "%s", src[0]);
+        g[0].confidence = 0;
+        k = 1;
+    } else if (k == 0) {
+        ret = serve_error(r, 400, "The language of the text cannot be told (empty, digits or "
+                          "symbols only, or fewer than %d letters); the sources served: %s",
+                          XLATE_DETECT_MIN_LETTERS, list);
+        goto done;
+    } else if (k < 0) {
+        ret = serve_error(r, 400, "The detector knows none of the sources served (%s)", list);
         goto done;
     }
-    /* app.py:1145: a list of {confidence, language}; the one language the models take */
-    snprintf(json, sizeof json, "[{\"confidence\": 100.0, \"language\": \"%s\"}]", one);
+    u = (size_t)snprintf(json, sizeof json, "[");
+    for (int i = 0; i < k; i++)
+        u += (size_t)snprintf(json + u, sizeof json - u, "%s{\"confidence\": %.1f, "
+                              "\"language\": \"%s\"}", i ? ", " : "",
+                              100.0 * g[i].confidence, g[i].lang);
+    snprintf(json + u, sizeof json - u, "]");
     ret = serve_send(r, 200, "application/json", json, strlen(json), NULL);
 done:
     params_free(&p);
@@ -713,6 +881,14 @@ static cJSON *alternatives_of(const xlate_answer *a, int i)
     return arr;
 }
 
+/* detectedLanguage's confidence of text i (0-100, one decimal): the detector's (issue 48) */
+static double detected_confidence(const serve_req *r, int i)
+{
+    if (!r->detected_each)
+        return 100.0;
+    return (double)(int)(1000.0 * r->detected_each[i].confidence + 0.5) / 10.0;
+}
+
 int serve_api_answer(serve_req *r)
 {
     xlate_answer *a = r->answer;
@@ -758,7 +934,7 @@ int serve_api_answer(serve_req *r)
                 cJSON_AddItemToArray(alts, alternatives_of(a, i));
             if (det) {
                 cJSON *d = cJSON_CreateObject();
-                cJSON_AddNumberToObject(d, "confidence", 100.0);
+                cJSON_AddNumberToObject(d, "confidence", detected_confidence(r, i));
                 cJSON_AddStringToObject(d, "language", r->detected);
                 cJSON_AddItemToArray(det, d);
             }
@@ -769,7 +945,7 @@ int serve_api_answer(serve_req *r)
             alts = alternatives_of(a, 0);
         if (r->detected[0]) {
             det = cJSON_CreateObject();
-            cJSON_AddNumberToObject(det, "confidence", 100.0);
+            cJSON_AddNumberToObject(det, "confidence", detected_confidence(r, 0));
             cJSON_AddStringToObject(det, "language", r->detected);
         }
     }

@@ -39,6 +39,7 @@ static void req_unref(serve_req *r)
     free(r->body);
     free(r->location);
     xlate_answer_free(r->answer);
+    free(r->detected_each);
     pthread_mutex_destroy(&r->mu);
     if (r->counted) {
         pthread_mutex_lock(&r->s->mu);
