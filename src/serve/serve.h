@@ -53,6 +53,9 @@ typedef struct {
     int source_suffix_id;   /* decode.source_suffix_id (NLLB legacy), -1 */
     int set_target_lang;    /* 1: lines params target_lang = tgt (a multilingual Marian) */
     int seq;                /* the order it was made in: the first -m's pairs first */
+    char pivot[32];         /* "" for a model's own pair; else the language the pair goes
+                               through (issue 48): src -> pivot, then pivot -> tgt, each the
+                               route of its own pair (serve_route_find) */
 } serve_route;
 
 /* A translated file kept for download (serve_limits.c). */
@@ -136,6 +139,8 @@ typedef struct serve_req {
     int for_file;           /* /translate_file: the answer becomes a download */
     char file_name[128];
     char detected[32];      /* source "auto": the language chosen; "" */
+    const serve_route *pivot_leg2; /* a pair through a pivot: the second leg, submitted when
+                               the first's answer comes (serve_api_answer); NULL */
     xlate_lang_guess *detected_each; /* source "auto": [n_q] what each text was found to be
                                (malloc'd; its confidence 0 where it could not be told) */
     char host[128];         /* the Host header, for translatedFileUrl */

@@ -530,6 +530,23 @@ static int api_translate(serve_req *r)
     r->n_q = p.n_q;
     if (strcmp(p.source, "auto") == 0)
         snprintf(r->detected, sizeof r->detected, "%s", rt->src);
+    if (rt->pivot[0]) {
+        /* through a pivot (issue 48): the first leg now, the second when its answer comes
+         * (serve_api_answer), as `xlate --from SRC --to TGT` pipes the two models */
+        const serve_route *leg1 = serve_route_find(r->s, rt->src, rt->pivot);
+        r->pivot_leg2 = serve_route_find(r->s, rt->pivot, rt->tgt);
+        if (p.alternatives > 0) {
+            ret = serve_error(r, 400, "Invalid request: alternatives are not given through a "
+                              "pivot language (%s -> %s goes through %s)", rt->src, rt->tgt,
+                              rt->pivot);
+            goto done;
+        }
+        if (!leg1 || !r->pivot_leg2) {
+            ret = serve_error(r, 500, "the pivot's legs are gone");
+            goto done;
+        }
+        rt = leg1;
+    }
     submit(r, rt, p.q, p.q_len, p.n_q, format, p.alternatives, &ret);
 done:
     params_free(&p);
@@ -586,6 +603,11 @@ static int api_translate_file(serve_req *r)
     }
     if (!(rt = route(r, &p, &ret)))
         goto done;
+    if (rt->pivot[0]) {
+        ret = serve_error(r, 400, "%s -> %s goes through %s: files are not translated through "
+                          "a pivot language yet (/translate is)", rt->src, rt->tgt, rt->pivot);
+        goto done;
+    }
     if (format != XLATE_FORMAT_HTML && !(doc_format_of(format) && doc_format_of(format)->package)
         && !serve_utf8_ok(f->value, f->value_len)) {
         ret = serve_error(r, 400, "Invalid request: the file is not UTF-8");
@@ -899,6 +921,32 @@ int serve_api_answer(serve_req *r)
         return serve_error(r, 500, "Cannot translate text: out of memory");
     if (a->status)
         return serve_error(r, 500, "Cannot translate text: %s", a->err); /* app.py:879 */
+    if (r->pivot_leg2) {
+        /* the first leg's translations are the second's texts (submit copies them); the
+         * connection suspended again until its answer, as serve_http.c suspends a request */
+        const serve_route *leg2 = r->pivot_leg2;
+        int answered;
+        pthread_mutex_lock(&r->mu);
+        r->pivot_leg2 = NULL;
+        r->answer = NULL;
+        r->answered = 0;
+        r->suspended = 0;
+        pthread_mutex_unlock(&r->mu);
+        ret = MHD_NO;
+        if (submit(r, leg2, (const char *const *)a->texts, a->lens, a->n, r->format, 0, &ret)) {
+            xlate_answer_free(a);
+            return ret;
+        }
+        xlate_answer_free(a);
+        pthread_mutex_lock(&r->mu);
+        answered = r->answered;
+        if (!answered) {
+            MHD_suspend_connection(r->conn);
+            r->suspended = 1;
+        }
+        pthread_mutex_unlock(&r->mu);
+        return answered ? serve_api_answer(r) : MHD_YES;
+    }
     if (r->for_file) {
         char name[192], url[512];
         const char *host = r->host[0] ? r->host : NULL;

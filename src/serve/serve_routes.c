@@ -152,8 +152,8 @@ static char *languages_json(const serve *s)
     return b;
 }
 
-/* Sorts the routes, keeps the first made of each pair, and makes /languages. */
-static int routes_index(serve *s, char *err, size_t errlen)
+/* Sorts the routes and keeps the first made of each pair. */
+static void routes_sort(serve *s)
 {
     int k = 0;
     qsort(s->routes, s->n_routes, sizeof *s->routes, cmp_route);
@@ -162,8 +162,87 @@ static int routes_index(serve *s, char *err, size_t errlen)
             strcmp(s->routes[i].tgt, s->routes[k - 1].tgt))
             s->routes[k++] = s->routes[i];
     s->n_routes = k;
+}
+
+/* The index of the first route from src among the first n (sorted), or n. */
+static int first_in(const serve *s, int n, const char *src)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (strcmp(s->routes[mid].src, src) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The pairs no model serves that two chain through one language (issue 48), added after the
+ * models' own (a larger seq: a model's own pair always wins): through English first, as
+ * argos-translate prefers, then through each target of a MarianMT model (an M2M100 / NLLB
+ * model serves its pairs itself); one pivot, never two (the legs are models' own pairs).
+ * s->routes sorted and deduplicated before; its first n_direct entries are read. */
+static int add_pivots(serve *s, int *cap)
+{
+    int n_direct = s->n_routes, n_piv = 0;
+    const char *piv[64];
+    piv[n_piv++] = "en";
+    for (int k = 0; k < s->n_models && n_piv < 64; k++) {
+        const xlate_model_info *in = &s->models[k].info;
+        if (in->lang_forced)
+            continue;
+        for (int j = 0; j < (in->n_langs ? in->n_langs : 1) && n_piv < 64; j++) {
+            const char *c = in->n_langs ? in->langs[j] : in->target_lang;
+            int seen = !c;
+            for (int i = 0; i < n_piv && !seen; i++)
+                seen = strcmp(piv[i], c) == 0;
+            if (!seen)
+                piv[n_piv++] = c;
+        }
+    }
+    for (int v = 0; v < n_piv; v++) {
+        char p[32];
+        snprintf(p, sizeof p, "%s", piv[v]);
+        for (int a = 0; a < n_direct; a++) {
+            char src[32];
+            if (strcmp(s->routes[a].tgt, p) != 0)
+                continue;
+            snprintf(src, sizeof src, "%s", s->routes[a].src);
+            for (int b = first_in(s, n_direct, p); b < n_direct &&
+                                                   !strcmp(s->routes[b].src, p); b++) {
+                serve_route *r;
+                int have = 0, rc;
+                if (strcmp(s->routes[b].tgt, src) == 0)
+                    continue;
+                /* a model's own pair (sorted: found by halving); a pivot pair made twice
+                 * keeps its first (routes_sort), English's */
+                for (int i = first_in(s, n_direct, src); i < n_direct && !have &&
+                                                         !strcmp(s->routes[i].src, src); i++)
+                    have = !strcmp(s->routes[i].tgt, s->routes[b].tgt);
+                if (have)
+                    continue;
+                {
+                    char tgt[32];
+                    int model = s->routes[a].model;
+                    snprintf(tgt, sizeof tgt, "%s", s->routes[b].tgt);
+                    if ((rc = add_route(s, cap, src, tgt, model, &r)) < 0)
+                        return -1;
+                    if (rc == 0)
+                        snprintf(r->pivot, sizeof r->pivot, "%s", p);
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+/* Sorts the routes, keeps the first made of each pair, and makes /languages. */
+static int routes_index(serve *s, char *err, size_t errlen)
+{
+    routes_sort(s);
     s->first_route = 0;
-    for (int i = 0; i < k; i++)
+    for (int i = 0; i < s->n_routes; i++)
         if (s->routes[i].seq < s->routes[s->first_route].seq)
             s->first_route = i;
     if (!(s->languages = languages_json(s)))
@@ -220,6 +299,9 @@ int serve_routes_build(serve *s, char *err, size_t errlen)
     }
     if (s->n_routes == 0)
         return xerr(err, errlen, "the models translate no language pair");
+    routes_sort(s);
+    if (add_pivots(s, &cap))
+        return xerr(err, errlen, "out of memory");
     return routes_index(s, err, errlen);
 }
 

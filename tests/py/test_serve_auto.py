@@ -6,7 +6,9 @@ The server holds three models: models/en-de, and random MarianMT de -> en and fr
 sources to be told apart. Oracles: the command line (`xlate -m DIR` on the text) for the
 translation of the language found; the detector's own held-out texts for what it finds; the
 libretranslate npm client (source "auto" is its default) and a request shaped as Mastodon
-shapes it (an array of HTML strings, format html, source auto) as real clients.
+shapes it (an array of HTML strings, format html, source auto) as real clients. Then pairs
+through a pivot: a second server with de -> en, en -> fr and fr -> es, its /languages and its
+translations against the two-step pipe (`xlate -m de-en | xlate -m en-fr`).
 """
 import json
 import os
@@ -82,12 +84,8 @@ def body(tmp):
         st, b = post({"q": "12345", "source": "auto", "target": "en"})
         check("digits, auto -> en (two sources): 400, cannot be told, give source",
               lambda: None if st == 400 and "cannot be told" in b["error"] else (st, b))
-        st, b = post({"q": "12345", "source": "auto", "target": "de"})
-        check("digits, auto -> de (one source, en): falls back to it at confidence 0",
-              lambda: None if st == 200 and b["detectedLanguage"] ==
-              {"confidence": 0, "language": "en"} else (st, b))
         st, b = post({"q": EN, "source": "auto", "target": "de"})
-        check("English, auto -> de: the one source, confidence 100 (among one)",
+        check("English, auto -> de (en direct, fr through en): en, the CLI's bytes",
               lambda: None if st == 200 and b["detectedLanguage"]["language"] == "en" and
               b["translatedText"] == TS.cli([EN])[0] else (st, b))
         # Mastodon: an array of HTML strings, format html, source auto
@@ -103,6 +101,45 @@ def body(tmp):
             rc, got = TS.npm_translate(srv.url, DE[1], "auto", "en")
             expect_eq("the libretranslate npm client's translate() with source auto: the "
                       "CLI's bytes through de-en", (rc, got), (0, cli(de_en, DE[1:])[0]))
+    finally:
+        srv.stop()
+
+    # pivots (issue 48): de -> fr through en (de-en, en-fr), en -> es through fr (fr-es); de -> es
+    # would need two pivots and is not offered
+    en_fr = lang_model(tmp, "en-fr", 33, "en", "fr")
+    fr_es = lang_model(tmp, "fr-es", 34, "fr", "es")
+    srv = TS.Server("-m", de_en, "-m", en_fr, "-m", fr_es, "--threads", "1")
+    try:
+        st, _, b = TS.http(srv.url + "/languages")
+        langs = {l["code"]: l["targets"] for l in json.loads(b)}
+        check("/languages: de's targets en and fr (through en), en's de, fr and es (through fr); "
+              "not de -> es (two pivots)", lambda: None if st == 200 and
+              sorted(langs["de"]) == ["en", "fr"] and sorted(langs["en"]) == ["de", "es", "fr"]
+              and sorted(langs["fr"]) == ["es"] else langs)
+        a = cli(de_en, DE)
+        want = cli(en_fr, a)
+        st, b = TS.post_json(srv, "/translate", {"q": DE, "source": "de", "target": "fr"})
+        check("/translate de -> fr through en: the two-step pipe's bytes (xlate -m de-en | xlate "
+              "-m en-fr)", lambda: None if st == 200 and b == {"translatedText": want}
+              else (st, b, want))
+        st, b = TS.post_json(srv, "/translate", {"q": DE[0], "source": "auto", "target": "fr"})
+        check("/translate auto -> fr, German: de found, through en, the pipe's bytes",
+              lambda: None if st == 200 and b["translatedText"] == want[0] and
+              b["detectedLanguage"]["language"] == "de" else (st, b))
+        st, b = TS.post_json(srv, "/translate", {"q": "12345", "source": "auto", "target": "en"})
+        check("digits, auto -> en (one source there, de): falls back to it at confidence 0",
+              lambda: None if st == 200 and b["detectedLanguage"] ==
+              {"confidence": 0, "language": "de"} else (st, b))
+        st, b = TS.post_json(srv, "/translate", {"q": DE[0], "source": "de", "target": "fr",
+                                                 "alternatives": 2})
+        check("alternatives through a pivot: 400 saying so", lambda: None if st == 400 and
+              "pivot" in b["error"] else (st, b))
+        st, b = TS.post_json(srv, "/translate", {"q": DE[0], "source": "de", "target": "es"})
+        check("de -> es (two pivots): 400, not available", lambda: None if st == 400 else (st, b))
+        if TS.npm_ready("libretranslate npm client, a pivot"):
+            rc, got = TS.npm_translate(srv.url, DE[1], "de", "fr")
+            expect_eq("the libretranslate npm client's translate() de -> fr: the pipe's bytes",
+                      (rc, got), (0, want[1]))
     finally:
         srv.stop()
 
