@@ -66,6 +66,11 @@ def body(tmp):
               lambda: None if st == 200 and b["translatedText"] == want[0] and
               b["detectedLanguage"]["language"] == "de" and
               0 < b["detectedLanguage"]["confidence"] <= 100 else (st, b, want))
+        p = subprocess.run([XLATE, "-m", de_en, "-q", "--from", "auto", DE[0]],
+                           capture_output=True, timeout=TS.GUARD)
+        check("the command line's --from auto on the same text: the server's bytes",
+              lambda: None if p.returncode == 0 and p.stdout.decode() == want[0] + "\n"
+              else (p.returncode, p.stdout, p.stderr))
         st, b = post({"q": FR, "source": "auto", "target": "en"})
         want = cli(fr_en, FR)
         check("/translate auto, q an array of French: each detected on its own (a list), "
