@@ -25,6 +25,7 @@
 #include "xlate.h"
 #include <cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <pthread.h>
@@ -742,6 +743,87 @@ static int same_file(const line_reader *in, const char *path)
  * under XLATE_DETECT_SURE) gives no source: the model's own, the one there is (-m, the
  * default model), said so; with --to and no model to fall back on, the run stops, asking for
  * --from. Returns 0 or the exit status. */
+/* --from auto when the detector could not tell (why): the model's own source, the one there
+ * is (-m, XLATE_MODEL, the default model serving --to), said; else exit 3 asking for --from. */
+static int auto_fallback(options *o, const char *what, const char *why)
+{
+    char err[XLATE_ERRLEN];
+    if (!o->model && !(getenv("XLATE_MODEL") && getenv("XLATE_MODEL")[0]) && o->target_lang) {
+        char def[4096];
+        hub_model dm;
+        int one;
+        memset(&dm, 0, sizeof dm);
+        one = find_model_dir(NULL, def, sizeof def, err, sizeof err) == 0;
+        if (one)
+            hub_probe(&dm, def, NULL, 0);
+        one = one && dm.source_lang[0] && hub_model_serves(&dm, dm.source_lang, o->target_lang,
+                                                           NULL, NULL);
+        hub_model_free(&dm);
+        if (!one) {
+            fprintf(stderr, "xlate: --from auto: %s's language cannot be told (%s): give "
+                    "--from LANG\n", what, why);
+            return XLATE_EXIT_INPUT;
+        }
+    }
+    if (!o->quiet)
+        fprintf(stderr, "xlate: --from auto: %s's language cannot be told surely (%s): the "
+                "model's own source\n", what, why);
+    return 0;
+}
+
+/* --from auto for a document (--format): its language, from the first 64 KiB of the file with
+ * markup (<...>, &...;) read as spaces; the file is read again by the document's run, so it
+ * must be a file (not standard input), and not a package (a zip: its text is compressed). */
+static int auto_document(options *o)
+{
+    char buf[65536], err[XLATE_ERRLEN];
+    const doc_format *f = doc_format_of(o->doc_fmt);
+    xlate_lang_guess g;
+    size_t n = 0, k = 0;
+    int fd, tag = 0, ref = 0, got;
+    ssize_t m;
+    if (!o->input || !strcmp(o->input, "-") || (f && f->package)) {
+        fprintf(stderr, "xlate: --from auto: with --format %s, %s: give --from LANG\n",
+                f ? f->name : "?", f && f->package ? "a package's text is not read for its "
+                "language" : "the document must be a file (-i FILE), read twice");
+        return XLATE_EXIT_USAGE;
+    }
+    if ((fd = open(o->input, O_RDONLY | O_NONBLOCK)) < 0) {
+        fprintf(stderr, "xlate: %s: cannot open: %s\n", o->input, strerror(errno));
+        return XLATE_EXIT_INPUT;
+    }
+    while (n < sizeof buf && (m = read(fd, buf + n, sizeof buf - n)) > 0)
+        n += (size_t)m;
+    close(fd);
+    for (size_t i = 0; i < n; i++) { /* markup out, in place */
+        char c = buf[i];
+        if (tag)
+            tag = c != '>';
+        else if (ref)
+            ref = c != ';' && c != ' ' && c != '<';
+        else if (c == '<')
+            tag = 1;
+        else if (c == '&')
+            ref = 1;
+        else {
+            buf[k++] = c;
+            continue;
+        }
+        buf[k++] = ' ';
+    }
+    got = xlate_detect_language(buf, k, NULL, 0, &g, 1, err, sizeof err);
+    if (got == 1 && g.confidence >= XLATE_DETECT_SURE) {
+        snprintf(o->auto_lang, sizeof o->auto_lang, "%s", g.lang);
+        o->source_lang = o->auto_lang;
+        if (!o->quiet)
+            fprintf(stderr, "xlate: --from auto: the document is %s (confidence %.2f)\n",
+                    g.lang, (double)g.confidence);
+        return 0;
+    }
+    return auto_fallback(o, "the document", got == 0 ? "no text, digits or symbols, or too "
+                         "short" : "no language is sure");
+}
+
 static int auto_source(options *o, run *r)
 {
     char err[XLATE_ERRLEN], *s;
@@ -749,9 +831,11 @@ static int auto_source(options *o, run *r)
     int got;
     xlate_lang_guess g;
 
-    if (o->doc_fmt || o->in_fmt == FMT_IDS) {
-        fprintf(stderr, "xlate: --from auto: %s (give the source language)\n", o->doc_fmt ?
-                "not with --format (a document) yet" : "not with --input-format ids");
+    if (o->doc_fmt)
+        return auto_document(o);
+    if (o->in_fmt == FMT_IDS) {
+        fprintf(stderr, "xlate: --from auto: not with --input-format ids (give the source "
+                "language)\n");
         return XLATE_EXIT_USAGE;
     }
     if (o->n_texts)
@@ -787,29 +871,9 @@ static int auto_source(options *o, run *r)
                     g.lang, (double)g.confidence);
         return 0;
     }
-    if (!o->model && !(getenv("XLATE_MODEL") && getenv("XLATE_MODEL")[0]) && o->target_lang) {
-        char def[4096];
-        hub_model dm;
-        int one;
-        memset(&dm, 0, sizeof dm);
-        one = find_model_dir(NULL, def, sizeof def, err, sizeof err) == 0;
-        if (one)
-            hub_probe(&dm, def, NULL, 0);
-        one = one && dm.source_lang[0] && hub_model_serves(&dm, dm.source_lang, o->target_lang,
-                                                           NULL, NULL);
-        hub_model_free(&dm);
-        if (!one) {
-            fprintf(stderr, "xlate: --from auto: the first line's language cannot be told "
-                    "(%s): give --from LANG\n", got <= 0 ? "no input" :
-                    xlate_detect_language(s, len, NULL, 0, &g, 1, err, sizeof err) == 0 ?
-                    "empty, digits or symbols, or too short" : "no language is sure");
-            return XLATE_EXIT_INPUT;
-        }
-    }
-    if (!o->quiet)
-        fprintf(stderr, "xlate: --from auto: the first line's language cannot be told surely: "
-                "the model's own source\n");
-    return 0;
+    return auto_fallback(o, "the first line", got <= 0 ? "no input" :
+                         xlate_detect_language(s, len, NULL, 0, &g, 1, err, sizeof err) == 0 ?
+                         "empty, digits or symbols, or too short" : "no language is sure");
 }
 
 /* The pivot's first stage on its own thread: the input's lines through the first model, its

@@ -165,6 +165,24 @@ def body(tmp):
           lambda: None if q.returncode == 0 and b"through" not in q.stderr and
           b"opus-mt-de-fr" in q.stderr and q.stdout == d.stdout else
           f"exit {q.returncode} {q.stderr!r}")
+    documents(tmp, env)
+
+
+def documents(tmp, env):
+    """--from auto with a document: its language from its text, markup left out."""
+    doc = os.path.join(tmp, "brief.html")
+    with open(doc, "w", encoding="utf-8") as f:
+        f.write("<!DOCTYPE html><html><head><title>Brief</title></head><body><p>"
+                + "</p><p>".join(lines()[:6]) + "</p></body></html>\n")
+    q = run(["--from", "auto", "--to", "fr", "-i", doc], "", env)
+    d = run(["--from", "de", "--to", "fr", "-i", doc, "-q"], "", env)
+    check("--from auto -i brief.html (German): the document is de, --from de's bytes",
+          lambda: None if q.returncode == 0 and b"the document is de" in q.stderr and
+          q.stdout == d.stdout and d.returncode == 0 else f"exit {q.returncode} {q.stderr!r}")
+    q = run(["--from", "auto", "--to", "fr", "--format", "html"], open(doc).read(), env)
+    check("--from auto with a document on stdin: exit 1, asks for a file or --from",
+          lambda: None if q.returncode == 1 and b"--from LANG" in q.stderr else
+          f"exit {q.returncode} {q.stderr!r}")
 
 
 def main():
