@@ -16,6 +16,7 @@
  * one doc copy (po_units_blob), since a doc has no room for a format's own data. */
 #include "doc/formats.h"
 #include "doc/po_internal.h"
+#include "doc/html_tok.h"
 #include "base/util.h"
 #include <stdint.h>
 #include <stdio.h>
@@ -98,39 +99,12 @@ static int put_own(po_reader *r, const char *s, size_t len)
     return doc_keep(r->d, c, len, r->err, r->errlen);
 }
 
-/* The length of a valid UTF-8 sequence at s[i] (no overlong forms, surrogates or code points
- * past U+10FFFF), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n, size_t i)
-{
-    unsigned c = s[i];
-    size_t k;
-    unsigned lo = 0x80, hi = 0xBF;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        k = 2;
-    else if (c >= 0xE0 && c <= 0xEF) {
-        k = 3;
-        lo = c == 0xE0 ? 0xA0 : 0x80;
-        hi = c == 0xED ? 0x9F : 0xBF;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        k = 4;
-        lo = c == 0xF0 ? 0x90 : 0x80;
-        hi = c == 0xF4 ? 0x8F : 0xBF;
-    } else
-        return 0;
-    if (i + k > n || s[i + 1] < lo || s[i + 1] > hi)
-        return 0;
-    for (size_t j = 2; j < k; j++)
-        if (s[i + j] < 0x80 || s[i + j] > 0xBF)
-            return 0;
-    return k;
-}
-
+/* 1 when s[0..n) is valid UTF-8 (ht_utf8_len's rules: no overlong forms, surrogates or code
+ * points past U+10FFFF). */
 static int utf8_ok(const char *s, size_t n)
 {
     for (size_t i = 0, k; i < n; i += k)
-        if (!(k = utf8_len((const unsigned char *)s, n, i)))
+        if (!(k = (size_t)ht_utf8_len((const unsigned char *)s + i, n - i)))
             return 0;
     return 1;
 }
