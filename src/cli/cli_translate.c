@@ -15,6 +15,7 @@
 #include "cli/cli.h"
 #include "cli/cli_common.h"
 #include "cli/cli_doc.h"
+#include "doc/doc.h"
 #include "cli/cli_output.h"
 #include "cli/cli_outfile.h"
 #include "cli/cli_decode_opts.h"
@@ -780,7 +781,7 @@ static int auto_document(options *o)
     const doc_format *f = doc_format_of(o->doc_fmt);
     xlate_lang_guess g;
     size_t n = 0, k = 0;
-    int fd, tag = 0, ref = 0, got;
+    int fd, got;
     ssize_t m;
     if (!o->input || !strcmp(o->input, "-") || (f && f->package)) {
         fprintf(stderr, "xlate: --from auto: with --format %s, %s: give --from LANG\n",
@@ -795,22 +796,7 @@ static int auto_document(options *o)
     while (n < sizeof buf && (m = read(fd, buf + n, sizeof buf - n)) > 0)
         n += (size_t)m;
     close(fd);
-    for (size_t i = 0; i < n; i++) { /* markup out, in place */
-        char c = buf[i];
-        if (tag)
-            tag = c != '>';
-        else if (ref)
-            ref = c != ';' && c != ' ' && c != '<';
-        else if (c == '<')
-            tag = 1;
-        else if (c == '&')
-            ref = 1;
-        else {
-            buf[k++] = c;
-            continue;
-        }
-        buf[k++] = ' ';
-    }
+    k = doc_markup_spaces(buf, n, buf); /* markup out, in place */
     got = xlate_detect_language(buf, k, NULL, 0, &g, 1, err, sizeof err);
     if (got == 1 && g.confidence >= XLATE_DETECT_SURE) {
         snprintf(o->auto_lang, sizeof o->auto_lang, "%s", g.lang);

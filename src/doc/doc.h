@@ -217,6 +217,11 @@ int doc_move_elements(const xlate_model *m, doc *d, int unit, const xlate_transl
 int doc_line_text(const xlate_model *m, const xlate_translation *t, int h, char **text,
                   char *err, size_t errlen);
 
+/* The words of a text with markup, for the language detector (`--from auto` on a document,
+ * `xlate serve`'s source "auto" on HTML): each byte of a tag (<...>) or character reference
+ * (&...;) a space, the rest as it is, into out (n bytes; out may be s). Returns n. */
+size_t doc_markup_spaces(const char *s, size_t n, char *out);
+
 /* Writes the document: kept parts as they are, units as their translations (or their own
  * text when not translated) with their elements' markup around the words, escaped as the unit
  * says. write returns 0, or non-zero to stop (doc_write returns -1 then). */

@@ -67,3 +67,26 @@ done:
     doc_free(&d);
     return rc;
 }
+
+size_t doc_markup_spaces(const char *s, size_t n, char *out)
+{
+    size_t k = 0;
+    int tag = 0, ref = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (tag)
+            tag = c != '>';
+        else if (ref)
+            ref = c != ';' && c != ' ' && c != '<';
+        else if (c == '<')
+            tag = 1;
+        else if (c == '&')
+            ref = 1;
+        else {
+            out[k++] = c;
+            continue;
+        }
+        out[k++] = ' ';
+    }
+    return k;
+}

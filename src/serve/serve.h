@@ -177,10 +177,6 @@ const serve_route *serve_route_find(const serve *s, const char *src, const char 
 /* 1 when a client's code names a route's code: the same, or its short code ("deu_Latn", "no"
  * name an NLLB route's "de", "nb"). */
 int serve_lang_is(const char *route_code, const char *code);
-/* The one source language that reaches tgt ("auto"), or NULL with why in err. */
-const char *serve_route_auto(const serve *s, const char *tgt, char *err, size_t errlen);
-/* The one source language of every model (/detect), or NULL. */
-const char *serve_only_source(const serve *s);
 /* A language's English name, or the code itself. */
 const char *serve_lang_name(const char *code);
 

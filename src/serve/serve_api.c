@@ -8,6 +8,7 @@
 #include "base/strbuf.h"
 #include "base/util.h"
 #include "cli/cli_output.h"
+#include "doc/doc.h"
 #include "doc/formats.h"
 #include <cJSON.h>
 #include <microhttpd.h>
@@ -302,28 +303,10 @@ static int route_sources(const serve *s, const char *tgt, const char **out, int 
 static char *html_words(const char *s, size_t n, size_t *len)
 {
     char *o = malloc(n + 1);
-    size_t k = 0;
-    int tag = 0, ref = 0;
     if (!o)
         return NULL;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (tag)
-            tag = c != '>';
-        else if (ref)
-            ref = c != ';' && c != ' ' && c != '<';
-        else if (c == '<')
-            tag = 1;
-        else if (c == '&')
-            ref = 1;
-        else {
-            o[k++] = c;
-            continue;
-        }
-        o[k++] = ' ';
-    }
-    o[k] = 0;
-    *len = k;
+    *len = doc_markup_spaces(s, n, o);
+    o[*len] = 0;
     return o;
 }
 

@@ -330,44 +330,6 @@ const serve_route *serve_route_find(const serve *s, const char *src, const char 
     return best;
 }
 
-const char *serve_route_auto(const serve *s, const char *tgt, char *err, size_t errlen)
-{
-    const char *one = NULL, *last = NULL;
-    char list[256] = "";
-    size_t n = 0;
-    int count = 0;
-    for (int i = 0; i < s->n_routes; i++) { /* sorted by source: each source counted once */
-        if (!serve_lang_is(s->routes[i].tgt, tgt) || (last && !strcmp(last, s->routes[i].src)))
-            continue;
-        last = s->routes[i].src;
-        if (++count <= 8 && n + 40 < sizeof list)
-            n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", last);
-        if (!one)
-            one = last;
-    }
-    if (count == 1)
-        return one;
-    if (count == 0)
-        xerr(err, errlen, "%s is not supported", tgt);
-    else
-        xerr(err, errlen, "source \"auto\": xlate has no language detector, and the models "
-             "loaded translate into %s from %d languages (%s%s): give source", tgt, count, list,
-             count > 8 ? ", ..." : "");
-    return NULL;
-}
-
-const char *serve_only_source(const serve *s)
-{
-    const char *one = NULL;
-    for (int i = 0; i < s->n_routes; i++) {
-        if (!one)
-            one = s->routes[i].src;
-        else if (strcmp(one, s->routes[i].src) != 0)
-            return NULL;
-    }
-    return one;
-}
-
 const char *serve_lang_name(const char *code)
 {
     static const char *const names[][2] = {
